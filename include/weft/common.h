@@ -1,0 +1,58 @@
+/* weft — shared definitions: export macro, error codes, allocator hooks.
+ *
+ * Every weft function that can fail returns an int: 0 on success or one of
+ * the negative WF_E... codes below.  wf_strerror() and wf_err_name() turn a
+ * code into text. */
+#ifndef WEFT_COMMON_H
+#define WEFT_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(WEFT_STATIC_DEFINE) || !defined(__GNUC__)
+#define WF_API
+#else
+#define WF_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* X-macro table of error codes: (NAME, value, message). */
+#define WF_ERRNO_MAP(X)                                                      \
+    X(EINVAL, -1, "invalid argument")                                        \
+    X(ENOMEM, -2, "out of memory")                                           \
+    X(EPERM, -3, "operation not permitted from this thread")                 \
+    X(EAGAIN, -4, "resource temporarily unavailable (threads)")             \
+    X(ENOTSPAWNED, -5, "task was never spawned")                             \
+    X(EJOINED, -6, "task was already joined")                                \
+    X(ERANGE, -7, "configuration value out of range")                        \
+    X(EBUSY, -8, "object is busy")                                           \
+    X(ECANCELED, -9, "operation canceled")
+
+enum {
+#define WF__ERR_ENUM(name, val, msg) WF_##name = (val),
+    WF_ERRNO_MAP(WF__ERR_ENUM)
+#undef WF__ERR_ENUM
+};
+
+/* Human-readable message for an error code ("unknown error" otherwise).
+ * Any thread; never NULL. */
+WF_API const char *wf_strerror(int err);
+
+/* Symbolic name of an error code, e.g. "WF_ENOMEM"; "WF_UNKNOWN" otherwise. */
+WF_API const char *wf_err_name(int err);
+
+/* Optional allocator.  Any field left NULL falls back to malloc/free.
+ * Tests use it to inject allocation failures. */
+typedef struct wf_allocator {
+    void *(*alloc)(size_t size, void *ctx);
+    void (*free)(void *ptr, size_t size, void *ctx);
+    void *ctx;
+} wf_allocator;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* WEFT_COMMON_H */

@@ -1,0 +1,220 @@
+/* weft — the work-stealing fork-join pool.
+ *
+ * A pool owns N worker threads.  Each worker keeps the tasks it spawns in a
+ * private stack; when another worker asks for work (or one is parked) the
+ * oldest half of that stack moves to the worker's public deque (wf_deque, the
+ * ForkJoinPool WorkQueue), where thieves poll it.  Spawn and the common join
+ * are therefore a few plain loads and stores, inlined below; no fence and no
+ * atomic read-modify-write.  See docs/pool.md and docs/protocols.md.
+ *
+ * Tasks are intrusive and caller-allocated, usually on the stack:
+ *
+ *     typedef struct { wf_task task; int n; long out; } fib_frame;
+ *     static void fib_body(wf_task *t) {
+ *         fib_frame *f = (fib_frame *)t;      // task is the first member
+ *         f->out = fib(f->n);
+ *     }
+ *     long fib(int n) {
+ *         if (n < 2) return n;
+ *         fib_frame a = { .n = n - 1 };       // zero-initialised task
+ *         wf_spawn(&a.task, fib_body);
+ *         long b = fib(n - 2);
+ *         wf_join(&a.task);
+ *         return a.out + b;
+ *     }
+ *
+ * Rules: a task is spawned and joined by the same thread; every spawned task
+ * is joined exactly once, and a task body joins everything it spawned before
+ * it returns (fork-join).  Frames may be reused after their join. */
+#ifndef WEFT_POOL_H
+#define WEFT_POOL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common.h"
+#include "deque.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct wf_pool wf_pool;
+typedef struct wf_task wf_task;
+typedef void (*wf_task_fn)(wf_task *task);
+
+/* A task.  Embed it in your frame and zero-initialise it; its fields are
+ * private to weft. */
+struct wf_task {
+    wf_task_fn fn;
+    void *owner_;                   /* spawning thread's token, or a mark  */
+    void *_Atomic thief_;           /* worker that stole it (a hint)       */
+    _Atomic uint32_t done_;         /* 0, WF__DONE or WF__WAITING          */
+    uint32_t flags_;
+};
+
+/* Pool configuration.  Zero means "default" in every field. */
+typedef struct wf_pool_config {
+    unsigned threads;       /* workers; 0 = WEFT_NUM_THREADS, else the CPUs
+                               this process may use (affinity, cgroup quota) */
+    size_t deque_capacity;  /* initial slots per worker (power of two) */
+    unsigned spin;          /* steal rounds before an idle worker parks;
+                               0 = WEFT_SPIN or 256 */
+    size_t stack_size;      /* worker thread stack, bytes; 0 = system's */
+    const wf_allocator *alloc; /* memory for the pool and its deques */
+} wf_pool_config;
+
+#define WF_POOL_CONFIG_INIT {0, 0, 0, 0, NULL}
+
+/* Largest accepted values; larger ones give WF_ERANGE. */
+#define WF_MAX_THREADS 1024
+#define WF_MAX_SPIN 1000000u
+
+/* Create a pool and start its workers.  cfg may be NULL (all defaults).
+ * Returns 0 and sets *out; WF_EINVAL (out NULL), WF_ERANGE (a field out of
+ * range), WF_ENOMEM, or WF_EAGAIN when threads could not be started: then
+ * nothing is leaked and *out is untouched.  Any thread. */
+WF_API int wf_pool_create(wf_pool **out, const wf_pool_config *cfg);
+
+/* Wait for every submitted task to finish, stop the workers and free the
+ * pool.  NULL is accepted (returns 0).  Returns WF_EPERM, doing nothing, when
+ * called from one of the pool's own workers, or on the default pool. */
+WF_API int wf_pool_destroy(wf_pool *pool);
+
+/* The default pool, created on first use with the environment's settings
+ * (like ForkJoinPool's common pool); never destroyed.  NULL if it could not
+ * be created.  Any thread. */
+WF_API wf_pool *wf_pool_default(void);
+
+/* Number of workers. */
+WF_API unsigned wf_pool_threads(const wf_pool *pool);
+
+/* Pool of the calling worker thread, or NULL outside any pool. */
+WF_API wf_pool *wf_current_pool(void);
+
+/* Index of the calling worker in its pool (0..threads-1), or -1. */
+WF_API int wf_worker_index(void);
+
+/* ---- fork-join --------------------------------------------------------- */
+
+/* Spawn t: fn(t) will run, on this worker or a thief, before wf_join(t)
+ * returns.  From a worker the task goes on that worker's stack (no
+ * allocation, no atomic RMW); from any other thread it goes to the default
+ * pool's submission queue.  Returns 0, or WF_EINVAL (t or fn NULL).  If
+ * memory for the task cannot be found, fn runs at once, inline. */
+static inline int wf_spawn(wf_task *t, wf_task_fn fn);
+
+/* Wait until t has run.  If t was not stolen it runs here, now; if it was,
+ * this worker helps (steals from the thief first) and parks only when there
+ * is nothing to help with.  Returns 0, WF_EINVAL (NULL), WF_ENOTSPAWNED,
+ * WF_EJOINED (joined twice), or WF_EPERM (t spawned by another thread). */
+static inline int wf_join(wf_task *t);
+
+/* ---- entry from outside ------------------------------------------------ */
+
+/* Run fn(arg) on a worker of `pool` and wait for it (and everything it
+ * spawned) to finish.  From a worker of the same pool, fn runs inline.
+ * Returns 0, WF_EINVAL (pool or fn NULL) or WF_ENOMEM. */
+WF_API int wf_run(wf_pool *pool, void (*fn)(void *arg), void *arg);
+
+/* Fire and forget: fn(t) runs later on some worker.  t must stay valid until
+ * fn starts; fn may free it.  Do not join t.  Any thread.
+ * Returns 0, WF_EINVAL or WF_ENOMEM. */
+WF_API int wf_submit(wf_pool *pool, wf_task *t, wf_task_fn fn);
+
+/* Block until every task submitted with wf_submit/wf_run has finished.
+ * Returns 0, WF_EINVAL, or WF_EPERM from one of the pool's workers. */
+WF_API int wf_pool_wait_idle(wf_pool *pool);
+
+/* ---- loops --------------------------------------------------------------- */
+
+typedef void (*wf_range_fn)(size_t begin, size_t end, void *ctx);
+
+/* Call body on disjoint subranges covering [begin, end), in parallel, each
+ * at most `grain` long (grain 0: chosen from the range and the pool's size).
+ * Returns when all calls have returned.  From a worker of `pool`, runs on the
+ * calling worker's pool directly.  Returns 0, WF_EINVAL or WF_ENOMEM. */
+WF_API int wf_parallel_for(wf_pool *pool, size_t begin, size_t end,
+                           size_t grain, wf_range_fn body, void *ctx);
+
+/* ---- statistics ---------------------------------------------------------- */
+
+typedef struct wf_worker_stats {
+    uint64_t spawns;        /* tasks this worker spawned                   */
+    uint64_t tasks_run;     /* tasks this worker executed                  */
+    uint64_t steals;        /* tasks it took from other workers' deques    */
+    uint64_t failed_steals; /* polls that found nothing or lost a race     */
+    uint64_t publishes;     /* times it moved private tasks to its deque   */
+    uint64_t parks;         /* times it went to sleep                      */
+    uint64_t wakes;         /* wake-ups it sent to sleeping workers        */
+} wf_worker_stats;
+
+/* Copy the statistics of up to n workers into out[0..n-1] (counters since
+ * the pool started; a snapshot while it runs).  Returns the number of
+ * workers, or WF_EINVAL.  out may be NULL when n is 0. */
+WF_API int wf_pool_stats(wf_pool *pool, wf_worker_stats *out, size_t n);
+
+/* ======================================================================== */
+/* Inline fast path.  Not API: the names below may change in any release.   */
+
+#define WF__DONE 1u    /* done_: the task has run                      */
+#define WF__WAITING 2u /* done_: not yet run, and its joiner sleeps     */
+#define WF__JOINED ((void *)1) /* owner_ of a task that has been joined */
+
+/* The part of a worker that spawn and join touch.  Owner-private but for
+ * `request` (written by thieves) and the counters (read by wf_pool_stats). */
+struct wf__fast {
+    wf_task **sp;  /* next free slot of the private stack  */
+    wf_task **end; /* one past the last slot               */
+    wf_task **bp;  /* oldest entry not yet published       */
+    _Atomic uint64_t spawns;
+    _Alignas(WF_CACHE_LINE) _Atomic int request; /* a thief wants work */
+};
+
+WF_API extern _Thread_local struct wf__fast *wf__self
+    __attribute__((tls_model("initial-exec")));
+
+WF_API int wf__spawn_slow(wf_task *t, wf_task_fn fn);
+WF_API int wf__join_slow(wf_task *t);
+WF_API void wf__publish(struct wf__fast *w);
+
+static inline int wf_spawn(wf_task *t, wf_task_fn fn)
+{
+    struct wf__fast *w = wf__self;
+    if (__builtin_expect(t == NULL || fn == NULL || w->sp == w->end, 0))
+        return wf__spawn_slow(t, fn); /* not a worker, full stack, or bad */
+    t->fn = fn;
+    t->owner_ = w;
+    *w->sp++ = t;
+    /* Owner-only counter: relaxed load+store, no RMW (rule P4). */
+    atomic_store_explicit(&w->spawns,
+                          atomic_load_explicit(&w->spawns,
+                                               memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    /* A hint set by idle workers; relaxed is enough because publishing
+     * carries its own release and wake-up protocol (rule P2). */
+    if (__builtin_expect(atomic_load_explicit(&w->request,
+                                              memory_order_relaxed), 0))
+        wf__publish(w);
+    return 0;
+}
+
+static inline int wf_join(wf_task *t)
+{
+    struct wf__fast *w = wf__self;
+    /* sp[-1] is always readable: the slot below the stack is a NULL
+     * sentinel and published slots are cleared (rule P1). */
+    if (__builtin_expect(w->sp[-1] == t && t != NULL, 1)) {
+        w->sp--;
+        t->owner_ = WF__JOINED;
+        t->fn(t);
+        return 0;
+    }
+    return wf__join_slow(t);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* WEFT_POOL_H */

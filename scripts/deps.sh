@@ -1,0 +1,23 @@
+#!/bin/sh
+# Install what the build, tests and benchmarks need on a fresh Debian
+# machine.  Does nothing when everything is present.  Needs root to install.
+set -e
+need=""
+command -v cmake >/dev/null 2>&1 || need="$need cmake"
+command -v cc >/dev/null 2>&1 || need="$need gcc"
+command -v make >/dev/null 2>&1 || need="$need make"
+command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+# Sanitizer runtimes (gcc's ASan, UBSan, TSan).
+for lib in libasan.so libtsan.so libubsan.so; do
+    cc -print-file-name=$lib 2>/dev/null | grep -q / || need="$need libgcc-12-dev"
+done
+if [ -n "$need" ]; then
+    echo "deps: installing$need"
+    if [ "$(id -u)" != 0 ]; then
+        echo "deps: need root to install:$need" >&2
+        exit 1
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq $need
+fi

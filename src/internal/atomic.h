@@ -1,0 +1,61 @@
+/* Every atomic access in weft, one name per (operation, memory order).
+ *
+ * The library maps the names to <stdatomic.h>.  weft-sim builds deque.c with
+ * -DWF_SIM and supplies its own definitions, so that each access becomes a
+ * logged step its scheduler can interleave; that is why deque.c must use
+ * nothing but these names.  Keep the set small.
+ *
+ * Under ThreadSanitizer, which does not model fences, a seq_cst fence is
+ * also a seq_cst RMW on one shared word: TSan then sees the ordering the
+ * fence provides between the two sides of a Dekker-style handshake. */
+#ifndef WF_INTERNAL_ATOMIC_H
+#define WF_INTERNAL_ATOMIC_H
+
+#ifdef WF_SIM
+#include "sim_atomic.h" /* tools/weft-sim provides the same names */
+#else
+
+#include <stdatomic.h>
+
+#define wf_load_relaxed(p) atomic_load_explicit((p), memory_order_relaxed)
+#define wf_load_acquire(p) atomic_load_explicit((p), memory_order_acquire)
+#define wf_store_relaxed(p, v) \
+    atomic_store_explicit((p), (v), memory_order_relaxed)
+#define wf_store_release(p, v) \
+    atomic_store_explicit((p), (v), memory_order_release)
+/* Strong CAS; *expected is updated on failure, as in C11. */
+#define wf_cas_seqcst(p, expected, desired)                                  \
+    atomic_compare_exchange_strong_explicit((p), (expected), (desired),      \
+                                            memory_order_seq_cst,            \
+                                            memory_order_seq_cst)
+#define wf_exchange_acqrel(p, v) \
+    atomic_exchange_explicit((p), (v), memory_order_acq_rel)
+#define wf_fetch_add_seqcst(p, v) \
+    atomic_fetch_add_explicit((p), (v), memory_order_seq_cst)
+#define wf_fetch_add_relaxed(p, v) \
+    atomic_fetch_add_explicit((p), (v), memory_order_relaxed)
+
+#if defined(__SANITIZE_THREAD__)
+#define WF__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define WF__TSAN 1
+#endif
+#endif
+
+#ifdef WF__TSAN
+extern _Atomic int wf__tsan_fence_word;
+#define wf_fence_seqcst()                                                    \
+    ((void)atomic_fetch_add_explicit(&wf__tsan_fence_word, 0,                \
+                                     memory_order_seq_cst),                  \
+     atomic_thread_fence(memory_order_seq_cst))
+#else
+#define wf_fence_seqcst() atomic_thread_fence(memory_order_seq_cst)
+#endif
+
+/* Owner-only counters: one writer, readers want a snapshot.  A relaxed load
+ * and store (no RMW) is enough and costs a plain add. */
+#define wf_counter_inc(p) wf_store_relaxed((p), wf_load_relaxed(p) + 1)
+
+#endif /* WF_SIM */
+#endif /* WF_INTERNAL_ATOMIC_H */

@@ -1,0 +1,129 @@
+/* Private structures of the pool.  Never installed. */
+#ifndef WF_INTERNAL_POOL_H
+#define WF_INTERNAL_POOL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal/atomic.h"
+#include "weft/pool.h"
+
+/* Broken internal invariant: report where, then abort. */
+#define WF_BUG(msg)                                                          \
+    (fprintf(stderr, "weft: internal error at %s:%d: %s\n", __FILE__,        \
+             __LINE__, (msg)),                                               \
+     abort())
+
+/* Task flags (owner-written before the task is shared). */
+#define WF__TASK_DETACHED 1u /* wf_submit: nobody joins, may be freed     */
+
+/* Counters written by one worker, read by wf_pool_stats (wf_counter_inc). */
+typedef struct wf__counters {
+    _Atomic uint64_t steals, failed_steals, publishes, parks, wakes;
+    _Atomic uint64_t run_stolen;   /* tasks of other workers it ran       */
+    _Atomic uint64_t run_external; /* submitted tasks it ran              */
+    _Atomic uint64_t lost;         /* its own tasks that thieves ran      */
+} wf__counters;
+
+typedef struct wf__worker {
+    struct wf__fast fast; /* first: wf__self points here */
+    wf_deque deque;       /* the public part: thieves poll it */
+    _Alignas(WF_CACHE_LINE) wf_pool *pool;
+    unsigned index;
+    uint64_t rng;          /* victim selection */
+    wf_task **stack_mem;   /* [0] is the NULL sentinel below the stack */
+    size_t stack_cap;      /* usable slots */
+    wf__counters stats;
+    pthread_t thread;
+    bool started;
+    void *mem; /* what wf__alloc returned, for the aligned worker */
+} wf__worker;
+
+/* Submission queue for threads that are not workers (wf_run, wf_submit,
+ * wf_spawn from outside).  A mutex-protected ring: external entry is rare
+ * and already pays a futex wake. */
+typedef struct wf__submitq {
+    pthread_mutex_t lock;
+    wf_task **ring;
+    size_t head, count, cap;
+    _Atomic size_t visible; /* count, readable without the lock */
+} wf__submitq;
+
+struct wf_pool {
+    unsigned n;
+    unsigned spin;
+    wf_pool_config cfg; /* effective configuration */
+    wf_allocator alloc;
+    wf__worker **workers;
+    bool is_default;
+    void *mem; /* raw block behind this aligned struct */
+    _Atomic int shutdown;
+
+    /* Parking (park.c): an event count.  Sleepers announce themselves,
+     * rescan, then wait on `epoch`; a waker bumps it. */
+    _Alignas(WF_CACHE_LINE) _Atomic int sleepers;
+    _Atomic uint32_t epoch;
+
+    _Alignas(WF_CACHE_LINE) wf__submitq submit;
+
+    /* Outstanding root tasks (wf_run / wf_submit / external spawn). */
+    _Alignas(WF_CACHE_LINE) _Atomic long roots;
+    pthread_mutex_t idle_lock;
+    pthread_cond_t idle_cond;
+};
+
+static inline void wf__cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* alloc.c */
+void *wf__alloc(const wf_allocator *a, size_t size);
+void wf__free(const wf_allocator *a, void *p, size_t size);
+void *wf__alloc_aligned(const wf_allocator *a, size_t size, void **raw);
+void wf__free_aligned(const wf_allocator *a, void *raw, size_t size);
+
+/* env.c */
+unsigned wf__available_cpus(void);
+unsigned wf__env_uint(const char *name, unsigned dflt);
+
+/* park.c */
+void wf__futex_wait(_Atomic uint32_t *addr, uint32_t val);
+void wf__futex_wake(_Atomic uint32_t *addr, int n);
+void wf__wake_one(wf_pool *pool, wf__worker *by);
+void wf__wake_all(wf_pool *pool);
+void wf__park(wf__worker *w);
+void wf__task_wait(wf_task *t);
+void wf__task_complete(wf_task *t);
+
+/* worker.c */
+void *wf__worker_main(void *arg);
+wf_task *wf__steal(wf__worker *w, wf__worker *victim);
+bool wf__work_visible(wf_pool *pool);
+void wf__run_stolen(wf__worker *w, wf_task *t);
+void wf__run_root(wf__worker *w, wf_task *t);
+int wf__stack_init(wf__worker *w, size_t cap);
+void wf__stack_destroy(wf__worker *w);
+
+/* submit.c */
+int wf__submit_root(wf_pool *pool, wf_task *t);
+wf_task *wf__take_submitted(wf_pool *pool);
+void wf__root_done(wf_pool *pool);
+
+/* What wf__self points to in threads that are not workers: a full, empty
+ * stack, so the inline spawn takes the slow path and the inline join never
+ * matches. */
+extern struct wf__fast wf__no_worker;
+
+static inline wf__worker *wf__current(void)
+{
+    return wf__self == &wf__no_worker ? NULL : (wf__worker *)wf__self;
+}
+
+#endif /* WF_INTERNAL_POOL_H */

@@ -1,0 +1,167 @@
+/* Spawn and join, slow paths; publishing private tasks to the deque.
+ *
+ * The fast paths are inline in include/weft/pool.h.  A worker's tasks live
+ * in two places, in spawn order: its public deque holds the older ones,
+ * its private stack [bp, sp) the newer ones.  Publishing moves the oldest
+ * private tasks to the deque's top, so the order is kept and a task that
+ * was stolen has no older sibling left (P6).  Rules: docs/protocols.md. */
+#include <sched.h>
+#include <string.h>
+
+#include "internal/pool.h"
+
+/* The identity a thread that is not a worker gives the tasks it spawns. */
+static _Thread_local char external_token;
+
+void wf__publish(struct wf__fast *f)
+{
+    wf__worker *w = (wf__worker *)f;
+    size_t priv = (size_t)(f->sp - f->bp);
+    if (priv == 0)
+        return; /* keep the request: the next spawn will answer it */
+    size_t k = (priv + 1) / 2; /* the older half: the larger tasks */
+    if (wf_deque_push_n(&w->deque, (void *const *)f->bp, k) != 0)
+        return; /* no memory to grow the deque: the tasks stay private */
+    /* P1: cleared slots never match the inline join's sp[-1] test. */
+    memset(f->bp, 0, k * sizeof *f->bp);
+    f->bp += k;
+    if (f->bp == f->sp)
+        f->bp = f->sp = w->stack_mem + 1;
+    /* The request is answered; relaxed, it is a hint (P2). */
+    wf_store_relaxed(&f->request, 0);
+    wf_counter_inc(&w->stats.publishes);
+    wf__wake_one(w->pool, w);
+}
+
+/* Room for one more private task: compact, else grow.  WF_ENOMEM if
+ * neither is possible. */
+static int stack_make_room(wf__worker *w)
+{
+    struct wf__fast *f = &w->fast;
+    size_t n = (size_t)(f->sp - f->bp);
+    wf_task **base = w->stack_mem + 1;
+    if (f->bp > base) {
+        memmove(base, f->bp, n * sizeof *base);
+        memset(base + n, 0, (size_t)(f->bp - base) * sizeof *base);
+    } else {
+        size_t cap = w->stack_cap * 2;
+        wf_task **mem = wf__alloc(&w->pool->alloc, (cap + 1) * sizeof *mem);
+        if (mem == NULL)
+            return WF_ENOMEM;
+        memcpy(mem, w->stack_mem, (n + 1) * sizeof *mem);
+        wf__stack_destroy(w);
+        w->stack_mem = mem;
+        w->stack_cap = cap;
+        base = mem + 1;
+    }
+    f->bp = base;
+    f->sp = base + n;
+    f->end = base + w->stack_cap;
+    return 0;
+}
+
+int wf__spawn_slow(wf_task *t, wf_task_fn fn)
+{
+    if (t == NULL || fn == NULL)
+        return WF_EINVAL;
+    wf__worker *w = wf__current();
+    t->fn = fn;
+    t->flags_ = 0;
+    if (w == NULL) { /* from outside: the default pool's submission queue */
+        t->owner_ = &external_token;
+        wf_pool *pool = wf_pool_default();
+        if (pool == NULL || wf__submit_root(pool, t) != 0) {
+            fn(t); /* no memory: run it now rather than lose it */
+            wf_store_relaxed(&t->done_, WF__DONE); /* only we read it */
+        }
+        return 0;
+    }
+    t->owner_ = w;
+    wf_counter_inc(&w->fast.spawns);
+    if (stack_make_room(w) != 0) {
+        fn(t); /* no memory: run it now rather than lose it */
+        wf_store_relaxed(&t->done_, WF__DONE); /* only we read it */
+        return 0;
+    }
+    *w->fast.sp++ = t;
+    if (wf_load_relaxed(&w->fast.request)) /* P2, as in wf_spawn */
+        wf__publish(&w->fast);
+    return 0;
+}
+
+/* Newest of this worker's own tasks: private stack first, then deque. */
+static wf_task *pop_own(wf__worker *w)
+{
+    struct wf__fast *f = &w->fast;
+    if (f->sp > f->bp)
+        return *--f->sp;
+    return wf_deque_pop(&w->deque);
+}
+
+/* Wait for a stolen task, helping its thief meanwhile (leapfrogging: the
+ * thief's deque holds t's descendants, so what we steal there is work t
+ * waits on).  Park only when there is nothing to help with. */
+static void help_until_done(wf__worker *w, wf_task *t)
+{
+    unsigned idle = 0, spin = w->pool->spin;
+    /* Acquire pairs with the release in wf__task_complete. */
+    while (wf_load_acquire(&t->done_) != WF__DONE) {
+        wf__worker *thief = wf_load_relaxed(&t->thief_); /* hint */
+        wf_task *x = thief ? wf__steal(w, thief) : NULL;
+        if (x) {
+            wf__run_stolen(w, x);
+            idle = 0;
+        } else if (++idle <= spin) {
+            wf__cpu_relax();
+        } else if (idle <= spin + 32) {
+            sched_yield();
+        } else {
+            wf__task_wait(t);
+            return;
+        }
+    }
+}
+
+/* Forget the join so the frame can be spawned again. */
+static int finish_join(wf_task *t)
+{
+    t->owner_ = WF__JOINED;
+    /* Only the joiner touches these once done_ == WF__DONE: relaxed. */
+    wf_store_relaxed(&t->done_, 0);
+    wf_store_relaxed(&t->thief_, NULL);
+    return 0;
+}
+
+int wf__join_slow(wf_task *t)
+{
+    if (t == NULL)
+        return WF_EINVAL;
+    wf__worker *w = wf__current();
+    void *me = w ? (void *)w : (void *)&external_token;
+    if (t->owner_ == NULL)
+        return WF_ENOTSPAWNED;
+    if (t->owner_ == WF__JOINED)
+        return WF_EJOINED;
+    if (t->owner_ != me)
+        return WF_EPERM;
+    if (w == NULL) {
+        wf__task_wait(t);
+        return finish_join(t);
+    }
+    /* Acquire pairs with the release in wf__task_complete. */
+    if (wf_load_acquire(&t->done_) == WF__DONE)
+        goto done; /* ran already: out of order, or stolen and finished */
+    /* P6: everything above t in spawn order is newer; run it, then t.  If
+     * t is gone, so is everything older: we never run an older task here. */
+    for (wf_task *x; (x = pop_own(w)) != NULL;) {
+        x->fn(x);
+        if (x == t)
+            return finish_join(t);
+        wf_store_relaxed(&x->done_, WF__DONE); /* its join is ours: relaxed */
+    }
+    help_until_done(w, t);
+done:
+    if (wf_load_relaxed(&t->thief_) != NULL) /* a thief ran it */
+        wf_counter_inc(&w->stats.lost);
+    return finish_join(t);
+}

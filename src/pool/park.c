@@ -1,0 +1,90 @@
+/* Sleeping and waking: idle workers (an event count on the pool) and
+ * joiners whose task was stolen (the task's own done_ word).
+ * Rule numbers (P3, P5) refer to docs/protocols.md. */
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal/pool.h"
+
+void wf__futex_wait(_Atomic uint32_t *addr, uint32_t val)
+{
+    /* Returns at once if *addr != val; spurious returns are fine, every
+     * caller loops. */
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, NULL,
+            NULL, 0);
+}
+
+void wf__futex_wake(_Atomic uint32_t *addr, int n)
+{
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL,
+            0);
+}
+
+/* Called after making work visible (a publish or a submission). */
+void wf__wake_one(wf_pool *pool, wf__worker *by)
+{
+    /* P3: StoreLoad.  Pairs with the fence in wf__park: either that
+     * sleeper's rescan sees the work made visible before this fence, or
+     * this load sees the sleeper's increment. */
+    wf_fence_seqcst();
+    if (wf_load_relaxed(&pool->sleepers) == 0)
+        return;
+    /* Release: a sleeper that wakes on the new epoch finds the work. */
+    atomic_fetch_add_explicit(&pool->epoch, 1, memory_order_release);
+    wf__futex_wake(&pool->epoch, 1);
+    if (by)
+        wf_counter_inc(&by->stats.wakes);
+}
+
+void wf__wake_all(wf_pool *pool)
+{
+    atomic_fetch_add_explicit(&pool->epoch, 1, memory_order_release);
+    wf__futex_wake(&pool->epoch, INT_MAX);
+}
+
+void wf__park(wf__worker *w)
+{
+    wf_pool *p = w->pool;
+    /* A sleeper is woken only by a publish, and owners publish only when
+     * asked: ask every worker (P2).  Relaxed: the request is a hint. */
+    for (unsigned i = 0; i < p->n; i++) {
+        struct wf__fast *v = &p->workers[i]->fast;
+        if (i != w->index && !wf_load_relaxed(&v->request))
+            wf_store_relaxed(&v->request, 1);
+    }
+    /* Acquire pairs with the release increment in wf__wake_one. */
+    uint32_t epoch = wf_load_acquire(&p->epoch);
+    wf_fetch_add_seqcst(&p->sleepers, 1);
+    /* P3: pairs with the fence in wf__wake_one (see there). */
+    wf_fence_seqcst();
+    if (!wf__work_visible(p) && !wf_load_acquire(&p->shutdown)) {
+        wf_counter_inc(&w->stats.parks);
+        wf__futex_wait(&p->epoch, epoch);
+    }
+    wf_fetch_add_seqcst(&p->sleepers, -1);
+}
+
+/* Block the calling thread until t has run (P5). */
+void wf__task_wait(wf_task *t)
+{
+    uint32_t d = 0;
+    /* acq_rel: on failure we read WF__DONE and need the task's effects. */
+    if (!atomic_compare_exchange_strong_explicit(&t->done_, &d, WF__WAITING,
+                                                 memory_order_acq_rel,
+                                                 memory_order_acquire))
+        return; /* d == WF__DONE: already finished */
+    while (wf_load_acquire(&t->done_) != WF__DONE)
+        wf__futex_wait(&t->done_, WF__WAITING);
+}
+
+/* Mark t as run and wake its joiner if it sleeps.  t must not be touched
+ * afterwards: the joiner may return and reuse its frame at once.  A wake on
+ * a dead frame is harmless (P5). */
+void wf__task_complete(wf_task *t)
+{
+    /* Release publishes the task's effects to the joiner's acquire. */
+    if (wf_exchange_acqrel(&t->done_, WF__DONE) == WF__WAITING)
+        wf__futex_wake(&t->done_, INT_MAX);
+}

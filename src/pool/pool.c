@@ -1,0 +1,241 @@
+/* Pool lifecycle, the default pool, configuration and statistics. */
+#include <string.h>
+
+#include "internal/pool.h"
+
+#define WF_DEFAULT_SPIN 1024u
+#define WF_DEFAULT_CAPACITY 64u
+#define WF_MAX_CAPACITY ((size_t)1 << 30)
+
+/* Threads that are not workers see a stack that is full (spawn takes the
+ * slow path) and empty (join's sp[-1] is the NULL sentinel). */
+static wf_task *no_worker_stack[1];
+struct wf__fast wf__no_worker = {.sp = no_worker_stack + 1,
+                                 .end = no_worker_stack + 1,
+                                 .bp = no_worker_stack + 1};
+_Thread_local struct wf__fast *wf__self = &wf__no_worker;
+
+#ifdef WF__TSAN
+_Atomic int wf__tsan_fence_word;
+#endif
+
+/* Fill in defaults and check ranges. */
+static int resolve_config(const wf_pool_config *in, wf_pool_config *out)
+{
+    *out = in ? *in : (wf_pool_config)WF_POOL_CONFIG_INIT;
+    if (out->alloc && (!out->alloc->alloc || !out->alloc->free))
+        return WF_EINVAL;
+    if (out->threads == 0)
+        out->threads = wf__env_uint("WEFT_NUM_THREADS", 0);
+    if (out->threads == 0)
+        out->threads = wf__available_cpus();
+    if (out->spin == 0)
+        out->spin = wf__env_uint("WEFT_SPIN", WF_DEFAULT_SPIN);
+    if (out->deque_capacity == 0)
+        out->deque_capacity = WF_DEFAULT_CAPACITY;
+    if (out->threads > WF_MAX_THREADS || out->spin > WF_MAX_SPIN ||
+        out->deque_capacity > WF_MAX_CAPACITY)
+        return WF_ERANGE;
+    return 0;
+}
+
+static void display_env_once(const wf_pool_config *c)
+{
+    static _Atomic int shown;
+    if (wf__env_uint("WEFT_DISPLAY_ENV", 0) == 0 ||
+        wf_exchange_acqrel(&shown, 1)) /* once per process */
+        return;
+    fprintf(stderr,
+            "weft: threads=%u (WEFT_NUM_THREADS=%s, cpus available=%u)\n"
+            "weft: deque_capacity=%zu spin=%u stack_size=%zu%s\n",
+            c->threads, getenv("WEFT_NUM_THREADS") ? getenv("WEFT_NUM_THREADS")
+                                                   : "unset",
+            wf__available_cpus(), c->deque_capacity, c->spin, c->stack_size,
+            c->stack_size ? "" : " (system default)");
+}
+
+static void free_workers(wf_pool *p)
+{
+    for (unsigned i = 0; i < p->n; i++) {
+        wf__worker *w = p->workers[i];
+        if (w == NULL)
+            continue;
+        wf__stack_destroy(w);
+        wf_deque_destroy(&w->deque);
+        wf__free_aligned(&p->alloc, w->mem, sizeof *w);
+    }
+    wf__free(&p->alloc, p->workers, p->n * sizeof *p->workers);
+}
+
+static void free_pool(wf_pool *p)
+{
+    free_workers(p);
+    wf__free(&p->alloc, p->submit.ring, p->submit.cap * sizeof(wf_task *));
+    pthread_mutex_destroy(&p->submit.lock);
+    pthread_mutex_destroy(&p->idle_lock);
+    pthread_cond_destroy(&p->idle_cond);
+    wf_allocator a = p->alloc;
+    wf__free_aligned(&a, p->mem, sizeof *p);
+}
+
+static int make_workers(wf_pool *p)
+{
+    p->workers = wf__alloc(&p->alloc, p->n * sizeof *p->workers);
+    if (p->workers == NULL)
+        return WF_ENOMEM;
+    memset(p->workers, 0, p->n * sizeof *p->workers);
+    for (unsigned i = 0; i < p->n; i++) {
+        void *raw;
+        wf__worker *w = wf__alloc_aligned(&p->alloc, sizeof *w, &raw);
+        if (w == NULL)
+            return WF_ENOMEM;
+        memset(w, 0, sizeof *w);
+        w->mem = raw;
+        w->pool = p;
+        w->index = i;
+        w->rng = 0x9E3779B97F4A7C15ull * (i + 1);
+        p->workers[i] = w;
+        if (wf__stack_init(w, p->cfg.deque_capacity) != 0)
+            return WF_ENOMEM;
+        int err = wf_deque_init(&w->deque, p->cfg.deque_capacity,
+                                p->cfg.alloc);
+        if (err)
+            return err;
+    }
+    return 0;
+}
+
+/* Stop and join the threads that started. */
+static void stop_workers(wf_pool *p)
+{
+    /* Release pairs with the acquire loads in the worker loop and park. */
+    wf_store_release(&p->shutdown, 1);
+    wf__wake_all(p);
+    for (unsigned i = 0; i < p->n; i++)
+        if (p->workers[i] && p->workers[i]->started)
+            pthread_join(p->workers[i]->thread, NULL);
+}
+
+static int start_workers(wf_pool *p)
+{
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0)
+        return WF_EAGAIN;
+    int err = 0;
+    if (p->cfg.stack_size && pthread_attr_setstacksize(&attr, p->cfg.stack_size))
+        err = WF_EINVAL;
+    for (unsigned i = 0; i < p->n && !err; i++) {
+        wf__worker *w = p->workers[i];
+        if (pthread_create(&w->thread, &attr, wf__worker_main, w) != 0)
+            err = WF_EAGAIN;
+        else
+            w->started = true;
+    }
+    pthread_attr_destroy(&attr);
+    return err;
+}
+
+int wf_pool_create(wf_pool **out, const wf_pool_config *cfg)
+{
+    if (out == NULL)
+        return WF_EINVAL;
+    wf_pool_config c;
+    int err = resolve_config(cfg, &c);
+    if (err)
+        return err;
+    display_env_once(&c);
+    void *raw;
+    wf_pool *p = wf__alloc_aligned(c.alloc, sizeof *p, &raw);
+    if (p == NULL)
+        return WF_ENOMEM;
+    memset(p, 0, sizeof *p);
+    p->mem = raw;
+    p->cfg = c;
+    p->alloc = c.alloc ? *c.alloc : (wf_allocator){0};
+    p->n = c.threads;
+    p->spin = c.spin;
+    pthread_mutex_init(&p->submit.lock, NULL);
+    pthread_mutex_init(&p->idle_lock, NULL);
+    pthread_cond_init(&p->idle_cond, NULL);
+    err = make_workers(p);
+    if (!err)
+        err = start_workers(p);
+    if (err) {
+        stop_workers(p);
+        free_pool(p);
+        return err;
+    }
+    *out = p;
+    return 0;
+}
+
+int wf_pool_destroy(wf_pool *pool)
+{
+    if (pool == NULL)
+        return 0;
+    if (pool->is_default || wf_current_pool() == pool)
+        return WF_EPERM;
+    wf_pool_wait_idle(pool);
+    stop_workers(pool);
+    free_pool(pool);
+    return 0;
+}
+
+static wf_pool *default_pool;
+static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+
+static void create_default(void)
+{
+    wf_pool *p;
+    if (wf_pool_create(&p, NULL) == 0) {
+        p->is_default = true;
+        default_pool = p;
+    }
+}
+
+wf_pool *wf_pool_default(void)
+{
+    pthread_once(&default_once, create_default);
+    return default_pool;
+}
+
+unsigned wf_pool_threads(const wf_pool *pool)
+{
+    return pool ? pool->n : 0;
+}
+
+wf_pool *wf_current_pool(void)
+{
+    wf__worker *w = wf__current();
+    return w ? w->pool : NULL;
+}
+
+int wf_worker_index(void)
+{
+    wf__worker *w = wf__current();
+    return w ? (int)w->index : -1;
+}
+
+int wf_pool_stats(wf_pool *pool, wf_worker_stats *out, size_t n)
+{
+    if (pool == NULL || (out == NULL && n > 0))
+        return WF_EINVAL;
+    for (size_t i = 0; i < n && i < pool->n; i++) {
+        wf__worker *w = pool->workers[i];
+        wf__counters *c = &w->stats;
+        /* Snapshots of single-writer counters: relaxed. */
+        uint64_t spawns = wf_load_relaxed(&w->fast.spawns);
+        out[i] = (wf_worker_stats){
+            .spawns = spawns,
+            .tasks_run = spawns - wf_load_relaxed(&c->lost) +
+                         wf_load_relaxed(&c->run_stolen) +
+                         wf_load_relaxed(&c->run_external),
+            .steals = wf_load_relaxed(&c->steals),
+            .failed_steals = wf_load_relaxed(&c->failed_steals),
+            .publishes = wf_load_relaxed(&c->publishes),
+            .parks = wf_load_relaxed(&c->parks),
+            .wakes = wf_load_relaxed(&c->wakes),
+        };
+    }
+    return (int)pool->n;
+}

@@ -1,0 +1,130 @@
+/* Entry from outside the pool: the submission queue, wf_run, wf_submit,
+ * wf_pool_wait_idle. */
+#include <string.h>
+
+#include "internal/pool.h"
+
+/* Grow the ring to twice its size; the lock is held. */
+static int submitq_grow(wf_pool *pool)
+{
+    wf__submitq *q = &pool->submit;
+    size_t cap = q->cap ? q->cap * 2 : 64;
+    wf_task **ring = wf__alloc(&pool->alloc, cap * sizeof *ring);
+    if (ring == NULL)
+        return WF_ENOMEM;
+    for (size_t i = 0; i < q->count; i++)
+        ring[i] = q->ring[(q->head + i) % q->cap];
+    wf__free(&pool->alloc, q->ring, q->cap * sizeof *ring);
+    q->ring = ring;
+    q->cap = cap;
+    q->head = 0;
+    return 0;
+}
+
+int wf__submit_root(wf_pool *pool, wf_task *t)
+{
+    wf__submitq *q = &pool->submit;
+    pthread_mutex_lock(&q->lock);
+    if (q->count == q->cap && submitq_grow(pool) != 0) {
+        pthread_mutex_unlock(&q->lock);
+        return WF_ENOMEM;
+    }
+    q->ring[(q->head + q->count) % q->cap] = t;
+    q->count++;
+    /* Counted before it can run, so wait_idle cannot miss it. */
+    wf_fetch_add_seqcst(&pool->roots, 1);
+    /* Relaxed: the lock orders the ring; this is read as a hint, and the
+     * wake protocol (P3) covers a sleeper. */
+    wf_store_relaxed(&q->visible, q->count);
+    pthread_mutex_unlock(&q->lock);
+    wf__wake_one(pool, NULL);
+    return 0;
+}
+
+wf_task *wf__take_submitted(wf_pool *pool)
+{
+    wf__submitq *q = &pool->submit;
+    if (wf_load_relaxed(&q->visible) == 0) /* hint; the lock decides */
+        return NULL;
+    wf_task *t = NULL;
+    pthread_mutex_lock(&q->lock);
+    if (q->count > 0) {
+        t = q->ring[q->head];
+        q->head = (q->head + 1) % q->cap;
+        q->count--;
+        wf_store_relaxed(&q->visible, q->count);
+    }
+    pthread_mutex_unlock(&q->lock);
+    return t;
+}
+
+void wf__root_done(wf_pool *pool)
+{
+    if (wf_fetch_add_seqcst(&pool->roots, -1) == 1) {
+        pthread_mutex_lock(&pool->idle_lock);
+        pthread_cond_broadcast(&pool->idle_cond);
+        pthread_mutex_unlock(&pool->idle_lock);
+    }
+}
+
+void wf__run_root(wf__worker *w, wf_task *t)
+{
+    wf_pool *pool = w->pool;
+    uint32_t detached = t->flags_ & WF__TASK_DETACHED; /* t may be freed */
+    wf_counter_inc(&w->stats.run_external);
+    t->fn(t);
+    if (!detached)
+        wf__task_complete(t);
+    wf__root_done(pool);
+}
+
+int wf_submit(wf_pool *pool, wf_task *t, wf_task_fn fn)
+{
+    if (pool == NULL || t == NULL || fn == NULL)
+        return WF_EINVAL;
+    t->fn = fn;
+    t->owner_ = WF__JOINED; /* nobody may join it */
+    t->flags_ = WF__TASK_DETACHED;
+    return wf__submit_root(pool, t);
+}
+
+typedef struct {
+    wf_task task;
+    void (*fn)(void *);
+    void *arg;
+} run_frame;
+
+static void run_body(wf_task *t)
+{
+    run_frame *f = (run_frame *)t;
+    f->fn(f->arg);
+}
+
+int wf_run(wf_pool *pool, void (*fn)(void *arg), void *arg)
+{
+    if (pool == NULL || fn == NULL)
+        return WF_EINVAL;
+    if (wf_current_pool() == pool) {
+        fn(arg);
+        return 0;
+    }
+    run_frame f = {.task = {.fn = run_body}, .fn = fn, .arg = arg};
+    int err = wf__submit_root(pool, &f.task);
+    if (err)
+        return err;
+    wf__task_wait(&f.task);
+    return 0;
+}
+
+int wf_pool_wait_idle(wf_pool *pool)
+{
+    if (pool == NULL)
+        return WF_EINVAL;
+    if (wf_current_pool() == pool)
+        return WF_EPERM; /* it would wait for itself */
+    pthread_mutex_lock(&pool->idle_lock);
+    while (wf_load_acquire(&pool->roots) > 0)
+        pthread_cond_wait(&pool->idle_cond, &pool->idle_lock);
+    pthread_mutex_unlock(&pool->idle_lock);
+    return 0;
+}

@@ -1,0 +1,124 @@
+/* A worker thread: its private stack, and the loop that finds work when it
+ * has none (submissions, then stealing), spins, yields, and parks.
+ * Rule numbers refer to docs/protocols.md. */
+#include <sched.h>
+#include <string.h>
+
+#include "internal/pool.h"
+
+int wf__stack_init(wf__worker *w, size_t cap)
+{
+    wf_allocator *a = &w->pool->alloc;
+    w->stack_mem = wf__alloc(a, (cap + 1) * sizeof(wf_task *));
+    if (w->stack_mem == NULL)
+        return WF_ENOMEM;
+    w->stack_cap = cap;
+    w->stack_mem[0] = NULL; /* P1: the sentinel below the stack */
+    w->fast.bp = w->fast.sp = w->stack_mem + 1;
+    w->fast.end = w->fast.sp + cap;
+    return 0;
+}
+
+void wf__stack_destroy(wf__worker *w)
+{
+    wf__free(&w->pool->alloc, w->stack_mem,
+             (w->stack_cap + 1) * sizeof(wf_task *));
+    w->stack_mem = NULL;
+}
+
+/* Poll victim's deque once.  On EMPTY, ask the victim to publish (P2). */
+wf_task *wf__steal(wf__worker *w, wf__worker *victim)
+{
+    void *x;
+    int r = wf_deque_poll(&victim->deque, &x);
+    if (r == WF_POLL_TAKEN) {
+        wf_task *t = x;
+        /* A hint for the joiner's leapfrogging; relaxed, read relaxed. */
+        wf_store_relaxed(&t->thief_, w);
+        wf_counter_inc(&w->stats.steals);
+        return t;
+    }
+    wf_counter_inc(&w->stats.failed_steals);
+    /* Read before writing, so idle thieves do not bounce the line. */
+    if (r == WF_POLL_EMPTY && !wf_load_relaxed(&victim->fast.request))
+        wf_store_relaxed(&victim->fast.request, 1);
+    return NULL;
+}
+
+void wf__run_stolen(wf__worker *w, wf_task *t)
+{
+    wf_counter_inc(&w->stats.run_stolen);
+    t->fn(t);
+    wf__task_complete(t);
+}
+
+/* Any work a parking worker could take?  Relaxed loads suffice after the
+ * fence in wf__park (P3). */
+bool wf__work_visible(wf_pool *pool)
+{
+    if (wf_load_relaxed(&pool->submit.visible) > 0)
+        return true;
+    for (unsigned i = 0; i < pool->n; i++)
+        if (wf_deque_size(&pool->workers[i]->deque) > 0)
+            return true;
+    return false;
+}
+
+/* One pass over the other workers, from a random one. */
+static wf_task *steal_any(wf__worker *w)
+{
+    wf_pool *p = w->pool;
+    if (p->n < 2)
+        return NULL;
+    w->rng ^= w->rng << 13; /* xorshift64 */
+    w->rng ^= w->rng >> 7;
+    w->rng ^= w->rng << 17;
+    unsigned start = (unsigned)(w->rng % p->n);
+    for (unsigned k = 0; k < p->n; k++) {
+        unsigned i = (start + k) % p->n;
+        if (i == w->index)
+            continue;
+        wf_task *t = wf__steal(w, p->workers[i]);
+        if (t)
+            return t;
+    }
+    return NULL;
+}
+
+static bool find_and_run(wf__worker *w)
+{
+    wf_task *t = wf__take_submitted(w->pool);
+    if (t) {
+        wf__run_root(w, t);
+        return true;
+    }
+    t = steal_any(w);
+    if (t) {
+        wf__run_stolen(w, t);
+        return true;
+    }
+    return false;
+}
+
+void *wf__worker_main(void *arg)
+{
+    wf__worker *w = arg;
+    wf_pool *p = w->pool;
+    wf__self = &w->fast;
+    unsigned idle = 0;
+    /* Acquire pairs with the release store in wf_pool_destroy. */
+    while (!wf_load_acquire(&p->shutdown)) {
+        if (find_and_run(w)) {
+            idle = 0;
+        } else if (++idle <= p->spin) {
+            wf__cpu_relax();
+        } else if (idle <= p->spin + 32) {
+            sched_yield(); /* let a preempted thread we wait on run */
+        } else {
+            wf__park(w);
+            idle = 0;
+        }
+    }
+    wf__self = &wf__no_worker;
+    return NULL;
+}
