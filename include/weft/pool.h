@@ -111,6 +111,11 @@ static inline int wf_spawn(wf_task *t, wf_task_fn fn);
  * WF_EJOINED (joined twice), or WF_EPERM (t spawned by another thread). */
 static inline int wf_join(wf_task *t);
 
+/* wf_join for a caller that knows the body: fn must be the function given
+ * to wf_spawn.  When t was not stolen, fn is called directly, so the
+ * compiler can inline it; otherwise this is wf_join(t).  Same returns. */
+static inline int wf_join_fn(wf_task *t, wf_task_fn fn);
+
 /* ---- entry from outside ------------------------------------------------ */
 
 /* Run fn(arg) on a worker of `pool` and wait for it (and everything it
@@ -200,18 +205,24 @@ static inline int wf_spawn(wf_task *t, wf_task_fn fn)
     return 0;
 }
 
-static inline int wf_join(wf_task *t)
+static inline int wf_join_fn(wf_task *t, wf_task_fn fn)
 {
     struct wf__fast *w = wf__self;
     /* sp[-1] is always readable: the slot below the stack is a NULL
-     * sentinel and published slots are cleared (rule P1). */
+     * sentinel and published slots are cleared (rule P1).  A match means t
+     * is ours and nobody else can see it. */
     if (__builtin_expect(w->sp[-1] == t && t != NULL, 1)) {
         w->sp--;
         t->owner_ = WF__JOINED;
-        t->fn(t);
+        fn(t);
         return 0;
     }
     return wf__join_slow(t);
+}
+
+static inline int wf_join(wf_task *t)
+{
+    return wf_join_fn(t, t ? t->fn : NULL);
 }
 
 #ifdef __cplusplus

@@ -28,12 +28,17 @@
     atomic_compare_exchange_strong_explicit((p), (expected), (desired),      \
                                             memory_order_seq_cst,            \
                                             memory_order_seq_cst)
+/* CAS whose success both acquires and releases; failure acquires. */
+#define wf_cas_acqrel(p, expected, desired)                                  \
+    atomic_compare_exchange_strong_explicit((p), (expected), (desired),      \
+                                            memory_order_acq_rel,            \
+                                            memory_order_acquire)
 #define wf_exchange_acqrel(p, v) \
     atomic_exchange_explicit((p), (v), memory_order_acq_rel)
 #define wf_fetch_add_seqcst(p, v) \
     atomic_fetch_add_explicit((p), (v), memory_order_seq_cst)
-#define wf_fetch_add_relaxed(p, v) \
-    atomic_fetch_add_explicit((p), (v), memory_order_relaxed)
+#define wf_fetch_add_release(p, v) \
+    atomic_fetch_add_explicit((p), (v), memory_order_release)
 
 #if defined(__SANITIZE_THREAD__)
 #define WF__TSAN 1

@@ -32,7 +32,7 @@ void wf__wake_one(wf_pool *pool, wf__worker *by)
     if (wf_load_relaxed(&pool->sleepers) == 0)
         return;
     /* Release: a sleeper that wakes on the new epoch finds the work. */
-    atomic_fetch_add_explicit(&pool->epoch, 1, memory_order_release);
+    wf_fetch_add_release(&pool->epoch, 1);
     wf__futex_wake(&pool->epoch, 1);
     if (by)
         wf_counter_inc(&by->stats.wakes);
@@ -40,7 +40,7 @@ void wf__wake_one(wf_pool *pool, wf__worker *by)
 
 void wf__wake_all(wf_pool *pool)
 {
-    atomic_fetch_add_explicit(&pool->epoch, 1, memory_order_release);
+    wf_fetch_add_release(&pool->epoch, 1);
     wf__futex_wake(&pool->epoch, INT_MAX);
 }
 
@@ -71,9 +71,7 @@ void wf__task_wait(wf_task *t)
 {
     uint32_t d = 0;
     /* acq_rel: on failure we read WF__DONE and need the task's effects. */
-    if (!atomic_compare_exchange_strong_explicit(&t->done_, &d, WF__WAITING,
-                                                 memory_order_acq_rel,
-                                                 memory_order_acquire))
+    if (!wf_cas_acqrel(&t->done_, &d, WF__WAITING))
         return; /* d == WF__DONE: already finished */
     while (wf_load_acquire(&t->done_) != WF__DONE)
         wf__futex_wait(&t->done_, WF__WAITING);
