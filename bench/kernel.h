@@ -9,7 +9,7 @@
  *
  * Kernel code uses only the macros below:
  *
- *   typedef struct { BENCH_TASK; int n; long out; } fib_frame;
+ *   typedef struct { BENCH_TASK int n; long out; } fib_frame;
  *   static void fib_child(fib_frame *f) { ... }
  *   BENCH_TASK_BODY(fib_child, fib_frame)    // weft: a wf_task_fn adapter
  *   ...
@@ -18,8 +18,11 @@
  *   ...
  *   BENCH_JOIN(&a);                          // seq: nothing
  *
- * and BENCH_FN(name) to give exported functions a per-build name
- * (name_seq / name_weft), so both objects link into one runner. */
+ * BENCH_TASK goes first in a frame, before at least one other member.
+ * BENCH_KERNEL(name) defines the workload's entry point, name_seq in one
+ * build and name_weft in the other, so both objects link into one runner.
+ * Its signature is wf_run's: the runner calls name_seq(state) directly and
+ * wf_run(pool, name_weft, state). */
 #ifndef WEFT_BENCH_KERNEL_H
 #define WEFT_BENCH_KERNEL_H
 
@@ -28,7 +31,7 @@
 #ifdef WEFT_BENCH_SEQ
 
 #define BENCH_FN(name) name##_seq
-#define BENCH_TASK char bench_no_task_ /* C11 forbids an empty member list */
+#define BENCH_TASK /* no task: the frame holds only the kernel's data */
 #define BENCH_TASK_BODY(body, frame_type) /* nothing to adapt */
 #define BENCH_SPAWN(frame, body) body(frame)
 #define BENCH_JOIN(frame) ((void)(frame))
@@ -40,7 +43,7 @@
 #include <weft.h>
 
 #define BENCH_FN(name) name##_weft
-#define BENCH_TASK wf_task task /* first member: the body casts back */
+#define BENCH_TASK wf_task task; /* first member: the body casts back */
 /* The kernel's child takes its frame; weft calls a wf_task_fn.  The
  * adapter is a cast, so the compiler sees through it. */
 #define BENCH_TASK_BODY(body, frame_type)                                    \
@@ -52,5 +55,10 @@
     wf_parallel_for(wf_current_pool(), (begin), (end), (grain), (body), (ctx))
 
 #endif
+
+#define BENCH_KERNEL(name)                                                   \
+    void name##_seq(void *arg);                                              \
+    void name##_weft(void *arg);                                             \
+    void BENCH_FN(name)(void *arg)
 
 #endif /* WEFT_BENCH_KERNEL_H */
