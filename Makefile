@@ -12,7 +12,7 @@ deps:
 	@sh scripts/deps.sh
 
 configure: deps
-	@$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DWEFT_SANITIZER_VARIANTS=ON >/dev/null
 
 build: configure
 	@$(CMAKE) --build $(BUILD) -j $(JOBS)

@@ -59,9 +59,9 @@ int wf_deque_init(wf_deque *dq, size_t capacity, const wf_allocator *alloc)
         capacity = WF_DEQUE_DEFAULT_CAPACITY;
     while (cap < capacity)
         cap <<= 1;
+    if (alloc && (!alloc->alloc || !alloc->free))
+        return WF_EINVAL; /* both or neither, as for the pool */
     dq->alloc = alloc ? *alloc : (wf_allocator){0};
-    if (!dq->alloc.alloc || !dq->alloc.free)
-        dq->alloc = (wf_allocator){0}; /* both or neither */
     struct wf__ring *r = ring_new(dq, (int64_t)cap);
     if (r == NULL)
         return WF_ENOMEM;
@@ -113,6 +113,8 @@ static struct wf__ring *grow(wf_deque *dq, struct wf__ring *old, int64_t b,
 
 int wf_deque_push_n(wf_deque *dq, void *const *xs, size_t n)
 {
+    if (dq == NULL || (xs == NULL && n > 0))
+        return WF_EINVAL;
     for (size_t i = 0; i < n; i++)
         if (xs[i] == NULL)
             return WF_EINVAL;
@@ -146,6 +148,8 @@ int wf_deque_push(wf_deque *dq, void *x)
 
 void *wf_deque_pop(wf_deque *dq)
 {
+    if (dq == NULL)
+        return NULL;
     int64_t t = wf_load_relaxed(&dq->top) - 1; /* owner's own field */
     struct wf__ring *a = wf_load_relaxed(&dq->array);
     /* D3 (seed: TOP.setOpaque): claim slot t before looking at base. */
@@ -175,6 +179,8 @@ void *wf_deque_pop(wf_deque *dq)
 
 int wf_deque_poll(wf_deque *dq, void **out)
 {
+    if (dq == NULL || out == NULL)
+        return WF_EINVAL;
     /* D2: acquire pairs with the release (CAS) of base by the previous
      * winner, so this thief's view of the deque is at least that recent. */
     int64_t b = wf_load_acquire(&dq->base);
@@ -199,6 +205,8 @@ int wf_deque_poll(wf_deque *dq, void **out)
 
 size_t wf_deque_size(const wf_deque *dq)
 {
+    if (dq == NULL)
+        return 0;
     /* A snapshot: relaxed loads of both ends. */
     int64_t b = wf_load_relaxed(&((wf_deque *)dq)->base);
     int64_t t = wf_load_relaxed(&((wf_deque *)dq)->top);
@@ -207,6 +215,8 @@ size_t wf_deque_size(const wf_deque *dq)
 
 size_t wf_deque_capacity(const wf_deque *dq)
 {
+    if (dq == NULL)
+        return 0;
     struct wf__ring *a = wf_load_relaxed(&((wf_deque *)dq)->array);
     return a ? (size_t)(a->mask + 1) : 0;
 }

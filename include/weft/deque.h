@@ -48,8 +48,10 @@ enum wf_poll_result {
 };
 
 /* Initialise an empty deque whose ring holds `capacity` elements (rounded up
- * to a power of two, at least 2; 0 means 64).  `alloc` may be NULL.
- * Returns 0, WF_EINVAL (dq NULL, capacity above 2^30) or WF_ENOMEM. */
+ * to a power of two, at least 2; 0 means 64).  `alloc` may be NULL; if not,
+ * it must set both alloc and free.
+ * Returns 0, WF_EINVAL (dq NULL, capacity above 2^30, half an allocator) or
+ * WF_ENOMEM. */
 WF_API int wf_deque_init(wf_deque *dq, size_t capacity,
                          const wf_allocator *alloc);
 
@@ -57,7 +59,7 @@ WF_API int wf_deque_init(wf_deque *dq, size_t capacity,
 WF_API void wf_deque_destroy(wf_deque *dq);
 
 /* Owner: push x (non-NULL) at top, visible to thieves at once.
- * Returns 0, WF_EINVAL (x NULL) or WF_ENOMEM when the ring was full and a
+ * Returns 0, WF_EINVAL (dq or x NULL) or WF_ENOMEM when the ring was full and a
  * larger one could not be allocated; the deque is then unchanged and x was
  * not pushed, so the caller still owns it. */
 WF_API int wf_deque_push(wf_deque *dq, void *x);
@@ -68,19 +70,20 @@ WF_API int wf_deque_push(wf_deque *dq, void *x);
 WF_API int wf_deque_push_n(wf_deque *dq, void *const *xs, size_t n);
 
 /* Owner: pop the newest element, or NULL when the deque is empty (or a thief
- * took the last element first). */
+ * took the last element first, or dq is NULL). */
 WF_API void *wf_deque_pop(wf_deque *dq);
 
 /* Any thread: take the oldest element into *out.  Returns WF_POLL_TAKEN,
  * WF_POLL_EMPTY, or WF_POLL_RETRY when it lost a race (the deque may still
- * hold elements: retry or try another victim). */
+ * hold elements: retry or try another victim); WF_EINVAL if dq or out is
+ * NULL. */
 WF_API int wf_deque_poll(wf_deque *dq, void **out);
 
 /* Any thread: number of elements, exact only when no one else is using the
- * deque; a snapshot otherwise. */
+ * deque; a snapshot otherwise; 0 for NULL. */
 WF_API size_t wf_deque_size(const wf_deque *dq);
 
-/* Current ring capacity (owner, or when quiescent). */
+/* Current ring capacity (owner, or when quiescent); 0 for NULL. */
 WF_API size_t wf_deque_capacity(const wf_deque *dq);
 
 #ifdef __cplusplus

@@ -61,7 +61,8 @@ typedef struct wf_pool_config {
     size_t deque_capacity;  /* initial slots per worker (power of two) */
     unsigned spin;          /* steal rounds before an idle worker parks;
                                0 = WEFT_SPIN or 256 */
-    size_t stack_size;      /* worker thread stack, bytes; 0 = system's */
+    size_t stack_size;      /* worker thread stack, bytes; 0 = system's;
+                               below the system's minimum: WF_ERANGE */
     const wf_allocator *alloc; /* memory for the pool and its deques */
 } wf_pool_config;
 

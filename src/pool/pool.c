@@ -56,6 +56,8 @@ static void display_env_once(const wf_pool_config *c)
 
 static void free_workers(wf_pool *p)
 {
+    if (p->workers == NULL) /* creation failed before the array existed */
+        return;
     for (unsigned i = 0; i < p->n; i++) {
         wf__worker *w = p->workers[i];
         if (w == NULL)
@@ -111,7 +113,7 @@ static void stop_workers(wf_pool *p)
     /* Release pairs with the acquire loads in the worker loop and park. */
     wf_store_release(&p->shutdown, 1);
     wf__wake_all(p);
-    for (unsigned i = 0; i < p->n; i++)
+    for (unsigned i = 0; p->workers && i < p->n; i++)
         if (p->workers[i] && p->workers[i]->started)
             pthread_join(p->workers[i]->thread, NULL);
 }
@@ -122,8 +124,9 @@ static int start_workers(wf_pool *p)
     if (pthread_attr_init(&attr) != 0)
         return WF_EAGAIN;
     int err = 0;
-    if (p->cfg.stack_size && pthread_attr_setstacksize(&attr, p->cfg.stack_size))
-        err = WF_EINVAL;
+    if (p->cfg.stack_size &&
+        pthread_attr_setstacksize(&attr, p->cfg.stack_size) != 0)
+        err = WF_ERANGE; /* below the system's minimum */
     for (unsigned i = 0; i < p->n && !err; i++) {
         wf__worker *w = p->workers[i];
         if (pthread_create(&w->thread, &attr, wf__worker_main, w) != 0)

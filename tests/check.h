@@ -1,0 +1,98 @@
+/* Tiny assertion helpers shared by weft's tests.
+ *
+ * CHECK(cond)            fail the test if cond is false
+ * CHECK_EQ(a, b)         compare two integers, print both on failure
+ * CHECK_ERR(expr, code)  expr must return the WF_E... code `code`
+ *
+ * A failed check prints file:line and the expression, then exits 1 at once:
+ * a test that continues after a broken invariant mostly prints noise.  Under
+ * the sanitizers exit() still runs LeakSanitizer, so leaks are reported too.
+ * Every test program ends with CHECK_DONE(), which prints a one-line verdict. */
+#ifndef WEFT_TEST_CHECK_H
+#define WEFT_TEST_CHECK_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <weft.h>
+
+#define CHECK(cond)                                                          \
+    do {                                                                     \
+        if (!(cond)) {                                                       \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, \
+                    #cond);                                                  \
+            exit(1);                                                         \
+        }                                                                    \
+    } while (0)
+
+#define CHECK_MSG(cond, ...)                                                 \
+    do {                                                                     \
+        if (!(cond)) {                                                       \
+            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, \
+                    #cond);                                                  \
+            fprintf(stderr, __VA_ARGS__);                                    \
+            fputc('\n', stderr);                                             \
+            exit(1);                                                         \
+        }                                                                    \
+    } while (0)
+
+#define CHECK_EQ(a, b)                                                       \
+    do {                                                                     \
+        long long check_a_ = (long long)(a), check_b_ = (long long)(b);      \
+        if (check_a_ != check_b_) {                                          \
+            fprintf(stderr, "%s:%d: CHECK_EQ failed: %s == %s (%lld vs %lld)\n", \
+                    __FILE__, __LINE__, #a, #b, check_a_, check_b_);         \
+            exit(1);                                                         \
+        }                                                                    \
+    } while (0)
+
+/* expr returns an int error code; it must be `want` (0 or a WF_E... code). */
+#define CHECK_ERR(expr, want)                                                \
+    do {                                                                     \
+        int check_got_ = (expr), check_want_ = (want);                       \
+        if (check_got_ != check_want_) {                                     \
+            fprintf(stderr, "%s:%d: %s returned %d (%s), expected %d (%s)\n", \
+                    __FILE__, __LINE__, #expr, check_got_,                   \
+                    wf_err_name(check_got_), check_want_,                    \
+                    wf_err_name(check_want_));                               \
+            exit(1);                                                         \
+        }                                                                    \
+    } while (0)
+
+#define CHECK_OK(expr) CHECK_ERR(expr, 0)
+
+#define CHECK_DONE(name)                                                     \
+    do {                                                                     \
+        printf("%s: all checks passed\n", (name));                           \
+        return 0;                                                            \
+    } while (0)
+
+/* Sanitizer builds are ~10x slower: tests use this to scale defaults. */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define WF_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define WF_TEST_SANITIZED 1
+#endif
+#endif
+
+/* Monotonic seconds, for time-outs and reports. */
+static inline double check_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Small fast PRNG for randomised tests (xorshift64*). */
+static inline uint64_t check_rand(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 0x2545F4914F6CDD1Dull;
+}
+
+#endif /* WEFT_TEST_CHECK_H */

@@ -1,0 +1,299 @@
+/* pool_fault: the pool when memory or threads run out.
+ *
+ *   usage: test_pool_fault SCENARIO
+ *
+ * create_sweep      fail the k-th allocation of wf_pool_create (only that
+ *                   one, then every one from k on), k = 0, 1, ... until the
+ *                   pool is created: each failure is WF_ENOMEM/WF_EAGAIN and
+ *                   frees everything (live bytes 0, sizes match).  Each k
+ *                   runs in a forked child, so a crash names its k and the
+ *                   sweep goes on.
+ * thread_start      a 64 TiB thread stack: creation fails with WF_EAGAIN,
+ *                   leak-free; stack_size 1 gives WF_ERANGE; (normal build)
+ *                   an address-space limit that lets a few workers start before one fails.
+ * grow_failure      memory runs out after creation; 10000 spawns before
+ *                   the first join, and fib, still run every task once.
+ * no_default_pool   WEFT_NUM_THREADS out of range: no default pool, and
+ *                   wf_spawn from outside runs the task inline.
+ * The submission queue's failure and the pool under load are in
+ * pool_load.c. */
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fib_task.h"
+#include "test_alloc.h"
+
+#ifdef WF_TEST_SANITIZED
+#define SCALE 5
+#else
+#define SCALE 1
+#endif
+
+/* Forked children end with _exit (no atexit leak check): ask LSan now. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#define LSAN_CHECK() CHECK_MSG(__lsan_do_recoverable_leak_check() == 0, "LSan")
+#else
+#define LSAN_CHECK() ((void)0)
+#endif
+
+static test_alloc ta;
+
+static void check_no_leak(const char *when)
+{
+    CHECK_MSG(atomic_load(&ta.live_blocks) == 0 &&
+                  atomic_load(&ta.live_bytes) == 0,
+              "%s: %ld blocks / %ld bytes still allocated", when,
+              atomic_load(&ta.live_blocks), atomic_load(&ta.live_bytes));
+    CHECK_MSG(atomic_load(&ta.bad_frees) == 0, "%s: bad frees", when);
+}
+
+static wf_pool *make_pool(unsigned threads, size_t cap, const wf_allocator *a)
+{
+    wf_pool_config cfg = WF_POOL_CONFIG_INIT;
+    cfg.threads = threads;
+    cfg.deque_capacity = cap;
+    cfg.alloc = a;
+    wf_pool *p = NULL;
+    CHECK_OK(wf_pool_create(&p, &cfg));
+    return p;
+}
+
+/* ---- create_sweep ------------------------------------------------------- */
+/* Child: 0 when creation failed cleanly, 2 when it succeeded without
+ * meeting the failure (the sweep is past the last allocation), 3 when it
+ * succeeded although an allocation failed (a tolerated failure). */
+static int create_once(int mode, long k)
+{
+    ta_init(&ta, mode, k);
+    wf_pool_config cfg = WF_POOL_CONFIG_INIT;
+    cfg.threads = 3;
+    cfg.deque_capacity = 4;
+    cfg.alloc = &ta.iface;
+    wf_pool *sentinel = (wf_pool *)&sentinel, *p = sentinel;
+    int err = wf_pool_create(&p, &cfg);
+    if (err == 0) {
+        /* Created: it must work and give everything back. */
+        int tolerated = atomic_load(&ta.failures) > 0;
+        ta_fail_from_now(&ta, 0);
+        check_fib_on(p, 12);
+        CHECK_OK(wf_pool_destroy(p));
+        check_no_leak("after wf_pool_destroy");
+        return tolerated ? 3 : 2;
+    }
+    CHECK_MSG(err == WF_ENOMEM || err == WF_EAGAIN, "k=%ld: %s", k,
+              wf_err_name(err));
+    CHECK(p == sentinel);
+    check_no_leak("after a failed wf_pool_create");
+    return 0;
+}
+
+static void scenario_create_sweep(void)
+{
+    const char *names[] = {"only the k-th", "every one from k on"};
+    int modes[] = {TA_ONE, TA_FROM}, bad = 0;
+    for (int m = 0; m < 2; m++) {
+        long k;
+        for (k = 0; k < 1000; k++) {
+            fflush(NULL);
+            pid_t pid = fork();
+            CHECK(pid >= 0);
+            if (pid == 0) {
+                int r = create_once(modes[m], k);
+                LSAN_CHECK();
+                fflush(NULL);
+                _exit(r);
+            }
+            int st;
+            CHECK(waitpid(pid, &st, 0) == pid);
+            if (WIFEXITED(st) && WEXITSTATUS(st) == 2)
+                break; /* the pool was created: the sweep is complete */
+            if (!WIFEXITED(st) ||
+                (WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 3)) {
+                bad++;
+                fprintf(stderr, "create_sweep: failing %s allocation, k=%ld: "
+                        "%s %d\n", names[m], k,
+                        WIFSIGNALED(st) ? "killed by signal" : "exit status",
+                        WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+            }
+        }
+        CHECK_MSG(k < 1000, "pool never created");
+        printf("create_sweep (%s): %ld allocations before success\n",
+               names[m], k);
+    }
+    CHECK_MSG(bad == 0, "%d failing allocation points mishandled", bad);
+    /* And a pool made with this allocator frees all it took. */
+    ta_init(&ta, TA_NEVER, -1);
+    wf_pool *p = make_pool(3, 4, &ta.iface);
+    check_fib_on(p, 15);
+    CHECK_OK(wf_pool_destroy(p));
+    check_no_leak("after wf_pool_destroy");
+}
+
+/* ---- thread_start ------------------------------------------------------- */
+static void scenario_thread_start(void)
+{
+    ta_init(&ta, TA_NEVER, -1);
+    wf_pool_config cfg = WF_POOL_CONFIG_INIT;
+    cfg.threads = 2;
+    cfg.stack_size = (size_t)1 << 46;
+    cfg.alloc = &ta.iface;
+    wf_pool *sentinel = (wf_pool *)&sentinel, *p = sentinel;
+    int err = wf_pool_create(&p, &cfg);
+    CHECK_MSG(err == WF_EAGAIN, "got %s", wf_err_name(err));
+    CHECK(p == sentinel);
+    check_no_leak("after a failed thread start");
+    /* A stack below the system minimum cannot be set at all. */
+    cfg.stack_size = 1;
+    err = wf_pool_create(&p, &cfg);
+    CHECK_MSG(err == WF_ERANGE, "stack_size 1: got %s", wf_err_name(err));
+    CHECK(p == sentinel);
+    check_no_leak("after stack_size 1");
+#ifndef WF_TEST_SANITIZED
+    /* Some workers start, then one cannot: those that started must be
+     * stopped and joined.  An address-space limit (not usable under the
+     * sanitizers' shadow memory) makes the 4th 64 MiB stack fail. */
+    fflush(NULL);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        long pages = 0;
+        FILE *f = fopen("/proc/self/statm", "r");
+        CHECK(f && fscanf(f, "%ld", &pages) == 1);
+        fclose(f);
+        rlim_t vm = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE);
+        struct rlimit rl = {vm + (200u << 20), vm + (200u << 20)};
+        CHECK(setrlimit(RLIMIT_AS, &rl) == 0);
+        cfg.stack_size = (size_t)64 << 20;
+        cfg.threads = 2; /* two such stacks fit under the limit... */
+        CHECK_OK(wf_pool_create(&p, &cfg));
+        check_fib_on(p, 12);
+        CHECK_OK(wf_pool_destroy(p));
+        check_no_leak("after wf_pool_destroy under the limit");
+        cfg.threads = 8; /* ...eight do not: some start, then one fails */
+        p = sentinel;
+        err = wf_pool_create(&p, &cfg);
+        CHECK_MSG(err == WF_EAGAIN || err == WF_ENOMEM, "got %s",
+                  wf_err_name(err));
+        CHECK(p == sentinel);
+        check_no_leak("after a partial thread start");
+        LSAN_CHECK();
+        fflush(NULL);
+        _exit(0);
+    }
+    int st;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+              "partial thread start: child status %#x", st);
+#endif
+    p = make_pool(2, 0, &ta.iface); /* and a normal pool works after */
+    check_fib_on(p, 12);
+    CHECK_OK(wf_pool_destroy(p));
+    check_no_leak("after wf_pool_destroy");
+}
+
+/* ---- no_default_pool ---------------------------------------------------- */
+/* WEFT_NUM_THREADS out of range: the default pool cannot be created.
+ * wf_pool_default() is then NULL, and wf_spawn from a thread that is not a
+ * worker runs the task at once, inline, instead of losing it. */
+static void scenario_no_default_pool(void)
+{
+    CHECK(setenv("WEFT_NUM_THREADS", "100000", 1) == 0);
+    wf_pool *sentinel = (wf_pool *)&sentinel, *p = sentinel;
+    CHECK_ERR(wf_pool_create(&p, NULL), WF_ERANGE);
+    CHECK(p == sentinel);
+    CHECK(wf_pool_default() == NULL);
+    CHECK(wf_pool_default() == NULL); /* and stays so, quietly */
+    fib_frame f = {.n = 15};
+    CHECK_OK(wf_spawn(&f.task, fib_body));
+    CHECK_EQ(f.out, 610); /* ran inline */
+    CHECK_OK(wf_join(&f.task));
+    CHECK_ERR(wf_join(&f.task), WF_EJOINED);
+    fib_job j = {.n = 5};
+    CHECK_ERR(wf_run(wf_pool_default(), fib_root, &j), WF_EINVAL);
+    /* An explicit size still works. */
+    p = make_pool(2, 0, NULL);
+    check_fib_on(p, 15);
+    CHECK_OK(wf_pool_destroy(p));
+}
+
+/* ---- grow_failure ------------------------------------------------------- */
+enum { WIDE = 10000 };
+
+typedef struct {
+    wf_task task;
+    _Atomic int *hit;
+} wide_frame;
+
+static void wide_body(wf_task *t)
+{
+    wide_frame *f = (wide_frame *)t;
+    atomic_fetch_add(f->hit, 1);
+}
+
+typedef struct {
+    wide_frame *frames;
+    _Atomic int *hits;
+    int forward; /* join oldest first (out of order) or newest first */
+} wide_job;
+
+static void wide_root(void *arg)
+{
+    wide_job *j = arg;
+    for (int i = 0; i < WIDE; i++) {
+        j->frames[i] = (wide_frame){.hit = &j->hits[i]};
+        CHECK_OK(wf_spawn(&j->frames[i].task, wide_body));
+    }
+    for (int i = 0; i < WIDE; i++)
+        CHECK_OK(wf_join(&j->frames[j->forward ? i : WIDE - 1 - i].task));
+}
+
+static void scenario_grow_failure(void)
+{
+    ta_init(&ta, TA_NEVER, -1);
+    wf_pool *p = make_pool(2, 4, &ta.iface);
+    check_fib_on(p, 10); /* the submission queue exists from here on */
+    ta_fail_from_now(&ta, 1);
+    wide_job j = {.frames = malloc(WIDE * sizeof(wide_frame)),
+                  .hits = calloc(WIDE, sizeof(_Atomic int))};
+    CHECK(j.frames && j.hits);
+    for (j.forward = 0; j.forward < 2; j.forward++) {
+        memset(j.hits, 0, WIDE * sizeof(_Atomic int));
+        CHECK_OK(wf_run(p, wide_root, &j));
+        for (int i = 0; i < WIDE; i++)
+            CHECK_MSG(atomic_load(&j.hits[i]) == 1, "task %d ran %d times",
+                      i, atomic_load(&j.hits[i]));
+    }
+    check_fib_on(p, 20 - SCALE / 2);
+    long failed = atomic_load(&ta.failures);
+    printf("grow_failure: %ld allocations refused while running\n", failed);
+    CHECK_MSG(failed > 0, "the failure path was never taken");
+    ta_fail_from_now(&ta, 0);
+    CHECK_OK(wf_pool_destroy(p));
+    check_no_leak("after wf_pool_destroy");
+    free(j.frames);
+    free(j.hits);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        void (*fn)(void);
+    } scenarios[] = {
+        {"create_sweep", scenario_create_sweep},
+        {"thread_start", scenario_thread_start},
+        {"grow_failure", scenario_grow_failure},
+        {"no_default_pool", scenario_no_default_pool},
+    };
+    CHECK_MSG(argc == 2, "usage: %s SCENARIO", argv[0]);
+    for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++)
+        if (strcmp(argv[1], scenarios[i].name) == 0) {
+            scenarios[i].fn();
+            printf("pool_fault %s: all checks passed\n", argv[1]);
+            return 0;
+        }
+    CHECK_MSG(0, "unknown scenario '%s'", argv[1]);
+}
