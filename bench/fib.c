@@ -1,0 +1,99 @@
+/* fib: naive Fibonacci with a spawn at every call.  Almost no work per
+ * task, so it measures spawn/join overhead and little else: T1/Tseq is the
+ * price of a task. */
+#include "kernel.h"
+
+typedef struct {
+    int n;
+    long result;
+} fib_state;
+
+typedef struct {
+    BENCH_TASK
+    int n;
+    long out;
+} fib_frame;
+
+static long fib(int n);
+
+static void fib_child(fib_frame *f)
+{
+    f->out = fib(f->n);
+}
+BENCH_TASK_BODY(fib_child, fib_frame)
+
+static long fib(int n)
+{
+    if (n < 2)
+        return n;
+    fib_frame a = {.n = n - 1};
+    BENCH_SPAWN(&a, fib_child);
+    long b = fib(n - 2);
+    BENCH_JOIN(&a, fib_child);
+    return a.out + b;
+}
+
+BENCH_KERNEL(fib_kernel)
+{
+    fib_state *s = arg;
+    s->result = fib(s->n);
+}
+
+/* ---- untimed parts (compiled once) ------------------------------------ */
+#ifndef WEFT_BENCH_SEQ
+#include <stdio.h>
+#include <stdlib.h>
+
+static void *fib_setup(bool quick)
+{
+    fib_state *s = calloc(1, sizeof *s);
+    if (s)
+        s->n = quick ? 27 : 37;
+    return s;
+}
+
+static void fib_prepare(void *state)
+{
+    ((fib_state *)state)->result = -1;
+}
+
+static long fib_iterative(int n)
+{
+    long a = 0, b = 1;
+    for (int i = 0; i < n; i++) {
+        long next = a + b;
+        a = b;
+        b = next;
+    }
+    return a;
+}
+
+static int fib_check(void *state, bool seq, char *why, size_t n)
+{
+    (void)seq;
+    const fib_state *s = state;
+    long want = fib_iterative(s->n);
+    if (s->result == want)
+        return 0;
+    snprintf(why, n, "fib(%d) = %ld, expected %ld", s->n, s->result, want);
+    return -1;
+}
+
+static const char *fib_describe(const void *state)
+{
+    static char buf[32];
+    snprintf(buf, sizeof buf, "n=%d", ((const fib_state *)state)->n);
+    return buf;
+}
+
+const bench_workload bench_fib = {
+    .name = "fib",
+    .setup = fib_setup,
+    .prepare = fib_prepare,
+    .run_seq = fib_kernel_seq,
+    .run_weft = fib_kernel_weft,
+    .check = fib_check,
+    .describe = fib_describe,
+    .teardown = free,
+};
+#endif

@@ -1,0 +1,245 @@
+/* demo: what `make demo` runs.  Two fork-join programs on the default pool,
+ * each timed against its sequential version, with the per-worker counters
+ * of one parallel run: who spawned, who stole, who slept.
+ *
+ * The sequential versions are the same code with the spawn replaced by a
+ * call; bench/ does this for five workloads with more care (interleaved
+ * repetitions, several pool sizes): `make bench`. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <weft.h>
+
+#define REPS 5 /* timed runs of each version; the median is shown */
+
+/* ---- fib: a spawn at every call, no other work ------------------------ */
+
+static long fib_seq(int n)
+{
+    return n < 2 ? n : fib_seq(n - 1) + fib_seq(n - 2);
+}
+
+typedef struct {
+    wf_task task; /* first member: the body casts back to the frame */
+    int n;
+    long out;
+} fib_frame;
+
+static long fib(int n);
+
+static void fib_task(wf_task *t)
+{
+    fib_frame *f = (fib_frame *)t;
+    f->out = fib(f->n);
+}
+
+static long fib(int n)
+{
+    if (n < 2)
+        return n;
+    fib_frame child = {.n = n - 1};
+    wf_spawn(&child.task, fib_task);
+    long other = fib(n - 2);
+    /* wf_join_fn: when nobody stole the child, call fib_task directly,
+     * which the compiler can inline; wf_join would call through t->fn. */
+    wf_join_fn(&child.task, fib_task);
+    return child.out + other;
+}
+
+/* ---- nqueens: a task per legal column, bit-mask board ----------------- */
+
+typedef struct {
+    unsigned all, cols, left, right; /* all = n one bits */
+} board;
+
+/* The squares of the next row left free by the queens placed so far. */
+static unsigned free_squares(board b)
+{
+    return b.all & ~(b.cols | b.left | b.right);
+}
+
+static board place(board b, unsigned bit)
+{
+    return (board){b.all, b.cols | bit, ((b.left | bit) << 1) & b.all,
+                   (b.right | bit) >> 1};
+}
+
+static long nq_seq(board b)
+{
+    if (b.cols == b.all)
+        return 1;
+    long total = 0;
+    for (unsigned f = free_squares(b); f; f &= f - 1)
+        total += nq_seq(place(b, f & -f));
+    return total;
+}
+
+typedef struct {
+    wf_task task;
+    board b;
+    long out;
+} nq_frame;
+
+static long nq(board b);
+
+static void nq_task(wf_task *t)
+{
+    nq_frame *f = (nq_frame *)t;
+    f->out = nq(f->b);
+}
+
+static long nq(board b)
+{
+    if (b.cols == b.all)
+        return 1;
+    nq_frame kids[32];
+    int k = 0;
+    for (unsigned f = free_squares(b); f; f &= f - 1) {
+        kids[k] = (nq_frame){.b = place(b, f & -f)};
+        wf_spawn(&kids[k].task, nq_task);
+        k++;
+    }
+    long total = 0;
+    while (k-- > 0) { /* newest first: the join fast path is LIFO */
+        wf_join_fn(&kids[k].task, nq_task);
+        total += kids[k].out;
+    }
+    return total;
+}
+
+/* ---- the showcase ------------------------------------------------------ */
+
+typedef struct {
+    const char *name;
+    int n;
+    long result;
+    void (*seq)(void *self); /* both store into result */
+    void (*par)(void *self);
+} program;
+
+static void fib_seq_run(void *p)
+{
+    program *g = p;
+    g->result = fib_seq(g->n);
+}
+
+static void fib_par_run(void *p)
+{
+    program *g = p;
+    g->result = fib(g->n);
+}
+
+static board empty_board(int n)
+{
+    return (board){.all = (1u << n) - 1};
+}
+
+static void nq_seq_run(void *p)
+{
+    program *g = p;
+    g->result = nq_seq(empty_board(g->n));
+}
+
+static void nq_par_run(void *p)
+{
+    program *g = p;
+    g->result = nq(empty_board(g->n));
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void print_stats(const wf_worker_stats *before,
+                        const wf_worker_stats *after, unsigned n)
+{
+    printf("    %6s %10s %10s %7s %8s %9s %6s %6s\n", "worker", "spawns",
+           "tasks run", "steals", "failed", "publishes", "parks", "wakes");
+    for (unsigned i = 0; i < n; i++) {
+        const wf_worker_stats *a = &before[i], *b = &after[i];
+        printf("    %6u %10llu %10llu %7llu %8llu %9llu %6llu %6llu\n", i,
+               (unsigned long long)(b->spawns - a->spawns),
+               (unsigned long long)(b->tasks_run - a->tasks_run),
+               (unsigned long long)(b->steals - a->steals),
+               (unsigned long long)(b->failed_steals - a->failed_steals),
+               (unsigned long long)(b->publishes - a->publishes),
+               (unsigned long long)(b->parks - a->parks),
+               (unsigned long long)(b->wakes - a->wakes));
+    }
+}
+
+/* Time seq and weft alternately (noise then hits both alike), check that
+ * they agree, print the medians and the counters of the last weft run. */
+static int showcase(wf_pool *pool, program *g, long expected)
+{
+    unsigned n = wf_pool_threads(pool);
+    wf_worker_stats *before = calloc(n, sizeof *before);
+    wf_worker_stats *after = calloc(n, sizeof *after);
+    double ts[REPS], tw[REPS];
+    int err = (before && after) ? 0 : WF_ENOMEM;
+    for (int r = 0; r < REPS && !err; r++) {
+        double t0 = now_s();
+        g->seq(g);
+        ts[r] = now_s() - t0;
+        long seq_result = g->result;
+
+        wf_pool_stats(pool, before, n);
+        t0 = now_s();
+        err = wf_run(pool, g->par, g);
+        tw[r] = now_s() - t0;
+        wf_pool_stats(pool, after, n);
+        if (!err && (g->result != expected || seq_result != expected)) {
+            fprintf(stderr, "demo: %s(%d): weft %ld, sequential %ld, "
+                            "expected %ld\n",
+                    g->name, g->n, g->result, seq_result, expected);
+            err = WF_EINVAL;
+        }
+    }
+    if (!err) {
+        qsort(ts, REPS, sizeof ts[0], cmp_double);
+        qsort(tw, REPS, sizeof tw[0], cmp_double);
+        double seq = ts[REPS / 2], par = tw[REPS / 2];
+        printf("\n%s(%d) = %ld\n", g->name, g->n, g->result);
+        printf("    sequential %8.2f ms   weft %8.2f ms   speedup %.2fx\n",
+               seq * 1e3, par * 1e3, seq / par);
+        print_stats(before, after, n);
+    } else if (err != WF_EINVAL) {
+        fprintf(stderr, "demo: %s\n", wf_strerror(err));
+    }
+    free(before);
+    free(after);
+    return err;
+}
+
+int main(void)
+{
+    wf_pool *pool = wf_pool_default();
+    if (pool == NULL) {
+        fprintf(stderr, "demo: the default pool could not be created\n");
+        return 1;
+    }
+    unsigned workers = wf_pool_threads(pool);
+    printf("weft demo: default pool, %u worker%s; median of %d runs each\n",
+           workers, workers == 1 ? "" : "s", REPS);
+
+    program fib_prog = {"fib", 35, 0, fib_seq_run, fib_par_run};
+    program nq_prog = {"nqueens", 12, 0, nq_seq_run, nq_par_run};
+    if (showcase(pool, &fib_prog, 9227465) || showcase(pool, &nq_prog, 14200))
+        return 1;
+
+    printf("\nfib does nothing but spawn: its ratio is the price of a task "
+           "against a plain\ncall, which gcc -O2 inlines several levels "
+           "deep.  nqueens does some work per task.\n");
+    return 0;
+}
