@@ -1,5 +1,6 @@
 # Thin wrapper around CMake.  `make demo` and `make test` are all a new
 # machine needs; scripts/deps.sh installs what is missing.
+MAKEFLAGS += --no-print-directory
 BUILD  ?= build
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE  ?= cmake
