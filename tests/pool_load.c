@@ -24,25 +24,7 @@
 
 static test_alloc ta;
 
-static void check_no_leak(const char *when)
-{
-    CHECK_MSG(atomic_load(&ta.live_blocks) == 0 &&
-                  atomic_load(&ta.live_bytes) == 0,
-              "%s: %ld blocks / %ld bytes still allocated", when,
-              atomic_load(&ta.live_blocks), atomic_load(&ta.live_bytes));
-    CHECK_MSG(atomic_load(&ta.bad_frees) == 0, "%s: bad frees", when);
-}
-
-static wf_pool *make_pool(unsigned threads, size_t cap, const wf_allocator *a)
-{
-    wf_pool_config cfg = WF_POOL_CONFIG_INIT;
-    cfg.threads = threads;
-    cfg.deque_capacity = cap;
-    cfg.alloc = a;
-    wf_pool *p = NULL;
-    CHECK_OK(wf_pool_create(&p, &cfg));
-    return p;
-}
+#define check_no_leak(when) ta_check_no_leak(&ta, (when))
 
 /* ---- submitted tasks: counted, heap-allocated, self-freeing ------------ */
 enum { MAXSUB = 20000 };

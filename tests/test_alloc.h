@@ -17,6 +17,8 @@
 
 #include <weft.h>
 
+#include "check.h"
+
 enum { TA_NEVER, TA_ONE, TA_FROM };
 
 typedef struct test_alloc {
@@ -94,6 +96,29 @@ static inline void ta_fail_from_now(test_alloc *a, int on)
 {
     atomic_store(&a->fail_at, atomic_load(&a->calls));
     atomic_store(&a->mode, on ? TA_FROM : TA_NEVER);
+}
+
+/* Nothing allocated through a is still live, and every free matched. */
+static inline void ta_check_no_leak(test_alloc *a, const char *when)
+{
+    CHECK_MSG(atomic_load(&a->live_blocks) == 0 &&
+                  atomic_load(&a->live_bytes) == 0,
+              "%s: %ld blocks / %ld bytes still allocated", when,
+              atomic_load(&a->live_blocks), atomic_load(&a->live_bytes));
+    CHECK_MSG(atomic_load(&a->bad_frees) == 0, "%s: bad frees", when);
+}
+
+/* A pool with these settings; the test fails if it cannot be created. */
+static inline wf_pool *make_pool(unsigned threads, size_t cap,
+                                 const wf_allocator *alloc)
+{
+    wf_pool_config cfg = WF_POOL_CONFIG_INIT;
+    cfg.threads = threads;
+    cfg.deque_capacity = cap;
+    cfg.alloc = alloc;
+    wf_pool *p = NULL;
+    CHECK_OK(wf_pool_create(&p, &cfg));
+    return p;
 }
 
 #endif /* WEFT_TEST_ALLOC_H */
