@@ -14,7 +14,7 @@ typedef struct {
     long out;
 } fib_frame;
 
-static long fib(int n);
+BENCH_NO_FOLD static long fib(int n);
 
 static void fib_child(fib_frame *f)
 {
@@ -22,7 +22,7 @@ static void fib_child(fib_frame *f)
 }
 BENCH_TASK_BODY(fib_child, fib_frame)
 
-static long fib(int n)
+BENCH_NO_FOLD static long fib(int n)
 {
     if (n < 2)
         return n;

@@ -59,6 +59,12 @@
 
 #endif
 
+/* For a pure recursive kernel (fib): gcc -O2 proves it pure, inlines it
+ * into itself and merges the repeated calls, so the sequential build would
+ * compute a much smaller tree than the one the parallel build spawns.  Both
+ * builds mark such a kernel noipa, so each does one real call per node. */
+#define BENCH_NO_FOLD __attribute__((noinline))
+
 #define BENCH_KERNEL(name)                                                   \
     void name##_seq(void *arg);                                              \
     void name##_weft(void *arg);                                             \
