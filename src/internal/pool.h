@@ -106,6 +106,10 @@ void wf__task_complete(wf_task *t);
 void *wf__worker_main(void *arg);
 wf_task *wf__steal(wf__worker *w, wf__worker *victim);
 bool wf__work_visible(wf_pool *pool);
+/* For waits outside fork-join (the graph's wait_for_all): if the caller is
+ * a worker, run one task taken from its pool (a submission or a steal) and
+ * return true; false when there was none or the caller is not a worker. */
+bool wf__help_once(void);
 void wf__run_stolen(wf__worker *w, wf_task *t);
 void wf__run_root(wf__worker *w, wf_task *t);
 int wf__stack_init(wf__worker *w, size_t cap);

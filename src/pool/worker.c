@@ -100,6 +100,12 @@ static bool find_and_run(wf__worker *w)
     return false;
 }
 
+bool wf__help_once(void)
+{
+    wf__worker *w = wf__current();
+    return w != NULL && find_and_run(w);
+}
+
 void *wf__worker_main(void *arg)
 {
     wf__worker *w = arg;
