@@ -359,15 +359,19 @@ static void test_identity(void)
 static void test_error_text(void)
 {
     int seen = 0;
+    unsigned long long used = 0; /* bit k: code -(k+1) is in the table */
 #define CHECK_CODE(name, val, msg)                                           \
     CHECK_EQ(WF_##name, (val));                                              \
-    CHECK((val) < 0);                                                        \
+    CHECK((val) < 0 && (val) > -64);                                         \
+    CHECK(!(used & (1ull << (-(val)-1)))); /* codes are distinct */          \
+    used |= 1ull << (-(val)-1);                                              \
     CHECK(strcmp(wf_strerror(WF_##name), (msg)) == 0);                       \
     CHECK(strcmp(wf_err_name(WF_##name), "WF_" #name) == 0);                 \
     seen++;
     WF_ERRNO_MAP(CHECK_CODE)
 #undef CHECK_CODE
-    CHECK_EQ(seen, 9);
+    /* The codes are -1 .. -seen, with no gap. */
+    CHECK_EQ(used, (seen == 64 ? ~0ull : (1ull << seen) - 1));
     int unknown[] = {1, -100, 12345, -2147483647 - 1};
     for (int i = 0; i < 4; i++) {
         CHECK(strcmp(wf_strerror(unknown[i]), "unknown error") == 0);

@@ -29,7 +29,8 @@ extern "C" {
     X(EJOINED, -6, "task was already joined")                                \
     X(ERANGE, -7, "configuration value out of range")                        \
     X(EBUSY, -8, "object is busy")                                           \
-    X(ECANCELED, -9, "operation canceled")
+    X(ECANCELED, -9, "operation canceled")                                   \
+    X(ESTATE, -10, "object is not in a state that allows this")
 
 enum {
 #define WF__ERR_ENUM(name, val, msg) WF_##name = (val),

@@ -30,6 +30,7 @@
 #define WEFT_POOL_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,13 +65,16 @@ typedef struct wf_pool_config {
     size_t stack_size;      /* worker thread stack, bytes; 0 = system's;
                                below the system's minimum: WF_ERANGE */
     const wf_allocator *alloc; /* memory for the pool and its deques */
+    unsigned max_spares;    /* spare workers started for blocked ones;
+                               0 = 256 (ForkJoinPool's maximumSpares) */
 } wf_pool_config;
 
-#define WF_POOL_CONFIG_INIT {0, 0, 0, 0, NULL}
+#define WF_POOL_CONFIG_INIT {0, 0, 0, 0, NULL, 0}
 
 /* Largest accepted values; larger ones give WF_ERANGE. */
 #define WF_MAX_THREADS 1024
 #define WF_MAX_SPIN 1000000u
+#define WF_MAX_SPARES 4096u
 
 /* Create a pool and start its workers.  cfg may be NULL (all defaults).
  * Returns 0 and sets *out; WF_EINVAL (out NULL), WF_ERANGE (a field out of
@@ -133,16 +137,112 @@ WF_API int wf_submit(wf_pool *pool, wf_task *t, wf_task_fn fn);
  * Returns 0, WF_EINVAL, or WF_EPERM from one of the pool's workers. */
 WF_API int wf_pool_wait_idle(wf_pool *pool);
 
-/* ---- loops --------------------------------------------------------------- */
+/* ---- loops -------------------------------------------------------------- */
+/* All loop functions may be called from any thread.  From a worker of
+ * `pool` they run on the calling worker directly; from elsewhere they run
+ * on the pool as by wf_run.  They return when every call has returned. */
 
 typedef void (*wf_range_fn)(size_t begin, size_t end, void *ctx);
 
-/* Call body on disjoint subranges covering [begin, end), in parallel, each
- * at most `grain` long (grain 0: chosen from the range and the pool's size).
- * Returns when all calls have returned.  From a worker of `pool`, runs on the
- * calling worker's pool directly.  Returns 0, WF_EINVAL or WF_ENOMEM. */
+/* Call body on disjoint subranges covering [begin, end), in parallel.
+ * grain > 0: pieces are halved until at most `grain` long.  grain 0: the
+ * split adapts, as oneTBB's auto_partitioner: about 8 pieces per worker,
+ * and a piece that another worker steals is split further (thieves are
+ * active, so finer pieces balance the load).  Returns 0, or WF_EINVAL
+ * (pool or body NULL, end < begin). */
 WF_API int wf_parallel_for(wf_pool *pool, size_t begin, size_t end,
                            size_t grain, wf_range_fn body, void *ctx);
+
+/* Accumulate [begin, end) into `acc` (size bytes, already holding the
+ * identity): acc = acc (+) body's contribution. */
+typedef void (*wf_reduce_fn)(size_t begin, size_t end, void *acc, void *ctx);
+/* left = left (+) right.  Must be associative; need not be commutative. */
+typedef void (*wf_combine_fn)(void *left, const void *right, void *ctx);
+
+#define WF_REDUCE_MAX_SIZE 256 /* largest accumulator, bytes */
+
+/* Parallel reduction of [begin, end) into *result (size bytes).  Every
+ * piece starts from a copy of *identity; pieces are combined left to
+ * right along a split tree that depends only on the range, the grain and
+ * the pool's size, never on who stole what, so the result is the same
+ * bit for bit on every run (floating-point sums included).  grain 0:
+ * about 8 pieces per worker.  Returns 0, WF_EINVAL (NULL argument, end <
+ * begin, size 0) or WF_ERANGE (size > WF_REDUCE_MAX_SIZE). */
+WF_API int wf_parallel_reduce(wf_pool *pool, size_t begin, size_t end,
+                              size_t grain, void *result, size_t size,
+                              const void *identity, wf_reduce_fn body,
+                              wf_combine_fn combine, void *ctx);
+
+typedef void (*wf_invoke_fn)(void *ctx);
+
+/* Call fns[i](ctxs[i]) for i < n in parallel (ctxs may be NULL: every ctx
+ * is NULL).  Returns 0, or WF_EINVAL (pool or fns NULL, a NULL function). */
+WF_API int wf_parallel_invoke(wf_pool *pool, size_t n,
+                              const wf_invoke_fn *fns, void *const *ctxs);
+
+/* ---- task groups --------------------------------------------------------- */
+/* A group runs any number of tasks and waits for them together.  A task
+ * returns 0 or an error code; the first error cancels the group: tasks that
+ * have not started do not start, running ones can poll
+ * wf_group_is_cancelled(), and wf_group_wait() returns that error.  Groups
+ * nest (a parent's cancellation reaches its children).  The thread that
+ * initialised a group spawns into it and waits for it; tasks of the group
+ * create child groups for their own subtasks.  Nothing is allocated. */
+
+typedef struct wf_group wf_group;
+typedef struct wf_group_task wf_group_task;
+typedef int (*wf_group_fn)(wf_group_task *t);
+
+/* Embed in your frame like wf_task; zero-initialise.  Fields private. */
+struct wf_group_task {
+    wf_task task;
+    wf_group *group_;
+    wf_group_fn fn_;
+    wf_group_task *next_;
+};
+
+struct wf_group {
+    wf_pool *pool_;
+    wf_group *parent_;
+    wf_group_task *head_; /* spawned, newest first */
+    void *owner_;
+    _Atomic int error_;
+    _Atomic int cancelled_;
+    _Atomic int state_;
+};
+
+/* Initialise g.  pool: where tasks spawned from a non-worker thread run
+ * (NULL: the default pool); parent: NULL or the enclosing group.
+ * Returns 0 or WF_EINVAL. */
+WF_API int wf_group_init(wf_group *g, wf_pool *pool, wf_group *parent);
+
+/* Run fn(t) as a task of g.  Returns 0; WF_EINVAL (NULL); WF_EPERM (not
+ * the thread that initialised g); WF_ESTATE (g was waited for already);
+ * WF_ECANCELED (g is cancelled: t will not run). */
+WF_API int wf_group_spawn(wf_group *g, wf_group_task *t, wf_group_fn fn);
+
+/* Wait for every task of g; help meanwhile.  Returns 0, the first error a
+ * task returned, WF_ECANCELED if the group was cancelled without one,
+ * WF_EINVAL, WF_EPERM (another thread) or WF_ESTATE (waited twice). */
+WF_API int wf_group_wait(wf_group *g);
+
+/* Cancel g and its descendants: tasks not yet started will not start.
+ * Any thread.  Returns 0, WF_EINVAL, or WF_ESTATE if g was already waited
+ * for (finished). */
+WF_API int wf_group_cancel(wf_group *g);
+
+/* True if g or an enclosing group is cancelled.  Any thread. */
+WF_API bool wf_group_is_cancelled(const wf_group *g);
+
+/* ---- blocking inside a task ------------------------------------------------ */
+
+/* Bracket a blocking call (I/O, a lock, a condition variable) made from a
+ * task.  While a worker is blocked the pool may start a spare worker, so
+ * the pool keeps `threads` workers running; spares retire when idle, and
+ * there are at most `max_spares` of them.  Calls nest.  Outside a worker
+ * they do nothing.  Returns 0. */
+WF_API int wf_blocking_begin(void);
+WF_API int wf_blocking_end(void);
 
 /* ---- statistics ---------------------------------------------------------- */
 

@@ -11,6 +11,10 @@
 #include "weft/pool.h"
 
 /* Broken internal invariant: report where, then abort. */
+/* Workers that exist now (spares included); acquire pairs with the release
+ * that publishes a new slot in wf__worker_create's caller. */
+#define wf__nslots(p) wf_load_acquire(&(p)->nslots)
+
 #define WF_BUG(msg)                                                          \
     (fprintf(stderr, "weft: internal error at %s:%d: %s\n", __FILE__,        \
              __LINE__, (msg)),                                               \
@@ -38,6 +42,9 @@ typedef struct wf__worker {
     wf__counters stats;
     pthread_t thread;
     bool started;
+    bool spare;          /* started for a blocked worker (blocking.c) */
+    _Atomic int retired; /* a spare whose thread has exited or will */
+    int blocking_depth;  /* nesting of wf_blocking_begin (owner-only) */
     void *mem; /* what wf__alloc returned, for the aligned worker */
 } wf__worker;
 
@@ -52,7 +59,9 @@ typedef struct wf__submitq {
 } wf__submitq;
 
 struct wf_pool {
-    unsigned n;
+    unsigned n;           /* configured workers                           */
+    unsigned max_spares;
+    _Atomic unsigned nslots; /* workers[0..nslots) exist: n + spares ever */
     unsigned spin;
     wf_pool_config cfg; /* effective configuration */
     wf_allocator alloc;
@@ -67,6 +76,12 @@ struct wf_pool {
     _Atomic uint32_t epoch;
 
     _Alignas(WF_CACHE_LINE) wf__submitq submit;
+
+    /* Spares (blocking.c): workers inside wf_blocking_begin, and spare
+     * threads running.  The lock serialises starting and reusing spares. */
+    _Alignas(WF_CACHE_LINE) _Atomic int blocked;
+    _Atomic int spares_running;
+    pthread_mutex_t spare_lock;
 
     /* Outstanding root tasks (wf_run / wf_submit / external spawn). */
     _Alignas(WF_CACHE_LINE) _Atomic long roots;
@@ -102,6 +117,13 @@ void wf__park(wf__worker *w);
 void wf__task_wait(wf_task *t);
 void wf__task_complete(wf_task *t);
 
+/* pool.c */
+int wf__worker_create(wf_pool *p, unsigned index);
+int wf__worker_start(wf__worker *w);
+
+/* blocking.c */
+bool wf__spare_should_retire(wf__worker *w);
+
 /* worker.c */
 void *wf__worker_main(void *arg);
 wf_task *wf__steal(wf__worker *w, wf__worker *victim);
@@ -114,6 +136,11 @@ void wf__run_stolen(wf__worker *w, wf_task *t);
 void wf__run_root(wf__worker *w, wf_task *t);
 int wf__stack_init(wf__worker *w, size_t cap);
 void wf__stack_destroy(wf__worker *w);
+
+/* join.c */
+void wf__publish_some(wf__worker *w, size_t k);
+void wf__spawn_external(wf_pool *pool, wf_task *t, wf_task_fn fn);
+void *wf__thread_token(void);
 
 /* submit.c */
 int wf__submit_root(wf_pool *pool, wf_task *t);

@@ -13,15 +13,20 @@
 /* The identity a thread that is not a worker gives the tasks it spawns. */
 static _Thread_local char external_token;
 
-void wf__publish(struct wf__fast *f)
+/* This thread's identity as a task owner: its worker, or its token. */
+void *wf__thread_token(void)
 {
-    wf__worker *w = (wf__worker *)f;
-    size_t priv = (size_t)(f->sp - f->bp);
-    if (priv == 0)
-        return; /* keep the request: the next spawn will answer it */
-    size_t k = (priv + 1) / 2; /* the older half: the larger tasks */
-    if (wf_deque_push_n(&w->deque, (void *const *)f->bp, k) != 0)
-        return; /* no memory to grow the deque: the tasks stay private */
+    wf__worker *w = wf__current();
+    return w ? (void *)w : (void *)&external_token;
+}
+
+/* Move the k oldest private tasks to the deque (P2, P6) and wake a
+ * sleeper if there is one.  On allocation failure they stay private. */
+void wf__publish_some(wf__worker *w, size_t k)
+{
+    struct wf__fast *f = &w->fast;
+    if (k == 0 || wf_deque_push_n(&w->deque, (void *const *)f->bp, k) != 0)
+        return; /* nothing to give, or no memory: the tasks stay private */
     /* P1: cleared slots never match the inline join's sp[-1] test. */
     memset(f->bp, 0, k * sizeof *f->bp);
     f->bp += k;
@@ -31,6 +36,14 @@ void wf__publish(struct wf__fast *f)
     wf_store_relaxed(&f->request, 0);
     wf_counter_inc(&w->stats.publishes);
     wf__wake_one(w->pool, w);
+}
+
+/* Answer a request: the older half (the larger tasks).  With none, the
+ * request stays set and the next spawn answers it. */
+void wf__publish(struct wf__fast *f)
+{
+    size_t priv = (size_t)(f->sp - f->bp);
+    wf__publish_some((wf__worker *)f, (priv + 1) / 2);
 }
 
 /* Room for one more private task: compact, else grow.  WF_ENOMEM if
@@ -60,22 +73,30 @@ static int stack_make_room(wf__worker *w)
     return 0;
 }
 
+/* Spawn from a thread that is not a worker: the task goes to pool's
+ * submission queue, and its join (from this thread) waits for it. */
+void wf__spawn_external(wf_pool *pool, wf_task *t, wf_task_fn fn)
+{
+    t->fn = fn;
+    t->flags_ = 0;
+    t->owner_ = &external_token;
+    if (pool == NULL || wf__submit_root(pool, t) != 0) {
+        fn(t); /* no memory: run it now rather than lose it */
+        wf_store_relaxed(&t->done_, WF__DONE); /* only we read it */
+    }
+}
+
 int wf__spawn_slow(wf_task *t, wf_task_fn fn)
 {
     if (t == NULL || fn == NULL)
         return WF_EINVAL;
     wf__worker *w = wf__current();
-    t->fn = fn;
-    t->flags_ = 0;
-    if (w == NULL) { /* from outside: the default pool's submission queue */
-        t->owner_ = &external_token;
-        wf_pool *pool = wf_pool_default();
-        if (pool == NULL || wf__submit_root(pool, t) != 0) {
-            fn(t); /* no memory: run it now rather than lose it */
-            wf_store_relaxed(&t->done_, WF__DONE); /* only we read it */
-        }
+    if (w == NULL) {
+        wf__spawn_external(wf_pool_default(), t, fn);
         return 0;
     }
+    t->fn = fn;
+    t->flags_ = 0;
     t->owner_ = w;
     wf_counter_inc(&w->fast.spawns);
     if (stack_make_room(w) != 0) {
@@ -137,7 +158,7 @@ int wf__join_slow(wf_task *t)
     if (t == NULL)
         return WF_EINVAL;
     wf__worker *w = wf__current();
-    void *me = w ? (void *)w : (void *)&external_token;
+    void *me = wf__thread_token();
     if (t->owner_ == NULL)
         return WF_ENOTSPAWNED;
     if (t->owner_ == WF__JOINED)

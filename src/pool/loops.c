@@ -1,50 +1,85 @@
-/* Loops on top of spawn/join: wf_parallel_for. */
+/* Loops on top of spawn/join: parallel_for (fixed or adaptive grain),
+ * parallel_reduce (deterministic split tree), parallel_invoke.
+ *
+ * All three halve their range recursively: the upper half becomes a task,
+ * the lower half runs on, so a thief always takes the largest piece left
+ * (the oldest task).  Entry from outside the pool goes through wf_run. */
+#include <string.h>
+
 #include "internal/pool.h"
 
+/* Adaptive grain: pieces per worker to start with, and how many more times
+ * a stolen piece may be halved (2 = four times finer). */
+#define AUTO_PIECES_PER_WORKER 8
+#define AUTO_STEAL_SPLITS 2
+
+/* Levels of halving that give about AUTO_PIECES_PER_WORKER pieces per
+ * worker. */
+static int auto_depth(const wf_pool *pool)
+{
+    size_t pieces = (size_t)AUTO_PIECES_PER_WORKER * wf_pool_threads(pool);
+    int depth = 0;
+    while (((size_t)1 << depth) < pieces)
+        depth++;
+    return depth;
+}
+
+/* ---- parallel_for ------------------------------------------------------ */
+
 typedef struct {
-    size_t grain;
+    size_t grain; /* 0: adaptive */
     wf_range_fn body;
     void *ctx;
-} loop_spec;
+} for_spec;
 
 typedef struct {
     wf_task task;
-    const loop_spec *spec;
+    const for_spec *spec;
     size_t begin, end;
-} range_frame;
+    int depth;        /* halvings left (adaptive mode) */
+    void *spawned_by; /* worker that spawned it: a mismatch means stolen */
+} for_frame;
 
-static void split_range(const loop_spec *s, size_t begin, size_t end);
+static void for_range(const for_spec *s, size_t begin, size_t end, int depth);
 
-static void range_body(wf_task *t)
+static void for_task(wf_task *t)
 {
-    range_frame *f = (range_frame *)t;
-    split_range(f->spec, f->begin, f->end);
+    for_frame *f = (for_frame *)t;
+    int depth = f->depth;
+    if (f->spec->grain == 0 && (void *)wf__self != f->spawned_by)
+        depth += AUTO_STEAL_SPLITS; /* stolen: thieves are active */
+    for_range(f->spec, f->begin, f->end, depth);
 }
 
-/* Halve until a piece fits the grain; the upper half goes to a task, so a
- * thief takes the largest piece left (the oldest task). */
-static void split_range(const loop_spec *s, size_t begin, size_t end)
+static bool for_fits(const for_spec *s, size_t n, int depth)
 {
-    if (end - begin <= s->grain) {
+    return s->grain ? n <= s->grain : (n <= 1 || depth <= 0);
+}
+
+static void for_range(const for_spec *s, size_t begin, size_t end, int depth)
+{
+    if (for_fits(s, end - begin, depth)) {
         s->body(begin, end, s->ctx);
         return;
     }
     size_t mid = begin + (end - begin) / 2;
-    range_frame upper = {.spec = s, .begin = mid, .end = end};
-    wf_spawn(&upper.task, range_body);
-    split_range(s, begin, mid);
-    wf_join(&upper.task);
+    for_frame upper = {.spec = s, .begin = mid, .end = end,
+                       .depth = depth - 1, .spawned_by = (void *)wf__self};
+    wf_spawn(&upper.task, for_task);
+    for_range(s, begin, mid, depth - 1);
+    wf_join_fn(&upper.task, for_task);
 }
 
 typedef struct {
-    const loop_spec *spec;
+    const for_spec *spec;
     size_t begin, end;
-} loop_root;
+    int depth;
+} for_root;
 
-static void loop_root_fn(void *arg)
+static void for_root_fn(void *arg)
 {
-    loop_root *r = arg;
-    split_range(r->spec, r->begin, r->end);
+    for_root *r = arg;
+    for_range(r->spec, r->begin, r->end, r->depth);
 }
 
 int wf_parallel_for(wf_pool *pool, size_t begin, size_t end, size_t grain,
@@ -54,12 +89,149 @@ int wf_parallel_for(wf_pool *pool, size_t begin, size_t end, size_t grain,
         return WF_EINVAL;
     if (begin == end)
         return 0;
-    if (grain == 0) { /* about 8 pieces per worker: room to balance */
-        grain = (end - begin) / (8 * (size_t)wf_pool_threads(pool));
-        if (grain == 0)
-            grain = 1;
+    for_spec spec = {.grain = grain, .body = body, .ctx = ctx};
+    for_root root = {&spec, begin, end, auto_depth(pool)};
+    return wf_run(pool, for_root_fn, &root);
+}
+
+/* ---- parallel_reduce --------------------------------------------------- */
+
+typedef struct {
+    size_t grain, size;
+    const void *identity;
+    wf_reduce_fn body;
+    wf_combine_fn combine;
+    void *ctx;
+} reduce_spec;
+
+typedef struct {
+    wf_task task;
+    const reduce_spec *spec;
+    size_t begin, end;
+    _Alignas(max_align_t) unsigned char acc[WF_REDUCE_MAX_SIZE];
+} reduce_frame;
+
+static void reduce_range(const reduce_spec *s, size_t begin, size_t end,
+                         void *acc);
+
+static void reduce_task(wf_task *t)
+{
+    reduce_frame *f = (reduce_frame *)t;
+    reduce_range(f->spec, f->begin, f->end, f->acc);
+}
+
+/* The split points depend on (begin, end, grain) only: the combination
+ * tree, hence the result, is the same whoever runs which piece. */
+static void reduce_range(const reduce_spec *s, size_t begin, size_t end,
+                         void *acc)
+{
+    if (end - begin <= s->grain) {
+        memcpy(acc, s->identity, s->size);
+        s->body(begin, end, acc, s->ctx);
+        return;
     }
-    loop_spec spec = {.grain = grain, .body = body, .ctx = ctx};
-    loop_root root = {.spec = &spec, .begin = begin, .end = end};
-    return wf_run(pool, loop_root_fn, &root);
+    size_t mid = begin + (end - begin) / 2;
+    reduce_frame upper;
+    upper.task = (wf_task){0}; /* acc needs no zeroing: it is overwritten */
+    upper.spec = s;
+    upper.begin = mid;
+    upper.end = end;
+    wf_spawn(&upper.task, reduce_task);
+    reduce_range(s, begin, mid, acc);
+    wf_join_fn(&upper.task, reduce_task);
+    s->combine(acc, upper.acc, s->ctx);
+}
+
+typedef struct {
+    const reduce_spec *spec;
+    size_t begin, end;
+    void *result;
+} reduce_root;
+
+static void reduce_root_fn(void *arg)
+{
+    reduce_root *r = arg;
+    _Alignas(max_align_t) unsigned char acc[WF_REDUCE_MAX_SIZE];
+    reduce_range(r->spec, r->begin, r->end, acc);
+    memcpy(r->result, acc, r->spec->size);
+}
+
+int wf_parallel_reduce(wf_pool *pool, size_t begin, size_t end, size_t grain,
+                       void *result, size_t size, const void *identity,
+                       wf_reduce_fn body, wf_combine_fn combine, void *ctx)
+{
+    if (pool == NULL || result == NULL || identity == NULL || body == NULL ||
+        combine == NULL || size == 0 || end < begin)
+        return WF_EINVAL;
+    if (size > WF_REDUCE_MAX_SIZE)
+        return WF_ERANGE;
+    if (begin == end) {
+        memmove(result, identity, size);
+        return 0;
+    }
+    if (grain == 0) /* fixed, so the tree does not depend on stealing */
+        grain = ((end - begin) >> auto_depth(pool)) + 1;
+    reduce_spec spec = {grain, size, identity, body, combine, ctx};
+    reduce_root root = {&spec, begin, end, result};
+    return wf_run(pool, reduce_root_fn, &root);
+}
+
+/* ---- parallel_invoke --------------------------------------------------- */
+
+typedef struct {
+    const wf_invoke_fn *fns;
+    void *const *ctxs;
+} invoke_spec;
+
+typedef struct {
+    wf_task task;
+    const invoke_spec *spec;
+    size_t begin, end;
+} invoke_frame;
+
+static void invoke_range(const invoke_spec *s, size_t begin, size_t end);
+
+static void invoke_task(wf_task *t)
+{
+    invoke_frame *f = (invoke_frame *)t;
+    invoke_range(f->spec, f->begin, f->end);
+}
+
+static void invoke_range(const invoke_spec *s, size_t begin, size_t end)
+{
+    if (end - begin == 1) {
+        s->fns[begin](s->ctxs ? s->ctxs[begin] : NULL);
+        return;
+    }
+    size_t mid = begin + (end - begin) / 2;
+    invoke_frame upper = {.spec = s, .begin = mid, .end = end};
+    wf_spawn(&upper.task, invoke_task);
+    invoke_range(s, begin, mid);
+    wf_join_fn(&upper.task, invoke_task);
+}
+
+typedef struct {
+    const invoke_spec *spec;
+    size_t n;
+} invoke_root;
+
+static void invoke_root_fn(void *arg)
+{
+    invoke_root *r = arg;
+    invoke_range(r->spec, 0, r->n);
+}
+
+int wf_parallel_invoke(wf_pool *pool, size_t n, const wf_invoke_fn *fns,
+                       void *const *ctxs)
+{
+    if (pool == NULL || (fns == NULL && n > 0))
+        return WF_EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (fns[i] == NULL)
+            return WF_EINVAL;
+    if (n == 0)
+        return 0;
+    invoke_spec spec = {fns, ctxs};
+    invoke_root root = {&spec, n};
+    return wf_run(pool, invoke_root_fn, &root);
 }

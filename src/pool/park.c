@@ -49,7 +49,7 @@ void wf__park(wf__worker *w)
     wf_pool *p = w->pool;
     /* A sleeper is woken only by a publish, and owners publish only when
      * asked: ask every worker (P2).  Relaxed: the request is a hint. */
-    for (unsigned i = 0; i < p->n; i++) {
+    for (unsigned i = 0, n = wf__nslots(p); i < n; i++) {
         struct wf__fast *v = &p->workers[i]->fast;
         if (i != w->index && !wf_load_relaxed(&v->request))
             wf_store_relaxed(&v->request, 1);

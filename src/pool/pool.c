@@ -5,6 +5,7 @@
 
 #define WF_DEFAULT_SPIN 1024u
 #define WF_DEFAULT_CAPACITY 64u
+#define WF_DEFAULT_SPARES 256u
 #define WF_MAX_CAPACITY ((size_t)1 << 30)
 
 /* Threads that are not workers see a stack that is full (spawn takes the
@@ -33,7 +34,10 @@ static int resolve_config(const wf_pool_config *in, wf_pool_config *out)
         out->spin = wf__env_uint("WEFT_SPIN", WF_DEFAULT_SPIN);
     if (out->deque_capacity == 0)
         out->deque_capacity = WF_DEFAULT_CAPACITY;
+    if (out->max_spares == 0)
+        out->max_spares = WF_DEFAULT_SPARES;
     if (out->threads > WF_MAX_THREADS || out->spin > WF_MAX_SPIN ||
+        out->max_spares > WF_MAX_SPARES ||
         out->deque_capacity > WF_MAX_CAPACITY)
         return WF_ERANGE;
     return 0;
@@ -54,11 +58,16 @@ static void display_env_once(const wf_pool_config *c)
             c->stack_size ? "" : " (system default)");
 }
 
+static size_t slots_bytes(const wf_pool *p)
+{
+    return (size_t)(p->n + p->max_spares) * sizeof *p->workers;
+}
+
 static void free_workers(wf_pool *p)
 {
     if (p->workers == NULL) /* creation failed before the array existed */
         return;
-    for (unsigned i = 0; i < p->n; i++) {
+    for (unsigned i = 0, n = wf__nslots(p); i < n; i++) {
         wf__worker *w = p->workers[i];
         if (w == NULL)
             continue;
@@ -66,7 +75,7 @@ static void free_workers(wf_pool *p)
         wf_deque_destroy(&w->deque);
         wf__free_aligned(&p->alloc, w->mem, sizeof *w);
     }
-    wf__free(&p->alloc, p->workers, p->n * sizeof *p->workers);
+    wf__free(&p->alloc, p->workers, slots_bytes(p));
 }
 
 static void free_pool(wf_pool *p)
@@ -75,34 +84,50 @@ static void free_pool(wf_pool *p)
     wf__free(&p->alloc, p->submit.ring, p->submit.cap * sizeof(wf_task *));
     pthread_mutex_destroy(&p->submit.lock);
     pthread_mutex_destroy(&p->idle_lock);
+    pthread_mutex_destroy(&p->spare_lock);
     pthread_cond_destroy(&p->idle_cond);
     wf_allocator a = p->alloc;
     wf__free_aligned(&a, p->mem, sizeof *p);
 }
 
+/* Allocate and initialise worker `index` (no thread yet).  The caller
+ * publishes it by raising nslots. */
+int wf__worker_create(wf_pool *p, unsigned index)
+{
+    void *raw;
+    wf__worker *w = wf__alloc_aligned(&p->alloc, sizeof *w, &raw);
+    if (w == NULL)
+        return WF_ENOMEM;
+    memset(w, 0, sizeof *w);
+    w->mem = raw;
+    w->pool = p;
+    w->index = index;
+    w->rng = 0x9E3779B97F4A7C15ull * (index + 1);
+    w->spare = index >= p->n;
+    int err = wf__stack_init(w, p->cfg.deque_capacity);
+    if (!err && (err = wf_deque_init(&w->deque, p->cfg.deque_capacity,
+                                     p->cfg.alloc)) != 0)
+        wf__stack_destroy(w);
+    if (err) {
+        wf__free_aligned(&p->alloc, raw, sizeof *w);
+        return err;
+    }
+    p->workers[index] = w;
+    return 0;
+}
+
 static int make_workers(wf_pool *p)
 {
-    p->workers = wf__alloc(&p->alloc, p->n * sizeof *p->workers);
+    p->workers = wf__alloc(&p->alloc, slots_bytes(p));
     if (p->workers == NULL)
         return WF_ENOMEM;
-    memset(p->workers, 0, p->n * sizeof *p->workers);
+    memset(p->workers, 0, slots_bytes(p));
     for (unsigned i = 0; i < p->n; i++) {
-        void *raw;
-        wf__worker *w = wf__alloc_aligned(&p->alloc, sizeof *w, &raw);
-        if (w == NULL)
-            return WF_ENOMEM;
-        memset(w, 0, sizeof *w);
-        w->mem = raw;
-        w->pool = p;
-        w->index = i;
-        w->rng = 0x9E3779B97F4A7C15ull * (i + 1);
-        p->workers[i] = w;
-        if (wf__stack_init(w, p->cfg.deque_capacity) != 0)
-            return WF_ENOMEM;
-        int err = wf_deque_init(&w->deque, p->cfg.deque_capacity,
-                                p->cfg.alloc);
+        int err = wf__worker_create(p, i);
         if (err)
             return err;
+        /* No thread runs yet: relaxed. */
+        wf_store_relaxed(&p->nslots, i + 1);
     }
     return 0;
 }
@@ -113,28 +138,38 @@ static void stop_workers(wf_pool *p)
     /* Release pairs with the acquire loads in the worker loop and park. */
     wf_store_release(&p->shutdown, 1);
     wf__wake_all(p);
-    for (unsigned i = 0; p->workers && i < p->n; i++)
-        if (p->workers[i] && p->workers[i]->started)
+    pthread_mutex_lock(&p->spare_lock); /* no spare starts from now on */
+    for (unsigned i = 0, n = wf__nslots(p); p->workers && i < n; i++)
+        if (p->workers[i] && p->workers[i]->started) {
             pthread_join(p->workers[i]->thread, NULL);
+            p->workers[i]->started = false;
+        }
+    pthread_mutex_unlock(&p->spare_lock);
 }
 
-static int start_workers(wf_pool *p)
+/* Start w's thread with the pool's stack size. */
+int wf__worker_start(wf__worker *w)
 {
     pthread_attr_t attr;
     if (pthread_attr_init(&attr) != 0)
         return WF_EAGAIN;
     int err = 0;
-    if (p->cfg.stack_size &&
-        pthread_attr_setstacksize(&attr, p->cfg.stack_size) != 0)
+    size_t stack = w->pool->cfg.stack_size;
+    if (stack && pthread_attr_setstacksize(&attr, stack) != 0)
         err = WF_ERANGE; /* below the system's minimum */
-    for (unsigned i = 0; i < p->n && !err; i++) {
-        wf__worker *w = p->workers[i];
-        if (pthread_create(&w->thread, &attr, wf__worker_main, w) != 0)
-            err = WF_EAGAIN;
-        else
-            w->started = true;
-    }
+    else if (pthread_create(&w->thread, &attr, wf__worker_main, w) != 0)
+        err = WF_EAGAIN;
+    else
+        w->started = true;
     pthread_attr_destroy(&attr);
+    return err;
+}
+
+static int start_workers(wf_pool *p)
+{
+    int err = 0;
+    for (unsigned i = 0; i < p->n && !err; i++)
+        err = wf__worker_start(p->workers[i]);
     return err;
 }
 
@@ -156,8 +191,10 @@ int wf_pool_create(wf_pool **out, const wf_pool_config *cfg)
     p->cfg = c;
     p->alloc = c.alloc ? *c.alloc : (wf_allocator){0};
     p->n = c.threads;
+    p->max_spares = c.max_spares;
     p->spin = c.spin;
     pthread_mutex_init(&p->submit.lock, NULL);
+    pthread_mutex_init(&p->spare_lock, NULL);
     pthread_mutex_init(&p->idle_lock, NULL);
     pthread_cond_init(&p->idle_cond, NULL);
     err = make_workers(p);
@@ -223,7 +260,8 @@ int wf_pool_stats(wf_pool *pool, wf_worker_stats *out, size_t n)
 {
     if (pool == NULL || (out == NULL && n > 0))
         return WF_EINVAL;
-    for (size_t i = 0; i < n && i < pool->n; i++) {
+    unsigned slots = wf__nslots(pool);
+    for (size_t i = 0; i < n && i < slots; i++) {
         wf__worker *w = pool->workers[i];
         wf__counters *c = &w->stats;
         /* Snapshots of single-writer counters: relaxed. */
@@ -240,5 +278,5 @@ int wf_pool_stats(wf_pool *pool, wf_worker_stats *out, size_t n)
             .wakes = wf_load_relaxed(&c->wakes),
         };
     }
-    return (int)pool->n;
+    return (int)slots;
 }

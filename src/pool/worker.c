@@ -58,7 +58,7 @@ bool wf__work_visible(wf_pool *pool)
 {
     if (wf_load_relaxed(&pool->submit.visible) > 0)
         return true;
-    for (unsigned i = 0; i < pool->n; i++)
+    for (unsigned i = 0, n = wf__nslots(pool); i < n; i++)
         if (wf_deque_size(&pool->workers[i]->deque) > 0)
             return true;
     return false;
@@ -68,14 +68,15 @@ bool wf__work_visible(wf_pool *pool)
 static wf_task *steal_any(wf__worker *w)
 {
     wf_pool *p = w->pool;
-    if (p->n < 2)
+    unsigned n = wf__nslots(p);
+    if (n < 2)
         return NULL;
     w->rng ^= w->rng << 13; /* xorshift64 */
     w->rng ^= w->rng >> 7;
     w->rng ^= w->rng << 17;
-    unsigned start = (unsigned)(w->rng % p->n);
-    for (unsigned k = 0; k < p->n; k++) {
-        unsigned i = (start + k) % p->n;
+    unsigned start = (unsigned)(w->rng % n);
+    for (unsigned k = 0; k < n; k++) {
+        unsigned i = (start + k) % n;
         if (i == w->index)
             continue;
         wf_task *t = wf__steal(w, p->workers[i]);
@@ -120,6 +121,8 @@ void *wf__worker_main(void *arg)
             wf__cpu_relax();
         } else if (idle <= p->spin + 32) {
             sched_yield(); /* let a preempted thread we wait on run */
+        } else if (w->spare && wf__spare_should_retire(w)) {
+            break; /* a spare nobody needs any more */
         } else {
             wf__park(w);
             idle = 0;

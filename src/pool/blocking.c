@@ -1,0 +1,93 @@
+/* Blocking inside a task (ForkJoinPool's ManagedBlocker): a worker about to
+ * block hands its private tasks to the others and, if fewer than `threads`
+ * workers would be left running, starts (or reuses) a spare.  A spare
+ * retires when it is idle and no longer needed. */
+#include "internal/pool.h"
+
+/* Workers running now, minus those blocked. */
+static int running(wf_pool *p)
+{
+    /* Relaxed: an estimate; being off by one starts a spare too many (it
+     * retires when idle) or one too few (the next begin corrects it). */
+    return (int)p->n + wf_load_relaxed(&p->spares_running) -
+           wf_load_relaxed(&p->blocked);
+}
+
+/* A slot for a new spare: a retired one (its thread joined first), else a
+ * new one.  Called with spare_lock held.  NULL when at the limit or out of
+ * memory. */
+static wf__worker *spare_slot(wf_pool *p)
+{
+    unsigned n = wf__nslots(p);
+    for (unsigned i = p->n; i < n; i++) {
+        wf__worker *w = p->workers[i];
+        if (wf_load_acquire(&w->retired)) { /* pairs with retire's release */
+            pthread_join(w->thread, NULL);
+            w->started = false;
+            wf_store_relaxed(&w->retired, 0);
+            return w;
+        }
+    }
+    if (n >= p->n + p->max_spares || wf__worker_create(p, n) != 0)
+        return NULL;
+    /* Release: thieves that see the new count see the worker (acquire in
+     * wf__nslots). */
+    wf_store_release(&p->nslots, n + 1);
+    return p->workers[n];
+}
+
+static void start_spare(wf_pool *p)
+{
+    pthread_mutex_lock(&p->spare_lock);
+    if (!wf_load_acquire(&p->shutdown) && running(p) < (int)p->n) {
+        wf__worker *w = spare_slot(p);
+        if (w) {
+            wf_fetch_add_seqcst(&p->spares_running, 1);
+            if (wf__worker_start(w) != 0) {
+                wf_fetch_add_seqcst(&p->spares_running, -1);
+                wf_store_release(&w->retired, 1); /* reusable, no thread */
+                w->started = false;
+            }
+        }
+    }
+    pthread_mutex_unlock(&p->spare_lock);
+}
+
+bool wf__spare_should_retire(wf__worker *w)
+{
+    wf_pool *p = w->pool;
+    /* Retire only by winning a CAS, so two idle spares cannot both leave
+     * when one is still needed. */
+    int s = wf_load_relaxed(&p->spares_running);
+    do {
+        if (s <= wf_load_relaxed(&p->blocked))
+            return false; /* still needed */
+    } while (!wf_cas_seqcst(&p->spares_running, &s, s - 1));
+    /* Release pairs with the acquire in spare_slot: the slot is reused
+     * only after this thread is joined. */
+    wf_store_release(&w->retired, 1);
+    return true;
+}
+
+int wf_blocking_begin(void)
+{
+    wf__worker *w = wf__current();
+    if (w == NULL || w->blocking_depth++ > 0)
+        return 0;
+    /* Another worker may need our private tasks to unblock us: publish
+     * them all (P2), then make sure enough workers run. */
+    wf__publish_some(w, (size_t)(w->fast.sp - w->fast.bp));
+    wf_fetch_add_seqcst(&w->pool->blocked, 1);
+    if (running(w->pool) < (int)w->pool->n)
+        start_spare(w->pool);
+    return 0;
+}
+
+int wf_blocking_end(void)
+{
+    wf__worker *w = wf__current();
+    if (w == NULL || w->blocking_depth == 0 || --w->blocking_depth > 0)
+        return 0;
+    wf_fetch_add_seqcst(&w->pool->blocked, -1);
+    return 0;
+}
