@@ -29,7 +29,7 @@ typedef struct bench_workload {
 } bench_workload;
 
 extern const bench_workload bench_fib, bench_nqueens, bench_uts,
-    bench_matmul, bench_sum;
+    bench_matmul, bench_sum, bench_pfor, bench_reduce;
 
 /* splitmix64's finaliser: a cheap, well-mixed hash; uts, matmul and sum
  * draw their "random" data from it, so every run sees the same input. */

@@ -27,6 +27,9 @@
 #ifndef WEFT_BENCH_KERNEL_H
 #define WEFT_BENCH_KERNEL_H
 
+#include <stdatomic.h>
+#include <string.h>
+
 #include "bench.h"
 
 #ifdef WEFT_BENCH_SEQ
@@ -38,6 +41,11 @@
 #define BENCH_JOIN(frame, body) ((void)(frame))
 #define BENCH_PARALLEL_FOR(begin, end, grain, body, ctx)                     \
     ((void)(grain), body((begin), (end), (ctx)))
+/* acc starts as the identity; one call covers the whole range. */
+#define BENCH_PARALLEL_REDUCE(begin, end, grain, result, size, identity,     \
+                              body, combine, ctx)                            \
+    ((void)(grain), (void)(combine), memcpy((result), (identity), (size)),   \
+     body((begin), (end), (result), (ctx)))
 
 #else
 
@@ -56,6 +64,10 @@
 /* Kernels run inside wf_run, so the calling worker's pool is the pool. */
 #define BENCH_PARALLEL_FOR(begin, end, grain, body, ctx)                     \
     wf_parallel_for(wf_current_pool(), (begin), (end), (grain), (body), (ctx))
+#define BENCH_PARALLEL_REDUCE(begin, end, grain, result, size, identity,     \
+                              body, combine, ctx)                            \
+    wf_parallel_reduce(wf_current_pool(), (begin), (end), (grain), (result), \
+                       (size), (identity), (body), (combine), (ctx))
 
 #endif
 

@@ -29,7 +29,8 @@
 #endif
 
 static const bench_workload *const all_workloads[] = {
-    &bench_fib, &bench_nqueens, &bench_uts, &bench_matmul, &bench_sum,
+    &bench_fib,    &bench_nqueens, &bench_uts,    &bench_matmul,
+    &bench_sum,    &bench_pfor,    &bench_reduce,
 };
 #define N_WORKLOADS (sizeof all_workloads / sizeof all_workloads[0])
 
