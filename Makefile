@@ -19,8 +19,11 @@ build: configure
 	@$(CMAKE) --build $(BUILD) -j $(JOBS)
 
 demo: configure
-	@$(CMAKE) --build $(BUILD) -j $(JOBS) --target demo
+	@$(CMAKE) --build $(BUILD) -j $(JOBS) --target demo example_reservation
 	@$(BUILD)/examples/demo
+	@echo
+	@echo "flow graph: oneTBB's reservation walk-through (examples/reservation.c)"
+	@$(BUILD)/examples/example_reservation
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -5,5 +5,6 @@
 #include "weft/common.h"
 #include "weft/deque.h"
 #include "weft/pool.h"
+#include "weft/graph.h"
 
 #endif /* WEFT_H */

@@ -30,7 +30,12 @@ extern "C" {
     X(ERANGE, -7, "configuration value out of range")                        \
     X(EBUSY, -8, "object is busy")                                           \
     X(ECANCELED, -9, "operation canceled")                                   \
-    X(ESTATE, -10, "object is not in a state that allows this")
+    X(ESTATE, -10, "object is not in a state that allows this")              \
+    X(ESIZE, -11, "message sizes of the two ports differ")                   \
+    X(EEXIST, -12, "it already exists (an edge added twice)")                \
+    X(ENOPORT, -13, "no such port (index out of range, or ambiguous)")       \
+    X(ENOENT, -14, "no such object (edge, reservation)")                     \
+    X(EDESTROYED, -15, "the node's graph was destroyed")
 
 enum {
 #define WF__ERR_ENUM(name, val, msg) WF_##name = (val),

@@ -98,7 +98,9 @@ WF_API unsigned wf_pool_threads(const wf_pool *pool);
 /* Pool of the calling worker thread, or NULL outside any pool. */
 WF_API wf_pool *wf_current_pool(void);
 
-/* Index of the calling worker in its pool (0..threads-1), or -1. */
+/* Index of the calling worker in its pool, or -1 outside any pool: 0 ..
+ * threads-1 for the pool's workers, threads and above for spare workers
+ * (wf_blocking_begin). */
 WF_API int wf_worker_index(void);
 
 /* ---- fork-join --------------------------------------------------------- */
@@ -125,12 +127,12 @@ static inline int wf_join_fn(wf_task *t, wf_task_fn fn);
 
 /* Run fn(arg) on a worker of `pool` and wait for it (and everything it
  * spawned) to finish.  From a worker of the same pool, fn runs inline.
- * Returns 0, WF_EINVAL (pool or fn NULL) or WF_ENOMEM. */
+ * Returns 0, or WF_EINVAL (pool or fn NULL).  Never allocates. */
 WF_API int wf_run(wf_pool *pool, void (*fn)(void *arg), void *arg);
 
 /* Fire and forget: fn(t) runs later on some worker.  t must stay valid until
  * fn starts; fn may free it.  Do not join t.  Any thread.
- * Returns 0, WF_EINVAL or WF_ENOMEM. */
+ * Returns 0, or WF_EINVAL.  Never allocates: t itself is queued. */
 WF_API int wf_submit(wf_pool *pool, wf_task *t, wf_task_fn fn);
 
 /* Block until every task submitted with wf_submit/wf_run has finished.

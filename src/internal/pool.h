@@ -49,13 +49,14 @@ typedef struct wf__worker {
 } wf__worker;
 
 /* Submission queue for threads that are not workers (wf_run, wf_submit,
- * wf_spawn from outside).  A mutex-protected ring: external entry is rare
- * and already pays a futex wake. */
+ * wf_spawn from outside).  An intrusive FIFO under a mutex, linked through
+ * the tasks' thief_ field (unused until a task is stolen, and root tasks
+ * are never stolen): submitting never allocates, so it cannot fail.
+ * External entry is rare and already pays a futex wake. */
 typedef struct wf__submitq {
     pthread_mutex_t lock;
-    wf_task **ring;
-    size_t head, count, cap;
-    _Atomic size_t visible; /* count, readable without the lock */
+    wf_task *head, *tail;
+    _Atomic size_t visible; /* queued tasks, readable without the lock */
 } wf__submitq;
 
 struct wf_pool {
@@ -123,6 +124,7 @@ int wf__worker_start(wf__worker *w);
 
 /* blocking.c */
 bool wf__spare_should_retire(wf__worker *w);
+bool wf__spares_surplus(wf_pool *p);
 
 /* worker.c */
 void *wf__worker_main(void *arg);
@@ -143,7 +145,7 @@ void wf__spawn_external(wf_pool *pool, wf_task *t, wf_task_fn fn);
 void *wf__thread_token(void);
 
 /* submit.c */
-int wf__submit_root(wf_pool *pool, wf_task *t);
+void wf__submit_root(wf_pool *pool, wf_task *t);
 wf_task *wf__take_submitted(wf_pool *pool);
 void wf__root_done(wf_pool *pool);
 

@@ -22,7 +22,8 @@ static wf__worker *spare_slot(wf_pool *p)
     for (unsigned i = p->n; i < n; i++) {
         wf__worker *w = p->workers[i];
         if (wf_load_acquire(&w->retired)) { /* pairs with retire's release */
-            pthread_join(w->thread, NULL);
+            if (w->started) /* not a slot whose thread failed to start */
+                pthread_join(w->thread, NULL);
             w->started = false;
             wf_store_relaxed(&w->retired, 0);
             return w;
@@ -51,6 +52,11 @@ static void start_spare(wf_pool *p)
         }
     }
     pthread_mutex_unlock(&p->spare_lock);
+}
+
+bool wf__spares_surplus(wf_pool *p)
+{
+    return running(p) > (int)p->n;
 }
 
 bool wf__spare_should_retire(wf__worker *w)
@@ -88,6 +94,12 @@ int wf_blocking_end(void)
     wf__worker *w = wf__current();
     if (w == NULL || w->blocking_depth == 0 || --w->blocking_depth > 0)
         return 0;
-    wf_fetch_add_seqcst(&w->pool->blocked, -1);
+    wf_pool *p = w->pool;
+    wf_fetch_add_seqcst(&p->blocked, -1);
+    /* Spares that parked while they were needed are surplus now: wake
+     * them so they retire (they check at the point where they would park
+     * again). */
+    if (running(p) > (int)p->n)
+        wf__wake_all(p);
     return 0;
 }

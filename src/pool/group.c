@@ -88,12 +88,13 @@ int wf_group_wait(wf_group *g)
         return WF_EPERM;
     if (wf_load_relaxed(&g->state_) != GROUP_ACTIVE) /* we are its writer */
         return WF_ESTATE;
-    for (wf_group_task *t = g->head_; t != NULL; t = t->next_) {
-        int err = wf_join(&t->task);
-        if (err != 0)
+    /* Take from the head each time: a task that runs inline here may spawn
+     * into this group, and its new task must be joined too. */
+    for (wf_group_task *t; (t = g->head_) != NULL;) {
+        g->head_ = t->next_;
+        if (wf_join(&t->task) != 0)
             WF_BUG("a group task could not be joined");
     }
-    g->head_ = NULL;
     wf_store_relaxed(&g->state_, GROUP_WAITED); /* see init */
     int err = wf_load_acquire(&g->error_); /* see group_task */
     if (err == 0 && wf_group_is_cancelled(g))

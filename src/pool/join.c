@@ -80,8 +80,10 @@ void wf__spawn_external(wf_pool *pool, wf_task *t, wf_task_fn fn)
     t->fn = fn;
     t->flags_ = 0;
     t->owner_ = &external_token;
-    if (pool == NULL || wf__submit_root(pool, t) != 0) {
-        fn(t); /* no memory: run it now rather than lose it */
+    if (pool != NULL) {
+        wf__submit_root(pool, t);
+    } else {
+        fn(t); /* no pool could be created: run it now, not lose it */
         wf_store_relaxed(&t->done_, WF__DONE); /* only we read it */
     }
 }

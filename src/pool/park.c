@@ -59,7 +59,11 @@ void wf__park(wf__worker *w)
     wf_fetch_add_seqcst(&p->sleepers, 1);
     /* P3: pairs with the fence in wf__wake_one (see there). */
     wf_fence_seqcst();
-    if (!wf__work_visible(p) && !wf_load_acquire(&p->shutdown)) {
+    /* A spare also stays up when it has become surplus: it retires at the
+     * top of its loop.  wf_blocking_end decrements `blocked` before it
+     * wakes everyone, so the same fence argument covers that wake-up. */
+    if (!wf__work_visible(p) && !wf_load_acquire(&p->shutdown) &&
+        !(w->spare && wf__spares_surplus(p))) {
         wf_counter_inc(&w->stats.parks);
         wf__futex_wait(&p->epoch, epoch);
     }

@@ -81,7 +81,6 @@ static void free_workers(wf_pool *p)
 static void free_pool(wf_pool *p)
 {
     free_workers(p);
-    wf__free(&p->alloc, p->submit.ring, p->submit.cap * sizeof(wf_task *));
     pthread_mutex_destroy(&p->submit.lock);
     pthread_mutex_destroy(&p->idle_lock);
     pthread_mutex_destroy(&p->spare_lock);

@@ -1,44 +1,25 @@
 /* Entry from outside the pool: the submission queue, wf_run, wf_submit,
  * wf_pool_wait_idle. */
-#include <string.h>
-
 #include "internal/pool.h"
 
-/* Grow the ring to twice its size; the lock is held. */
-static int submitq_grow(wf_pool *pool)
+void wf__submit_root(wf_pool *pool, wf_task *t)
 {
     wf__submitq *q = &pool->submit;
-    size_t cap = q->cap ? q->cap * 2 : 64;
-    wf_task **ring = wf__alloc(&pool->alloc, cap * sizeof *ring);
-    if (ring == NULL)
-        return WF_ENOMEM;
-    for (size_t i = 0; i < q->count; i++)
-        ring[i] = q->ring[(q->head + i) % q->cap];
-    wf__free(&pool->alloc, q->ring, q->cap * sizeof *ring);
-    q->ring = ring;
-    q->cap = cap;
-    q->head = 0;
-    return 0;
-}
-
-int wf__submit_root(wf_pool *pool, wf_task *t)
-{
-    wf__submitq *q = &pool->submit;
+    /* thief_ is the queue's link; the lock orders it: relaxed. */
+    wf_store_relaxed(&t->thief_, NULL);
     pthread_mutex_lock(&q->lock);
-    if (q->count == q->cap && submitq_grow(pool) != 0) {
-        pthread_mutex_unlock(&q->lock);
-        return WF_ENOMEM;
-    }
-    q->ring[(q->head + q->count) % q->cap] = t;
-    q->count++;
+    if (q->tail)
+        wf_store_relaxed(&q->tail->thief_, (void *)t);
+    else
+        q->head = t;
+    q->tail = t;
     /* Counted before it can run, so wait_idle cannot miss it. */
     wf_fetch_add_seqcst(&pool->roots, 1);
-    /* Relaxed: the lock orders the ring; this is read as a hint, and the
+    /* Relaxed: the lock orders the list; this is read as a hint, and the
      * wake protocol (P3) covers a sleeper. */
-    wf_store_relaxed(&q->visible, q->count);
+    wf_store_relaxed(&q->visible, wf_load_relaxed(&q->visible) + 1);
     pthread_mutex_unlock(&q->lock);
     wf__wake_one(pool, NULL);
-    return 0;
 }
 
 wf_task *wf__take_submitted(wf_pool *pool)
@@ -46,13 +27,14 @@ wf_task *wf__take_submitted(wf_pool *pool)
     wf__submitq *q = &pool->submit;
     if (wf_load_relaxed(&q->visible) == 0) /* hint; the lock decides */
         return NULL;
-    wf_task *t = NULL;
     pthread_mutex_lock(&q->lock);
-    if (q->count > 0) {
-        t = q->ring[q->head];
-        q->head = (q->head + 1) % q->cap;
-        q->count--;
-        wf_store_relaxed(&q->visible, q->count);
+    wf_task *t = q->head;
+    if (t) {
+        q->head = wf_load_relaxed(&t->thief_); /* the link, see submit */
+        if (q->head == NULL)
+            q->tail = NULL;
+        wf_store_relaxed(&t->thief_, NULL);
+        wf_store_relaxed(&q->visible, wf_load_relaxed(&q->visible) - 1);
     }
     pthread_mutex_unlock(&q->lock);
     return t;
@@ -85,7 +67,8 @@ int wf_submit(wf_pool *pool, wf_task *t, wf_task_fn fn)
     t->fn = fn;
     t->owner_ = WF__JOINED; /* nobody may join it */
     t->flags_ = WF__TASK_DETACHED;
-    return wf__submit_root(pool, t);
+    wf__submit_root(pool, t);
+    return 0;
 }
 
 typedef struct {
@@ -109,9 +92,7 @@ int wf_run(wf_pool *pool, void (*fn)(void *arg), void *arg)
         return 0;
     }
     run_frame f = {.task = {.fn = run_body}, .fn = fn, .arg = arg};
-    int err = wf__submit_root(pool, &f.task);
-    if (err)
-        return err;
+    wf__submit_root(pool, &f.task);
     wf__task_wait(&f.task);
     return 0;
 }

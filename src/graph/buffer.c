@@ -1,0 +1,156 @@
+/* broadcast_node, buffer_node and queue_node.
+ *
+ * A broadcast node keeps nothing: a put is offered at once, on the putting
+ * thread, to every successor in push state, and is "accepted" whatever
+ * they answer (oneTBB's broadcast_node does the same).  It cannot be
+ * pulled from, so an edge a receiver reversed comes back to push at the
+ * receiver's next pull, and what was offered meanwhile is lost: the
+ * behaviour the reservation seed walks through.
+ *
+ * Buffer and queue nodes are a store (store.c) behind one input port:
+ * single-push, try_get, reservation.  The buffer_node's order is not part
+ * of its contract; both are FIFO here, which the reserving join relies on
+ * for a repeatable run_example2 (it reserves the oldest message). */
+#include "graph/graph_impl.h"
+
+/* ---- broadcast --------------------------------------------------------------- */
+
+static int broadcast_put(wf__port *in, const void *msg)
+{
+    wf__push_broadcast(&in->node->out[0], msg);
+    return WF__ACCEPT;
+}
+
+static void no_ops(wf_node *n, wf__op *op)
+{
+    (void)n, (void)op;
+    WF__GBUG("unknown operation");
+}
+
+static const wf__node_ops broadcast_ops = {
+    .kind = "broadcast_node",
+    .put = broadcast_put,
+    .handle = no_ops,
+};
+
+int wf_broadcast_node_create(wf_node **out, wf_graph *g, size_t msg_size)
+{
+    if (out == NULL)
+        return WF_EINVAL;
+    wf_node *n;
+    int err = wf__node_create(&n, g, sizeof *n, &broadcast_ops, 1, &msg_size,
+                              1, &msg_size);
+    if (err)
+        return err;
+    wf__node_publish(n);
+    *out = n;
+    return 0;
+}
+
+/* ---- buffer and queue ---------------------------------------------------------- */
+
+typedef struct buffer_node {
+    wf_node base;
+    wf__store store;
+} buffer_node;
+
+static wf__store *store_of(wf_node *n)
+{
+    return &((buffer_node *)n)->store;
+}
+
+static int buffer_put(wf__port *in, const void *msg)
+{
+    return wf__store_call(in->node, store_of(in->node), WF__ST_PUT, msg, NULL);
+}
+
+static int buffer_get(wf__port *out, void *msg)
+{
+    return wf__store_call(out->node, store_of(out->node), WF__ST_GET, NULL, msg);
+}
+
+static int buffer_reserve(wf__port *out, void *msg)
+{
+    return wf__store_call(out->node, store_of(out->node), WF__ST_RESERVE, NULL,
+                        msg);
+}
+
+static int buffer_release(wf__port *out)
+{
+    return wf__store_call(out->node, store_of(out->node), WF__ST_RELEASE, NULL,
+                        NULL);
+}
+
+static int buffer_consume(wf__port *out)
+{
+    return wf__store_call(out->node, store_of(out->node), WF__ST_CONSUME, NULL,
+                        NULL);
+}
+
+static void buffer_succ_push(wf__port *out)
+{
+    wf__store_call(out->node, store_of(out->node), WF__ST_SUCC_PUSH, NULL, NULL);
+}
+
+static void buffer_handle(wf_node *n, wf__op *op)
+{
+    wf__store_handle(n, store_of(n), (wf__store_op *)op);
+}
+
+static void buffer_reset(wf_node *n)
+{
+    wf__store *s = store_of(n);
+    wf__fifo_clear(&s->q);
+    s->reserved = 0;
+}
+
+static size_t buffer_held(wf_node *n)
+{
+    return store_of(n)->q.count;
+}
+
+static void buffer_destroy(wf_node *n)
+{
+    wf__store_free(store_of(n));
+}
+
+#define BUFFER_OPS(name)                                                     \
+    {                                                                        \
+        .kind = name, .put = buffer_put, .get = buffer_get,                  \
+        .reserve = buffer_reserve, .release = buffer_release,               \
+        .consume = buffer_consume, .succ_push = buffer_succ_push,           \
+        .handle = buffer_handle, .reset = buffer_reset,                      \
+        .held = buffer_held, .destroy = buffer_destroy,                      \
+    }
+
+static const wf__node_ops buffer_ops = BUFFER_OPS("buffer_node");
+static const wf__node_ops queue_ops = BUFFER_OPS("queue_node");
+
+static int create(wf_node **out, wf_graph *g, size_t msg_size,
+                  const wf__node_ops *ops)
+{
+    if (out == NULL)
+        return WF_EINVAL;
+    wf_node *n;
+    int err = wf__node_create(&n, g, sizeof(buffer_node), ops, 1, &msg_size,
+                              1, &msg_size);
+    if (err)
+        return err;
+    if (wf__store_init(store_of(n), n, msg_size, false) != 0) {
+        wf__node_free(n);
+        return WF_ENOMEM;
+    }
+    wf__node_publish(n);
+    *out = n;
+    return 0;
+}
+
+int wf_buffer_node_create(wf_node **out, wf_graph *g, size_t msg_size)
+{
+    return create(out, g, msg_size, &buffer_ops);
+}
+
+int wf_queue_node_create(wf_node **out, wf_graph *g, size_t msg_size)
+{
+    return create(out, g, msg_size, &queue_ops);
+}

@@ -1,0 +1,75 @@
+/* wf_graph_write_dot: the topology in Graphviz DOT.
+ *
+ * Nodes show kind, name and how many messages they hold (read through each
+ * node's aggregator, so the count is a consistent snapshot per node).
+ * Edges are solid in push state and dashed in pull state, labelled with
+ * the port numbers of multi-port nodes. */
+#include "graph/graph_impl.h"
+
+static void write_escaped(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        fputc(*s == '\n' ? ' ' : *s, f);
+    }
+}
+
+static size_t held(wf_node *n)
+{
+    wf__held_op op = {.op.type = WF__OP_HELD};
+    wf__node_exec(n, &op.op);
+    return op.held;
+}
+
+static void write_node(FILE *f, wf_node *n)
+{
+    fprintf(f, "  n%u [label=\"", n->id);
+    write_escaped(f, n->ops->kind);
+    if (n->name) {
+        fputs("\\n", f);
+        write_escaped(f, n->name);
+    }
+    fprintf(f, "\\nholds %zu\"];\n", held(n));
+}
+
+static void write_edges(FILE *f, wf_node *n)
+{
+    for (unsigned i = 0; i < n->n_out; i++) {
+        /* Acquire pairs with the list's publication (node.c). */
+        wf__edges *l = wf_load_acquire(&n->out[i].edges);
+        for (size_t k = 0; l && k < l->n; k++) {
+            wf__edge *e = l->e[k];
+            /* Relaxed: a snapshot; the state may change right after. */
+            bool pull = wf_load_relaxed(&e->state) == WF__PULL;
+            fprintf(f, "  n%u -> n%u [label=\"%s\"%s", n->id,
+                    e->to->node->id, pull ? "pull" : "push",
+                    pull ? ", style=dashed" : "");
+            if (n->n_out > 1)
+                fprintf(f, ", taillabel=\"%u\"", i);
+            if (e->to->node->n_in > 1)
+                fprintf(f, ", headlabel=\"%u\"", e->to->index);
+            fputs("];\n", f);
+        }
+    }
+}
+
+int wf_graph_write_dot(wf_graph *g, FILE *f)
+{
+    if (g == NULL || f == NULL)
+        return WF_EINVAL;
+    pthread_mutex_lock(&g->topo);
+    fputs("digraph weft {\n  rankdir=LR;\n  node [shape=box];\n", f);
+    /* The list is newest first; print in creation order for a stable
+     * layout. */
+    wf_node *last = g->nodes;
+    while (last && last->next)
+        last = last->next;
+    for (wf_node *n = last; n; n = n->prev)
+        write_node(f, n);
+    for (wf_node *n = last; n; n = n->prev)
+        write_edges(f, n);
+    fputs("}\n", f);
+    pthread_mutex_unlock(&g->topo);
+    return ferror(f) ? WF_EAGAIN : 0;
+}

@@ -1,0 +1,331 @@
+/* Ports, edges and the push/pull protocol between nodes (G3).
+ *
+ * An edge is shared by its two ends.  Each end lists it in an immutable
+ * array published through the node's aggregator; edits copy the array
+ * under the graph's topology lock, which also makes "does this edge exist"
+ * and the two publications one step for other editors. */
+#include "graph/graph_impl.h"
+
+/* ---- ports ------------------------------------------------------------------ */
+
+/* The internal port a wf_port names, checked: WF_EINVAL for a NULL node or
+ * the wrong direction, WF_ENOPORT for an index out of range or a node with
+ * several ports standing for one, WF_EDESTROYED for a detached node. */
+static int resolve(wf_port p, bool input, wf__port **out)
+{
+    if (p.node == NULL)
+        return WF_EINVAL;
+    if (((p.dir_ & WF__PORT_IN) != 0) != input)
+        return WF_EINVAL;
+    if (wf__node_graph(p.node) == NULL)
+        return WF_EDESTROYED;
+    unsigned count = input ? p.node->n_in : p.node->n_out;
+    if ((p.dir_ & WF__PORT_ONLY) ? count != 1 : p.index >= count)
+        return WF_ENOPORT;
+    *out = input ? &p.node->in[p.index] : &p.node->out[p.index];
+    return 0;
+}
+
+size_t wf_port_msg_size(wf_port p)
+{
+    wf__port *port;
+    if (resolve(p, (p.dir_ & WF__PORT_IN) != 0, &port) != 0)
+        return 0;
+    return port->size;
+}
+
+/* ---- edge lists ------------------------------------------------------------- */
+
+static wf__edges *load_list(wf__port *p)
+{
+    /* Acquire pairs with the release store in node_handle (SET_EDGES). */
+    return wf_load_acquire(&p->edges);
+}
+
+static wf__edge *find_edge(wf__port *from, wf__port *to)
+{
+    wf__edges *l = load_list(from);
+    for (size_t i = 0; l && i < l->n; i++)
+        if (l->e[i]->to == to)
+            return l->e[i];
+    return NULL;
+}
+
+/* A copy of p's list with e added (add) or removed; NULL on no memory. */
+static wf__edges *edited(wf__port *p, wf__edge *e, bool add)
+{
+    wf__edges *old = load_list(p);
+    size_t n = old ? old->n : 0;
+    wf__edges *l = malloc(sizeof *l + (n + 1) * sizeof l->e[0]);
+    if (l == NULL)
+        return NULL;
+    l->n = 0;
+    l->retired = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (old->e[i] != e)
+            l->e[l->n++] = old->e[i];
+    if (add)
+        l->e[l->n++] = e;
+    return l;
+}
+
+static void publish(wf__port *p, wf__edges *l)
+{
+    wf__edges_op op = {.op.type = WF__OP_SET_EDGES, .port = p, .list = l};
+    wf__node_exec(p->node, &op.op);
+}
+
+static int check_pair(wf_port from, wf_port to, wf__port **fp, wf__port **tp)
+{
+    int err = resolve(from, false, fp);
+    if (err == 0)
+        err = resolve(to, true, tp);
+    if (err)
+        return err;
+    if (wf__node_graph(from.node) != wf__node_graph(to.node))
+        return WF_EINVAL;
+    return (*fp)->size == (*tp)->size ? 0 : WF_ESIZE;
+}
+
+int wf_make_edge_ports(wf_port from, wf_port to)
+{
+    wf__port *fp, *tp;
+    int err = check_pair(from, to, &fp, &tp);
+    if (err)
+        return err;
+    wf_graph *g = wf__node_graph(from.node);
+    pthread_mutex_lock(&g->topo);
+    wf__edge *e = NULL;
+    wf__edges *fl = NULL, *tl = NULL;
+    if (find_edge(fp, tp)) {
+        err = WF_EEXIST;
+    } else if ((e = calloc(1, sizeof *e)) == NULL ||
+               (fl = edited(fp, e, true)) == NULL ||
+               (tl = edited(tp, e, true)) == NULL) {
+        free(e);
+        free(fl);
+        err = WF_ENOMEM;
+    } else {
+        e->from = fp;
+        e->to = tp;
+        wf_store_relaxed(&e->state, WF__PUSH); /* published below */
+        /* Receiver first: once the sender lists the edge it may push and
+         * the receiver may need to pull back along it. */
+        publish(tp, tl);
+        publish(fp, fl);
+    }
+    pthread_mutex_unlock(&g->topo);
+    /* A buffering sender offers what it holds to its new successor. */
+    if (err == 0 && fp->node->ops->succ_push)
+        fp->node->ops->succ_push(fp);
+    return err;
+}
+
+int wf_remove_edge_ports(wf_port from, wf_port to)
+{
+    wf__port *fp, *tp;
+    int err = check_pair(from, to, &fp, &tp);
+    if (err)
+        return err;
+    wf_graph *g = wf__node_graph(from.node);
+    pthread_mutex_lock(&g->topo);
+    wf__edge *e = find_edge(fp, tp);
+    wf__edges *fl = NULL, *tl = NULL;
+    if (e == NULL) {
+        err = WF_ENOENT;
+    } else if ((fl = edited(fp, e, false)) == NULL ||
+               (tl = edited(tp, e, false)) == NULL) {
+        free(fl);
+        err = WF_ENOMEM;
+    } else {
+        publish(fp, fl); /* sender first: no new push along e */
+        publish(tp, tl);
+        /* A push or pull that loaded an old list may still use e: keep it
+         * until the sender is destroyed. */
+        e->retired = fp->node->retired_edges;
+        fp->node->retired_edges = e;
+    }
+    pthread_mutex_unlock(&g->topo);
+    return err;
+}
+
+/* Remove every edge of n from its neighbours' lists and free the edges;
+ * the caller holds the topology lock (or the graph is gone). */
+void wf__edges_detach_all(wf_node *n)
+{
+    for (unsigned i = 0; i < n->n_in + n->n_out; i++) {
+        wf__port *p = &n->in[i];
+        wf__edges *l;
+        while ((l = load_list(p)) != NULL && l->n > 0) {
+            wf__edge *e = l->e[l->n - 1];
+            /* The other end is another port, perhaps of n itself (a
+             * self-loop), which then no longer lists e either. */
+            wf__port *other = p->is_input ? e->from : e->to;
+            wf__edges *ol = edited(other, e, false);
+            wf__edges *pl = edited(p, e, false);
+            if (ol == NULL || pl == NULL) /* neighbours may be in use */
+                WF__GBUG("out of memory while destroying a node");
+            publish(other, ol);
+            publish(p, pl);
+            free(e);
+        }
+    }
+}
+
+void wf__edges_reset(wf_node *n)
+{
+    for (unsigned i = 0; i < n->n_out; i++) {
+        wf__edges *l = load_list(&n->out[i]);
+        for (size_t k = 0; l && k < l->n; k++)
+            /* Quiescent graph (reset waited): no one else reads it now. */
+            wf_store_relaxed(&l->e[k]->state, WF__PUSH);
+    }
+}
+
+bool wf__has_edge(wf__port *p, int state)
+{
+    wf__edges *l = load_list(p);
+    for (size_t i = 0; l && i < l->n; i++)
+        /* Relaxed: a stale state is corrected by the notification that
+         * follows every change (G3). */
+        if (wf_load_relaxed(&l->e[i]->state) == state)
+            return true;
+    return false;
+}
+
+/* ---- push and pull ---------------------------------------------------------- */
+
+/* Offer msg along e.  A rejection that asks for pull reverses the edge and
+ * then tells the receiver, which will pull when it can (G3). */
+static bool offer(wf__edge *e, const void *msg)
+{
+    wf__port *to = e->to;
+    int r = to->node->ops->put(to, msg);
+    if (r == WF__REJECT_PULL) {
+        /* Relaxed: pred_pull's aggregator op orders it for the receiver. */
+        wf_store_relaxed(&e->state, WF__PULL);
+        if (to->node->ops->pred_pull)
+            to->node->ops->pred_pull(to);
+    }
+    return r == WF__ACCEPT; /* an error (no memory) is a plain rejection */
+}
+
+int wf__push_single(wf__port *out, const void *msg)
+{
+    wf__edges *l = load_list(out);
+    for (size_t i = 0; l && i < l->n; i++)
+        if (wf_load_relaxed(&l->e[i]->state) == WF__PUSH && offer(l->e[i], msg))
+            return 1;
+    return 0;
+}
+
+int wf__push_broadcast(wf__port *out, const void *msg)
+{
+    wf__edges *l = load_list(out);
+    int accepted = 0;
+    for (size_t i = 0; l && i < l->n; i++)
+        if (wf_load_relaxed(&l->e[i]->state) == WF__PUSH)
+            accepted += offer(l->e[i], msg);
+    return accepted;
+}
+
+/* A pull along e failed: the edge goes back to push and the sender is
+ * told, so it offers its next message (G3). */
+static void back_to_push(wf__edge *e)
+{
+    /* Relaxed: succ_push's aggregator op orders it for the sender. */
+    wf_store_relaxed(&e->state, WF__PUSH);
+    if (e->from->node->ops->succ_push)
+        e->from->node->ops->succ_push(e->from);
+}
+
+int wf__pull_get(wf__port *in, void *msg)
+{
+    wf__edges *l = load_list(in);
+    for (size_t i = 0; l && i < l->n; i++) {
+        wf__edge *e = l->e[i];
+        if (wf_load_relaxed(&e->state) != WF__PULL)
+            continue;
+        const wf__node_ops *ops = e->from->node->ops;
+        if (ops->get && ops->get(e->from, msg) == 1)
+            return 1;
+        back_to_push(e);
+    }
+    return 0;
+}
+
+wf__edge *wf__pull_reserve(wf__port *in, void *msg)
+{
+    wf__edges *l = load_list(in);
+    for (size_t i = 0; l && i < l->n; i++) {
+        wf__edge *e = l->e[i];
+        if (wf_load_relaxed(&e->state) != WF__PULL)
+            continue;
+        const wf__node_ops *ops = e->from->node->ops;
+        if (ops->reserve && ops->reserve(e->from, msg) == 1)
+            return e;
+        back_to_push(e);
+    }
+    return NULL;
+}
+
+/* ---- the public try_ calls -------------------------------------------------- */
+
+int wf_try_put_port(wf_port to, const void *msg)
+{
+    wf__port *p;
+    int err = resolve(to, true, &p);
+    if (err)
+        return err;
+    if (msg == NULL)
+        return WF_EINVAL;
+    if (wf_graph_is_cancelled(wf__node_graph(to.node)))
+        return WF_ECANCELED;
+    int r = p->node->ops->put(p, msg);
+    return r < 0 ? r : r == WF__ACCEPT;
+}
+
+/* Resolve an output port for a pull-side call. */
+static int sender(wf_port from, const void *msg, bool need_msg, wf__port **p)
+{
+    int err = resolve(from, false, p);
+    if (err == 0 && need_msg && msg == NULL)
+        err = WF_EINVAL;
+    return err;
+}
+
+int wf_try_get_port(wf_port from, void *msg)
+{
+    wf__port *p;
+    int err = sender(from, msg, true, &p);
+    if (err)
+        return err;
+    return p->node->ops->get ? p->node->ops->get(p, msg) : 0;
+}
+
+int wf_try_reserve_port(wf_port from, void *msg)
+{
+    wf__port *p;
+    int err = sender(from, msg, true, &p);
+    if (err)
+        return err;
+    return p->node->ops->reserve ? p->node->ops->reserve(p, msg) : 0;
+}
+
+int wf_try_release_port(wf_port from)
+{
+    wf__port *p;
+    int err = sender(from, NULL, false, &p);
+    if (err)
+        return err;
+    return p->node->ops->release ? p->node->ops->release(p) : WF_ENOENT;
+}
+
+int wf_try_consume_port(wf_port from)
+{
+    wf__port *p;
+    int err = sender(from, NULL, false, &p);
+    if (err)
+        return err;
+    return p->node->ops->consume ? p->node->ops->consume(p) : WF_ENOENT;
+}

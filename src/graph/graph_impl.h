@@ -1,0 +1,277 @@
+/* Private structures of the flow graph.  Never installed.
+ *
+ * The rules every file here follows (docs/graph.md explains them for users):
+ *
+ * G1  A node's state (buffers, counters, busy flags, edge lists) changes
+ *     only inside its aggregator's handler (aggregator.c).
+ * G2  A handler never calls another node, a user function or the pool: it
+ *     changes local state and tells its caller what to do next ("start the
+ *     forwarder", "spawn a runner").  No thread therefore ever waits for a
+ *     node while it is applying another node's operations, so aggregators
+ *     cannot deadlock however the edges loop.
+ * G3  Each edge has an atomic state, push or pull.  The sender turns it to
+ *     pull after a rejected push and then tells the receiver (pred_pull);
+ *     the receiver turns it back to push after a failed pull and then tells
+ *     the sender (succ_push).  The notification is an aggregator operation,
+ *     which orders the state change for the other side (the relaxed state
+ *     accesses rely on that), and it always follows the change, so neither
+ *     side can miss that the other changed its mind.
+ * G4  At most one thread forwards for a node at a time (its fwd_busy flag,
+ *     or fire_busy for a reserving join); a request that finds it busy sets
+ *     `again` and the forwarder looks once more before it stops.
+ * G5  The graph counts tasks in flight (pending); a task that starts new
+ *     work counts it before it stops counting itself. */
+#ifndef WF_GRAPH_IMPL_H
+#define WF_GRAPH_IMPL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal/atomic.h"
+#include "weft/graph.h"
+
+/* Broken internal invariant: report where, then abort. */
+#define WF__GBUG(msg)                                                        \
+    (fprintf(stderr, "weft: internal error at %s:%d: %s\n", __FILE__,        \
+             __LINE__, (msg)),                                               \
+     abort())
+
+/* ---- aggregator (aggregator.c) ---------------------------------------- */
+
+/* An operation record, embedded first in each node's op structs; lives on
+ * the caller's stack until its status says done. */
+typedef struct wf__op {
+    struct wf__op *next;
+    _Atomic int status; /* 0 queued, 1 done */
+    int type;
+} wf__op;
+
+typedef struct wf__agg {
+    wf__op *_Atomic mailbox; /* Treiber stack of queued operations */
+    _Atomic int busy;        /* a handler is applying a batch      */
+} wf__agg;
+
+typedef void (*wf__agg_handler)(void *self, wf__op *op);
+
+/* Queue op and return once it has been applied, by this thread or by the
+ * one that holds the aggregator. */
+void wf__agg_execute(wf__agg *a, wf__op *op, wf__agg_handler h, void *self);
+
+/* Spin, then yield (STYLE: never an unbounded busy loop). */
+void wf__backoff(unsigned *round);
+
+/* ---- graph (graph.c) --------------------------------------------------- */
+
+struct wf_graph {
+    wf_pool *pool;
+    _Atomic long pending;  /* tasks in flight (G5)                */
+    _Atomic int cancelled;
+    _Atomic int error;     /* first negative code from a body     */
+    pthread_mutex_t idle_lock; /* the 1 -> 0 step of pending, waits */
+    pthread_cond_t idle;
+    pthread_mutex_t topo;  /* node list, edge edits, names, DOT   */
+    wf_node *nodes;        /* doubly linked, under topo           */
+    unsigned next_id;
+};
+
+/* A pool task owned by a node (a runner, a forwarder).  The pool may run
+ * `run` once per wf__spawn; the task is not touched after `run` starts
+ * returning, so run may hand the record to the next spawn (G4). */
+typedef struct wf__gtask {
+    wf_task task; /* first: the pool sees this */
+    wf_graph *graph;
+    void (*run)(struct wf__gtask *t);
+    void *arg;
+} wf__gtask;
+
+void wf__spawn(wf_graph *g, wf__gtask *t);
+void wf__graph_fail(wf_graph *g, int err);
+/* Is this thread running a task of g?  (Waiting for g would deadlock.) */
+bool wf__graph_running_here(const wf_graph *g);
+/* True when the node's graph is cancelled or gone: stop starting work. */
+bool wf__node_stopped(const wf_node *n);
+
+/* ---- edges, ports, nodes (edge.c, node.c) ------------------------------ */
+
+enum { WF__PUSH = 0, WF__PULL = 1 };
+
+typedef struct wf__port wf__port;
+
+typedef struct wf__edge {
+    wf__port *from, *to;
+    _Atomic int state; /* WF__PUSH or WF__PULL (G3) */
+    struct wf__edge *retired;
+} wf__edge;
+
+/* An edge list is immutable once published; an edit publishes a copy and
+ * keeps the old one until the node is destroyed, so a forwarder may walk
+ * a list it loaded without holding anything. */
+typedef struct wf__edges {
+    size_t n;
+    struct wf__edges *retired;
+    wf__edge *e[];
+} wf__edges;
+
+struct wf__port {
+    wf_node *node;
+    unsigned index;
+    bool is_input;
+    size_t size;              /* message size */
+    wf__edges *_Atomic edges; /* successors / predecessors; NULL = none */
+};
+
+/* What put answers. */
+enum { WF__REJECT = 0, WF__ACCEPT = 1, WF__REJECT_PULL = 2 };
+
+typedef struct wf__node_ops {
+    const char *kind;
+    /* receiver side (input ports) */
+    int (*put)(wf__port *in, const void *msg); /* WF__ACCEPT... or <0 */
+    void (*pred_pull)(wf__port *in);           /* an in-edge became pull */
+    /* sender side (output ports); NULL: not pullable / reservable */
+    int (*get)(wf__port *out, void *msg);     /* 1 or 0 */
+    int (*reserve)(wf__port *out, void *msg); /* 1 or 0 */
+    int (*release)(wf__port *out);            /* 0 or WF_ENOENT */
+    int (*consume)(wf__port *out);
+    void (*succ_push)(wf__port *out); /* an out-edge became (or is new in) push */
+    /* inside the handler */
+    void (*handle)(wf_node *n, wf__op *op); /* kind-specific ops */
+    void (*reset)(wf_node *n);
+    size_t (*held)(wf_node *n);
+    /* outside, at destroy: free kind-specific memory */
+    void (*destroy)(wf_node *n);
+} wf__node_ops;
+
+struct wf_node {
+    const wf__node_ops *ops;
+    wf_graph *_Atomic graph; /* NULL once the graph is destroyed */
+    wf__agg agg;
+    char *name;      /* under graph->topo */
+    unsigned id;     /* DOT node id */
+    unsigned n_in, n_out;
+    wf__port *in, *out;
+    wf_node *next, *prev; /* graph's node list, under graph->topo */
+    wf__edges *retired_lists;
+    wf__edge *retired_edges;
+};
+
+/* Common operation types; kind-specific ones start at WF__OP_KIND. */
+enum {
+    WF__OP_SET_EDGES = 1,
+    WF__OP_RESET,
+    WF__OP_HELD,
+    WF__OP_KIND = 100
+};
+
+typedef struct wf__edges_op {
+    wf__op op;
+    wf__port *port;
+    wf__edges *list; /* the new list; the old one is retired */
+} wf__edges_op;
+
+typedef struct wf__held_op {
+    wf__op op;
+    size_t held;
+} wf__held_op;
+
+/* Apply op through the node's aggregator (G1). */
+void wf__node_exec(wf_node *n, wf__op *op);
+
+/* Allocate a node of `size` bytes (the kind's struct, wf_node first) with
+ * its ports, and add it to g.  in_sizes / out_sizes give each port's
+ * message size.  Returns 0 or WF_ENOMEM / WF_EINVAL / WF_EDESTROYED. */
+int wf__node_create(wf_node **out, wf_graph *g, size_t size,
+                    const wf__node_ops *ops, unsigned n_in,
+                    const size_t *in_sizes, unsigned n_out,
+                    const size_t *out_sizes);
+/* Free a node that was never shared (constructor failure paths). */
+void wf__node_free(wf_node *n);
+void wf__node_publish(wf_node *n); /* add to the graph's list */
+
+wf_graph *wf__node_graph(const wf_node *n);
+
+/* Push helpers for senders (G3): offer msg along the out-edges in push
+ * state; single: stop at the first that accepts (1 if one did);
+ * broadcast: offer to all (returns how many accepted). */
+int wf__push_single(wf__port *out, const void *msg);
+int wf__push_broadcast(wf__port *out, const void *msg);
+/* Pull helpers for receivers: try each in-edge in pull state; a sender that
+ * has nothing turns its edge back to push.  get: 1 if msg was filled.
+ * reserve: the edge whose sender now holds a reservation for us, or NULL. */
+int wf__pull_get(wf__port *in, void *msg);
+wf__edge *wf__pull_reserve(wf__port *in, void *msg);
+/* Any edge of port in state `state`?  Lock-free read of the list (G3). */
+bool wf__has_edge(wf__port *p, int state);
+/* Turn every edge of the node back to push (reset). */
+void wf__edges_reset(wf_node *n);
+/* Remove every edge of n from its neighbours and free them (destroy). */
+void wf__edges_detach_all(wf_node *n);
+
+/* ---- message FIFO and the buffering sender (store.c) -------------------- */
+
+typedef struct wf__fifo {
+    char *buf;
+    size_t size; /* bytes per message */
+    size_t cap, head, count;
+} wf__fifo;
+
+void wf__fifo_init(wf__fifo *q, size_t size);
+int wf__fifo_grow(wf__fifo *q); /* room for one more: 0 or WF_ENOMEM */
+int wf__fifo_push(wf__fifo *q, const void *msg);
+void *wf__fifo_front(wf__fifo *q);
+void wf__fifo_pop(wf__fifo *q, void *msg); /* msg may be NULL */
+void wf__fifo_clear(wf__fifo *q);
+void wf__fifo_free(wf__fifo *q);
+
+/* The sender side of a buffering node: its messages, the reservation of
+ * the head, and the forwarder (G4).  Buffer and queue nodes and the
+ * queueing / key-matching joins embed one for their output port 0. */
+typedef struct wf__store {
+    wf__fifo q;
+    int reserved;        /* 0, WF__RES_PULLER or WF__RES_FWD */
+    bool fwd_busy, fwd_again;
+    bool broadcast;      /* broadcast-push (joins) or single-push */
+    char *item;          /* the forwarder's copy of the head */
+    wf__gtask task;      /* the forwarder as a pool task */
+} wf__store;
+
+enum { WF__RES_PULLER = 1, WF__RES_FWD = 2 };
+
+/* Store operations; their types follow the node's own. */
+enum {
+    WF__ST_PUT = 50,
+    WF__ST_GET,
+    WF__ST_RESERVE,
+    WF__ST_RELEASE,
+    WF__ST_CONSUME,
+    WF__ST_SUCC_PUSH,
+    WF__ST_FWD
+};
+
+typedef struct wf__store_op {
+    wf__op op;
+    const void *in;
+    void *out;
+    int result;
+    int prev;     /* WF__ST_FWD: what became of the last item */
+    bool handoff; /* WF__ST_FWD: budget spent, continue in a task */
+    bool start;   /* the caller must run the forwarder */
+} wf__store_op;
+
+int wf__store_init(wf__store *s, wf_node *n, size_t size, bool broadcast);
+void wf__store_free(wf__store *s);
+/* Inside the handler: apply a WF__ST_* op to the node's store. */
+void wf__store_handle(wf_node *n, wf__store *s, wf__store_op *op);
+/* Inside the handler: may the forwarder start now?  Sets fwd_busy. */
+bool wf__store_should_start(wf_node *n, wf__store *s);
+/* Outside: run the forwarder that an op told us to start (G4). */
+void wf__store_kick(wf_node *n, wf__store *s);
+/* Outside: the sender-side entry points, for a node whose port 0 store is
+ * `s` (found through the node kind's accessor). */
+int wf__store_call(wf_node *n, wf__store *s, int type, const void *in,
+                 void *out);
+
+#endif /* WF_GRAPH_IMPL_H */

@@ -1,0 +1,180 @@
+/* What every node shares: creation with its ports, the aggregator handler
+ * for the common operations, names, destruction. */
+#include "graph/graph_impl.h"
+
+wf_graph *wf__node_graph(const wf_node *n)
+{
+    /* Acquire pairs with the release store in wf_graph_destroy. */
+    return wf_load_acquire(&((wf_node *)n)->graph);
+}
+
+/* The handler for every node (G1): common operations here, the kind's own
+ * through ops->handle. */
+static void node_handle(void *self, wf__op *op)
+{
+    wf_node *n = self;
+    switch (op->type) {
+    case WF__OP_SET_EDGES: {
+        wf__edges_op *e = (wf__edges_op *)op;
+        wf__edges *old = wf_load_relaxed(&e->port->edges);
+        /* Release pairs with the acquire loads of readers that walk the
+         * list outside the aggregator (wf__push_*, wf__pull_*). */
+        wf_store_release(&e->port->edges, e->list);
+        if (old) { /* a reader may still walk it: keep it (graph_impl.h) */
+            old->retired = n->retired_lists;
+            n->retired_lists = old;
+        }
+        break;
+    }
+    case WF__OP_RESET:
+        if (n->ops->reset)
+            n->ops->reset(n);
+        break;
+    case WF__OP_HELD:
+        ((wf__held_op *)op)->held = n->ops->held ? n->ops->held(n) : 0;
+        break;
+    default:
+        n->ops->handle(n, op);
+    }
+}
+
+void wf__node_exec(wf_node *n, wf__op *op)
+{
+    wf__agg_execute(&n->agg, op, node_handle, n);
+}
+
+static void init_ports(wf_node *n, wf__port *p, unsigned count, bool input,
+                       const size_t *sizes)
+{
+    for (unsigned i = 0; i < count; i++) {
+        p[i].node = n;
+        p[i].index = i;
+        p[i].is_input = input;
+        p[i].size = sizes[i];
+        wf_store_relaxed(&p[i].edges, NULL); /* not shared yet */
+    }
+}
+
+int wf__node_create(wf_node **out, wf_graph *g, size_t size,
+                    const wf__node_ops *ops, unsigned n_in,
+                    const size_t *in_sizes, unsigned n_out,
+                    const size_t *out_sizes)
+{
+    if (out == NULL || g == NULL)
+        return WF_EINVAL;
+    for (unsigned i = 0; i < n_in; i++)
+        if (in_sizes[i] == 0)
+            return WF_EINVAL;
+    for (unsigned i = 0; i < n_out; i++)
+        if (out_sizes[i] == 0)
+            return WF_EINVAL;
+    wf_node *n = calloc(1, size);
+    wf__port *ports = calloc(n_in + n_out + 1, sizeof *ports);
+    if (n == NULL || ports == NULL) {
+        free(n);
+        free(ports);
+        return WF_ENOMEM;
+    }
+    n->ops = ops;
+    wf_store_relaxed(&n->graph, g); /* published by wf__node_publish */
+    n->n_in = n_in;
+    n->n_out = n_out;
+    n->in = ports;
+    n->out = ports + n_in;
+    init_ports(n, n->in, n_in, true, in_sizes);
+    init_ports(n, n->out, n_out, false, out_sizes);
+    *out = n;
+    return 0;
+}
+
+void wf__node_publish(wf_node *n)
+{
+    wf_graph *g = wf__node_graph(n);
+    pthread_mutex_lock(&g->topo);
+    n->id = g->next_id++;
+    n->next = g->nodes;
+    if (g->nodes)
+        g->nodes->prev = n;
+    g->nodes = n;
+    pthread_mutex_unlock(&g->topo);
+}
+
+static void free_retired(wf_node *n)
+{
+    while (n->retired_lists) {
+        wf__edges *l = n->retired_lists;
+        n->retired_lists = l->retired;
+        free(l);
+    }
+    while (n->retired_edges) {
+        wf__edge *e = n->retired_edges;
+        n->retired_edges = e->retired;
+        free(e);
+    }
+}
+
+void wf__node_free(wf_node *n)
+{
+    if (n->ops->destroy)
+        n->ops->destroy(n);
+    for (unsigned i = 0; i < n->n_in + n->n_out; i++)
+        free(wf_load_relaxed(&n->in[i].edges)); /* unshared now */
+    free_retired(n);
+    free(n->in);
+    free(n->name);
+    free(n);
+}
+
+int wf_node_destroy(wf_node *n)
+{
+    if (n == NULL)
+        return 0;
+    wf_graph *g = wf__node_graph(n);
+    if (g == NULL) { /* detached: nothing runs; neighbours stay valid */
+        wf__edges_detach_all(n);
+        wf__node_free(n);
+        return 0;
+    }
+    if (wf__graph_running_here(g))
+        return WF_EPERM;
+    wf_graph_wait_for_all(g);
+    pthread_mutex_lock(&g->topo);
+    wf__edges_detach_all(n);
+    if (n->prev)
+        n->prev->next = n->next;
+    else
+        g->nodes = n->next;
+    if (n->next)
+        n->next->prev = n->prev;
+    pthread_mutex_unlock(&g->topo);
+    wf__node_free(n);
+    return 0;
+}
+
+int wf_node_set_name(wf_node *n, const char *name)
+{
+    if (n == NULL)
+        return WF_EINVAL;
+    wf_graph *g = wf__node_graph(n);
+    if (g == NULL)
+        return WF_EDESTROYED;
+    char *copy = NULL;
+    if (name) {
+        size_t len = strlen(name) + 1;
+        if ((copy = malloc(len)) == NULL)
+            return WF_ENOMEM;
+        memcpy(copy, name, len);
+    }
+    /* The name is read only by wf_graph_write_dot, under the same lock. */
+    pthread_mutex_lock(&g->topo);
+    char *old = n->name;
+    n->name = copy;
+    pthread_mutex_unlock(&g->topo);
+    free(old);
+    return 0;
+}
+
+const char *wf_node_kind(const wf_node *n)
+{
+    return n ? n->ops->kind : "";
+}

@@ -1,0 +1,86 @@
+/* graph_dot: wf_graph_write_dot shows kinds, names, what each node holds
+ * and each edge's push/pull state.
+ *
+ * Usage: graph_dot [FILE]   also writes the DOT text to FILE (docs/ keeps
+ * it, rendered with `dot -Tsvg`).
+ *
+ * The graph is the reservation walk-through (examples/reservation.c)
+ * after its run, before anything is taken out: buf2 still holds 7 and its
+ * edge to the join is in pull state (dashed); buf1's and bn's edges went
+ * back to push when the join found nothing to reserve there; buf_out holds
+ * the tuple (3,4).  Also: the same graph with no names and a fresh edge,
+ * a name with quotes is escaped, set_name(NULL) clears it. */
+#include "graph_test.h"
+
+static char *dot_of(wf_graph *g)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f != NULL);
+    CHECK_OK(wf_graph_write_dot(g, f));
+    fclose(f);
+    return text;
+}
+
+static void expect(const char *dot, const char *line)
+{
+    CHECK_MSG(strstr(dot, line) != NULL, "missing [%s] in\n%s", line, dot);
+}
+
+int main(int argc, char **argv)
+{
+    wf_pool *pool = gt_pool(2);
+    wf_graph *g = gt_graph(pool);
+    wf_node *bn = gt_broadcast(g, sizeof(int));
+    wf_node *buf1 = gt_buffer(g, sizeof(int)), *buf2 = gt_buffer(g, sizeof(int));
+    size_t sizes[2] = {sizeof(int), sizeof(int)};
+    wf_node *jn = gt_join(g, 2, sizes, WF_JOIN_RESERVING);
+    wf_node *out = gt_buffer(g, wf_port_msg_size(wf_output_port(jn, 0)));
+    CHECK_OK(wf_node_set_name(bn, "bn"));
+    CHECK_OK(wf_node_set_name(buf1, "buf1"));
+    CHECK_OK(wf_node_set_name(buf2, "buf2"));
+    CHECK_OK(wf_node_set_name(jn, "jn"));
+    CHECK_OK(wf_node_set_name(out, "buf_out"));
+    CHECK_OK(wf_make_edge(buf1, wf_input_port(jn, 0)));
+    CHECK_OK(wf_make_edge(bn, wf_input_port(jn, 0)));
+    CHECK_OK(wf_make_edge(buf2, wf_input_port(jn, 1)));
+    CHECK_OK(wf_make_edge(jn, out));
+    char *fresh = dot_of(g);
+    expect(fresh, "n1 -> n3 [label=\"push\", headlabel=\"0\"];");
+    expect(fresh, "holds 0");
+    gt_put(bn, 2);
+    gt_put(buf1, 3);
+    gt_put(buf2, 4);
+    gt_put(buf2, 7);
+    CHECK_OK(wf_graph_wait_for_all(g));
+
+    char *dot = dot_of(g);
+    expect(dot, "digraph weft {");
+    expect(dot, "n0 [label=\"broadcast_node\\nbn\\nholds 0\"];");
+    expect(dot, "n1 [label=\"buffer_node\\nbuf1\\nholds 0\"];");
+    expect(dot, "n2 [label=\"buffer_node\\nbuf2\\nholds 1\"];");
+    expect(dot, "n3 [label=\"join_node<reserving>\\njn\\nholds 0\"];");
+    expect(dot, "n4 [label=\"buffer_node\\nbuf_out\\nholds 1\"];");
+    expect(dot, "n0 -> n3 [label=\"push\", headlabel=\"0\"];");
+    expect(dot, "n1 -> n3 [label=\"push\", headlabel=\"0\"];");
+    expect(dot, "n2 -> n3 [label=\"pull\", style=dashed, headlabel=\"1\"];");
+    expect(dot, "n3 -> n4 [label=\"push\"];");
+    if (argc > 1) {
+        FILE *f = fopen(argv[1], "w");
+        CHECK(f != NULL);
+        CHECK_OK(wf_graph_write_dot(g, f));
+        CHECK(fclose(f) == 0);
+    }
+    CHECK_OK(wf_node_set_name(bn, "say \"hi\""));
+    CHECK_OK(wf_node_set_name(buf1, NULL));
+    char *renamed = dot_of(g);
+    expect(renamed, "say \\\"hi\\\"");
+    expect(renamed, "n1 [label=\"buffer_node\\nholds 0\"];");
+    free(fresh);
+    free(dot);
+    free(renamed);
+    GT_DESTROY(g, bn, buf1, buf2, jn, out);
+    CHECK_OK(wf_pool_destroy(pool));
+    CHECK_DONE("graph_dot");
+}

@@ -1,0 +1,115 @@
+/* Helpers shared by the flow graph tests: pools, nodes of ints, counters.
+ * Every helper CHECKs its calls, so a test reads as the topology it
+ * builds. */
+#ifndef WEFT_TEST_GRAPH_H
+#define WEFT_TEST_GRAPH_H
+
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+
+static inline wf_pool *gt_pool(unsigned threads)
+{
+    wf_pool_config cfg = WF_POOL_CONFIG_INIT;
+    cfg.threads = threads;
+    wf_pool *p = NULL;
+    CHECK_OK(wf_pool_create(&p, &cfg));
+    return p;
+}
+
+static inline wf_graph *gt_graph(wf_pool *pool)
+{
+    wf_graph *g = NULL;
+    CHECK_OK(wf_graph_create(&g, pool));
+    return g;
+}
+
+static inline wf_node *gt_queue(wf_graph *g, size_t size)
+{
+    wf_node *n = NULL;
+    CHECK_OK(wf_queue_node_create(&n, g, size));
+    return n;
+}
+
+static inline wf_node *gt_buffer(wf_graph *g, size_t size)
+{
+    wf_node *n = NULL;
+    CHECK_OK(wf_buffer_node_create(&n, g, size));
+    return n;
+}
+
+static inline wf_node *gt_broadcast(wf_graph *g, size_t size)
+{
+    wf_node *n = NULL;
+    CHECK_OK(wf_broadcast_node_create(&n, g, size));
+    return n;
+}
+
+static inline wf_node *gt_function(wf_graph *g, size_t in, size_t out,
+                                   unsigned conc, wf_fn_policy pol,
+                                   wf_body_fn body, void *ctx)
+{
+    wf_function_config c = WF_FUNCTION_CONFIG_INIT;
+    c.in_size = in;
+    c.out_size = out;
+    c.concurrency = conc;
+    c.policy = pol;
+    c.body = body;
+    c.ctx = ctx;
+    wf_node *n = NULL;
+    CHECK_OK(wf_function_node_create(&n, g, &c));
+    return n;
+}
+
+static inline wf_node *gt_join(wf_graph *g, unsigned ports, const size_t *sizes,
+                               wf_join_policy pol)
+{
+    wf_join_config c = WF_JOIN_CONFIG_INIT;
+    c.ports = ports;
+    c.msg_sizes = sizes;
+    c.policy = pol;
+    wf_node *n = NULL;
+    CHECK_OK(wf_join_node_create(&n, g, &c));
+    return n;
+}
+
+/* Put the int v into x (a node or a port); it must be accepted. */
+#define gt_put(x, v)                                                         \
+    do {                                                                     \
+        int gt_v_ = (v);                                                     \
+        CHECK_EQ(wf_try_put((x), &gt_v_), 1);                               \
+    } while (0)
+
+/* Everything left in an int buffer, in order; returns how many. */
+static inline int gt_drain(wf_node *n, int *out, int max)
+{
+    int k = 0, v;
+    while (wf_try_get(n, &v) == 1) {
+        CHECK(k < max);
+        out[k++] = v;
+    }
+    return k;
+}
+
+static inline void gt_sleep_us(long us)
+{
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+    nanosleep(&ts, NULL);
+}
+
+static inline void gt_destroy(wf_graph *g, wf_node **nodes, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        CHECK_OK(wf_node_destroy(nodes[i]));
+    CHECK_OK(wf_graph_destroy(g));
+}
+
+#define GT_DESTROY(g, ...)                                                   \
+    do {                                                                     \
+        wf_node *gt_nodes_[] = {__VA_ARGS__};                                \
+        gt_destroy((g), gt_nodes_, sizeof gt_nodes_ / sizeof gt_nodes_[0]);  \
+    } while (0)
+
+#endif /* WEFT_TEST_GRAPH_H */
