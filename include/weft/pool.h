@@ -271,13 +271,17 @@ WF_API int wf_pool_stats(wf_pool *pool, wf_worker_stats *out, size_t n);
 #define WF__JOINED ((void *)1) /* owner_ of a task that has been joined */
 
 /* The part of a worker that spawn and join touch.  Owner-private but for
- * `request` (written by thieves) and the counters (read by wf_pool_stats). */
+ * `limit` (thieves store NULL there to ask for work) and the counter (read
+ * by wf_pool_stats). */
 struct wf__fast {
     wf_task **sp;  /* next free slot of the private stack  */
     wf_task **end; /* one past the last slot               */
     wf_task **bp;  /* oldest entry not yet published       */
     _Atomic uint64_t spawns;
-    _Alignas(WF_CACHE_LINE) _Atomic int request; /* a thief wants work */
+    /* Spawn's one test: sp below limit.  limit is `end`, or NULL once a
+     * thief asks for work, so a full stack and a request both send the
+     * spawn to its slow path (rule P2). */
+    _Alignas(WF_CACHE_LINE) wf_task **_Atomic limit;
 };
 
 WF_API extern _Thread_local struct wf__fast *wf__self
@@ -285,13 +289,16 @@ WF_API extern _Thread_local struct wf__fast *wf__self
 
 WF_API int wf__spawn_slow(wf_task *t, wf_task_fn fn);
 WF_API int wf__join_slow(wf_task *t);
-WF_API void wf__publish(struct wf__fast *w);
 
 static inline int wf_spawn(wf_task *t, wf_task_fn fn)
 {
     struct wf__fast *w = wf__self;
-    if (__builtin_expect(t == NULL || fn == NULL || w->sp == w->end, 0))
-        return wf__spawn_slow(t, fn); /* not a worker, full stack, or bad */
+    /* Relaxed: limit is a hint that a thief wants work; answering it
+     * (publishing) has its own release and wake-up protocol (P2, P3). */
+    wf_task **limit = atomic_load_explicit(&w->limit, memory_order_relaxed);
+    if (__builtin_expect(t == NULL || fn == NULL ||
+                             (uintptr_t)w->sp >= (uintptr_t)limit, 0))
+        return wf__spawn_slow(t, fn); /* not a worker, full, asked, bad */
     t->fn = fn;
     t->owner_ = w;
     *w->sp++ = t;
@@ -300,11 +307,6 @@ static inline int wf_spawn(wf_task *t, wf_task_fn fn)
                           atomic_load_explicit(&w->spawns,
                                                memory_order_relaxed) + 1,
                           memory_order_relaxed);
-    /* A hint set by idle workers; relaxed is enough because publishing
-     * carries its own release and wake-up protocol (rule P2). */
-    if (__builtin_expect(atomic_load_explicit(&w->request,
-                                              memory_order_relaxed), 0))
-        wf__publish(w);
     return 0;
 }
 

@@ -129,6 +129,7 @@ bool wf__spares_surplus(wf_pool *p);
 /* worker.c */
 void *wf__worker_main(void *arg);
 wf_task *wf__steal(wf__worker *w, wf__worker *victim);
+void wf__ask_for_work(struct wf__fast *f);
 bool wf__work_visible(wf_pool *pool);
 /* For waits outside fork-join (the graph's wait_for_all): if the caller is
  * a worker, run one task taken from its pool (a submission or a steal) and

@@ -32,22 +32,28 @@ void wf__publish_some(wf__worker *w, size_t k)
     f->bp += k;
     if (f->bp == f->sp)
         f->bp = f->sp = w->stack_mem + 1;
-    /* The request is answered; relaxed, it is a hint (P2). */
-    wf_store_relaxed(&f->request, 0);
     wf_counter_inc(&w->stats.publishes);
     wf__wake_one(w->pool, w);
 }
 
-/* Answer a request: the older half (the larger tasks).  With none, the
- * request stays set and the next spawn answers it. */
-void wf__publish(struct wf__fast *f)
+/* Answer a request: the older half of the private tasks (the larger
+ * ones). */
+static void publish_half(wf__worker *w)
 {
-    size_t priv = (size_t)(f->sp - f->bp);
-    wf__publish_some((wf__worker *)f, (priv + 1) / 2);
+    size_t priv = (size_t)(w->fast.sp - w->fast.bp);
+    wf__publish_some(w, (priv + 1) / 2);
+}
+
+/* Set limit back to end and say whether a thief had asked for work (P2).
+ * An exchange, so a request stored meanwhile is either taken here or left
+ * for the next spawn, never lost.  acq_rel: this slow path is rare. */
+static bool take_request(struct wf__fast *f)
+{
+    return wf_exchange_acqrel(&f->limit, f->end) == NULL;
 }
 
 /* Room for one more private task: compact, else grow.  WF_ENOMEM if
- * neither is possible. */
+ * neither is possible.  The caller resets limit to the new end. */
 static int stack_make_room(wf__worker *w)
 {
     struct wf__fast *f = &w->fast;
@@ -101,14 +107,21 @@ int wf__spawn_slow(wf_task *t, wf_task_fn fn)
     t->flags_ = 0;
     t->owner_ = w;
     wf_counter_inc(&w->fast.spawns);
-    if (stack_make_room(w) != 0) {
-        fn(t); /* no memory: run it now rather than lose it */
-        wf_store_relaxed(&t->done_, WF__DONE); /* only we read it */
-        return 0;
+    bool asked = take_request(&w->fast);
+    if (w->fast.sp == w->fast.end) {
+        int err = stack_make_room(w);
+        asked |= take_request(&w->fast); /* end may have moved */
+        if (err != 0) {
+            fn(t); /* no memory: run it now rather than lose it */
+            wf_store_relaxed(&t->done_, WF__DONE); /* only we read it */
+            if (asked)
+                publish_half(w);
+            return 0;
+        }
     }
     *w->fast.sp++ = t;
-    if (wf_load_relaxed(&w->fast.request)) /* P2, as in wf_spawn */
-        wf__publish(&w->fast);
+    if (asked)
+        publish_half(w);
     return 0;
 }
 

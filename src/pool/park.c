@@ -49,11 +49,9 @@ void wf__park(wf__worker *w)
     wf_pool *p = w->pool;
     /* A sleeper is woken only by a publish, and owners publish only when
      * asked: ask every worker (P2).  Relaxed: the request is a hint. */
-    for (unsigned i = 0, n = wf__nslots(p); i < n; i++) {
-        struct wf__fast *v = &p->workers[i]->fast;
-        if (i != w->index && !wf_load_relaxed(&v->request))
-            wf_store_relaxed(&v->request, 1);
-    }
+    for (unsigned i = 0, n = wf__nslots(p); i < n; i++)
+        if (i != w->index)
+            wf__ask_for_work(&p->workers[i]->fast);
     /* Acquire pairs with the release increment in wf__wake_one. */
     uint32_t epoch = wf_load_acquire(&p->epoch);
     wf_fetch_add_seqcst(&p->sleepers, 1);

@@ -13,7 +13,8 @@
 static wf_task *no_worker_stack[1];
 struct wf__fast wf__no_worker = {.sp = no_worker_stack + 1,
                                  .end = no_worker_stack + 1,
-                                 .bp = no_worker_stack + 1};
+                                 .bp = no_worker_stack + 1,
+                                 .limit = no_worker_stack + 1};
 _Thread_local struct wf__fast *wf__self = &wf__no_worker;
 
 #ifdef WF__TSAN

@@ -16,6 +16,8 @@ int wf__stack_init(wf__worker *w, size_t cap)
     w->stack_mem[0] = NULL; /* P1: the sentinel below the stack */
     w->fast.bp = w->fast.sp = w->stack_mem + 1;
     w->fast.end = w->fast.sp + cap;
+    /* Before the worker's thread starts: relaxed. */
+    wf_store_relaxed(&w->fast.limit, w->fast.end);
     return 0;
 }
 
@@ -24,6 +26,14 @@ void wf__stack_destroy(wf__worker *w)
     wf__free(&w->pool->alloc, w->stack_mem,
              (w->stack_cap + 1) * sizeof(wf_task *));
     w->stack_mem = NULL;
+}
+
+/* Ask the owner of f to publish at its next spawn (P2).  Relaxed: a hint.
+ * Read before writing, so idle thieves do not bounce the line. */
+void wf__ask_for_work(struct wf__fast *f)
+{
+    if (wf_load_relaxed(&f->limit) != NULL)
+        wf_store_relaxed(&f->limit, NULL);
 }
 
 /* Poll victim's deque once.  On EMPTY, ask the victim to publish (P2). */
@@ -39,9 +49,8 @@ wf_task *wf__steal(wf__worker *w, wf__worker *victim)
         return t;
     }
     wf_counter_inc(&w->stats.failed_steals);
-    /* Read before writing, so idle thieves do not bounce the line. */
-    if (r == WF_POLL_EMPTY && !wf_load_relaxed(&victim->fast.request))
-        wf_store_relaxed(&victim->fast.request, 1);
+    if (r == WF_POLL_EMPTY)
+        wf__ask_for_work(&victim->fast);
     return NULL;
 }
 
