@@ -21,3 +21,17 @@ if [ -n "$need" ]; then
     apt-get update -qq
     apt-get install -y -qq $need
 fi
+# Optional: Debian's chromium, for weft-sim's HTML test (ctest skips that
+# one test without it).  Installed when we can; never a reason to fail.
+if ! command -v chromium >/dev/null 2>&1 &&
+   ! command -v chromium-browser >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "deps: installing chromium (weft-sim's HTML test)"
+        { DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+          DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } \
+            >/dev/null 2>&1 ||
+            echo "deps: chromium could not be installed; sim_html will be skipped" >&2
+    else
+        echo "deps: no chromium (needs root to install); sim_html will be skipped" >&2
+    fi
+fi

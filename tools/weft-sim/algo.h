@@ -1,0 +1,57 @@
+/* The algorithms weft-sim can load: the shipped deque (src/deque.c built
+ * with -DWF_SIM), its mutants, and two references written against the same
+ * instrumented atomics.  Every one offers the same owner/thief interface. */
+#ifndef WEFT_SIM_ALGO_H
+#define WEFT_SIM_ALGO_H
+
+#include "sim.h"
+
+/* A mutant weakens one access of the unchanged source: the access of kind
+ * `kind` with order `order` in function `func` whose address expression
+ * contains `expr` (NULL: any) runs with `new_order`, or is skipped when
+ * new_order is -1 (fences). */
+typedef struct sim_override {
+    const char *func;
+    int kind;
+    int order;
+    const char *expr;
+    int new_order;
+} sim_override;
+
+struct sim_algo {
+    const char *name;
+    /* Weakest model expected to catch it: "-" (expected correct), "sc",
+     * "tso", "pso", or "c11" (only the C11 language model can tell: out of
+     * reach of a hardware-style model, see docs/weft-sim.md). */
+    const char *catch_model;
+    const char *desc;
+    /* Direct-mode setup and teardown (run outside any simulated thread). */
+    int (*init)(int capacity);
+    void (*destroy)(void);
+    int (*push)(void *x);
+    void *(*pop)(void);
+    int (*poll)(void **out); /* WF_POLL_EMPTY / TAKEN / RETRY */
+    const sim_override *ovr; /* NULL-terminated by func == NULL, or NULL */
+};
+
+/* NULL-terminated, the shipped deque first. */
+const sim_algo *const *sim_algo_list(void);
+const sim_algo *sim_algo_find(const char *name);
+
+/* Adapters (weft.c, fjp.c, chaselev.c, variants.c). */
+extern const sim_algo sim_algo_weft, sim_algo_fjp, sim_algo_chaselev;
+int sim_weft_init(int capacity);
+void sim_weft_destroy(void);
+int sim_weft_push(void *x);
+void *sim_weft_pop(void);
+int sim_weft_poll(void **out);
+int sim_weft_poll_cas_first(void **out);
+
+/* Reference algorithms count the iterations of their retry loops through
+ * this: true while another iteration is allowed.  The explorer bounds
+ * spinning so that every execution ends (a poll that gives up returns
+ * empty, which never loses a task). */
+bool sim_spin_ok(int *iterations);
+extern int sim_spin_limit; /* default 2 */
+
+#endif

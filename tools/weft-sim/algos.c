@@ -1,0 +1,44 @@
+/* The list of algorithms weft-sim can load. */
+#include <string.h>
+
+#include "algo.h"
+
+extern const sim_algo sim_weft_mutants[];
+
+#define MAX_ALGOS 32
+static const sim_algo *list[MAX_ALGOS + 1];
+
+static void build(void)
+{
+    if (list[0])
+        return;
+    int n = 0;
+    list[n++] = &sim_algo_weft;
+    list[n++] = &sim_algo_fjp;
+    list[n++] = &sim_algo_chaselev;
+    for (const sim_algo *m = sim_weft_mutants; m->name && n < MAX_ALGOS; m++)
+        list[n++] = m;
+    list[n] = NULL;
+}
+
+const sim_algo *const *sim_algo_list(void)
+{
+    build();
+    return list;
+}
+
+const sim_algo *sim_algo_find(const char *name)
+{
+    build();
+    for (int i = 0; list[i]; i++)
+        if (strcmp(list[i]->name, name) == 0)
+            return list[i];
+    return NULL;
+}
+
+int sim_spin_limit = 2;
+
+bool sim_spin_ok(int *iterations)
+{
+    return ++*iterations <= sim_spin_limit;
+}

@@ -1,0 +1,66 @@
+/* The explorer: every interleaving of a scenario, replayed from the start.
+ *
+ * By default it is a stateless search with dynamic partial-order reduction
+ * (Flanagan and Godefroid, POPL 2005) and sleep sets: two schedules that
+ * differ only in the order of independent steps are explored once.  Store
+ * buffers are processes of their own (as Abdulla et al. do for TSO and
+ * PSO), so "drain this store now" is an ordinary scheduling choice.  With a
+ * preemption bound, or --naive, it enumerates schedules without reduction
+ * (the naive mode is what the tests compare the reduction against). */
+#ifndef WEFT_SIM_EXPLORE_H
+#define WEFT_SIM_EXPLORE_H
+
+#include "algo.h"
+#include "sim.h"
+
+#define EXPLORE_MAX_DEPTH 1024
+
+typedef struct explore_job {
+    const sim_algo *algo;
+    int model;
+    int nthreads;
+    int capacity;
+    bool reuse;
+    /* Queue each thread's operations (called after every reset). */
+    void (*setup)(const struct explore_job *);
+    const void *ctx;
+    /* Deque checks at the end of each execution (tasks lost, duplicated,
+     * final state).  Litmus tests turn them off. */
+    bool deque_checks;
+    /* Describe the outcome of a complete execution; the explorer collects
+     * the distinct ones when collect_outcomes is set. */
+    void (*outcome)(char *buf, size_t n);
+    bool collect_outcomes;
+    int preemptions;   /* -1: unbounded                                 */
+    bool naive;        /* no partial-order reduction                    */
+    bool stop_first;   /* stop at the first failure                     */
+    long max_execs;    /* 0: no limit                                   */
+    long extra_after_fail; /* executions to look for a shorter failure  */
+} explore_job;
+
+typedef struct explore_result {
+    long execs;      /* complete executions                               */
+    long blocked;    /* executions cut short by the sleep sets            */
+    long steps;      /* steps executed, replays included                  */
+    double secs;
+    bool exhausted;  /* the whole space was searched (within the bound)   */
+    bool failed;
+    char fail[256];
+    int sched[EXPLORE_MAX_DEPTH]; /* shortest failing schedule (pids)     */
+    int nsched;
+    char **outcomes; /* sorted, when collected                            */
+    int noutcomes;
+} explore_result;
+
+/* Run the search.  Returns 0, or -1 when the job cannot run. */
+int explore_run(const explore_job *job, explore_result *res);
+void explore_result_free(explore_result *res);
+
+/* Replay one schedule from the start (logging hooks in S apply); stops
+ * early at a failure.  Returns the number of steps executed. */
+int explore_replay(const explore_job *job, const int *sched, int n);
+
+/* The checks run when an execution is complete: fills S.fail. */
+void explore_final_check(void);
+
+#endif

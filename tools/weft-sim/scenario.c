@@ -1,0 +1,274 @@
+/* Scenarios: parsing, and turning one into an explorer job. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario.h"
+#include "weft/deque.h"
+
+void scenario_defaults(scenario *sc)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->algo = sim_algo_find("weft");
+    sc->model = MODEL_SC;
+    sc->thieves = 1;
+    sc->polls = 1;
+    sc->capacity = 2;
+    sc->preemptions = -1;
+    sc->expect = -1;
+    sc->spins = 2;
+}
+
+static int parse_int(const char *v, int lo, int hi, int *out)
+{
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (!*v || *end || x < lo || x > hi)
+        return -1;
+    *out = (int)x;
+    return 0;
+}
+
+static int parse_owner(scenario *sc, const char *v, char *err, size_t n)
+{
+    sc->nowner = 0;
+    const char *p = v;
+    while (*p) {
+        while (isspace((unsigned char)*p) || *p == ',')
+            p++;
+        if (!*p)
+            break;
+        size_t k = strcspn(p, " \t,");
+        if (sc->nowner == SIM_MAX_OPS) {
+            snprintf(err, n, "owner: at most %d operations", SIM_MAX_OPS);
+            return -1;
+        }
+        if (k == 4 && strncmp(p, "push", 4) == 0)
+            sc->owner_ops[sc->nowner++] = OP_PUSH;
+        else if (k == 3 && strncmp(p, "pop", 3) == 0)
+            sc->owner_ops[sc->nowner++] = OP_POP;
+        else {
+            snprintf(err, n, "owner: '%.*s' is not push or pop", (int)k, p);
+            return -1;
+        }
+        p += k;
+    }
+    return 0;
+}
+
+static const char *const flags[] = {"reuse", "naive", "first", "outcomes",
+                                    "reads"};
+
+bool scenario_key_has_value(const char *key)
+{
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
+        if (strcmp(key, flags[i]) == 0)
+            return false;
+    return true;
+}
+
+int scenario_set(scenario *sc, const char *key, const char *v, char *err,
+                 size_t n)
+{
+    if (strcmp(key, "reuse") == 0)
+        sc->reuse = true;
+    else if (strcmp(key, "naive") == 0)
+        sc->naive = true;
+    else if (strcmp(key, "first") == 0)
+        sc->first = true;
+    else if (strcmp(key, "outcomes") == 0)
+        sc->outcomes = true;
+    else if (strcmp(key, "reads") == 0)
+        sc->outcomes = sc->reads = true;
+    else if (v == NULL) {
+        snprintf(err, n, "%s needs a value", key);
+        return -1;
+    } else if (strcmp(key, "algo") == 0) {
+        if (!(sc->algo = sim_algo_find(v))) {
+            snprintf(err, n, "unknown algorithm '%s' (see weft-sim algos)", v);
+            return -1;
+        }
+    } else if (strcmp(key, "model") == 0) {
+        if (strcmp(v, "sc") == 0)
+            sc->model = MODEL_SC;
+        else if (strcmp(v, "tso") == 0)
+            sc->model = MODEL_TSO;
+        else if (strcmp(v, "pso") == 0)
+            sc->model = MODEL_PSO;
+        else {
+            snprintf(err, n, "model must be sc, tso or pso, not '%s'", v);
+            return -1;
+        }
+    } else if (strcmp(key, "owner") == 0) {
+        return parse_owner(sc, v, err, n);
+    } else if (strcmp(key, "thieves") == 0) {
+        if (parse_int(v, 0, SIM_MAX_THREADS - 1, &sc->thieves)) {
+            snprintf(err, n, "thieves: 0 to %d", SIM_MAX_THREADS - 1);
+            return -1;
+        }
+    } else if (strcmp(key, "polls") == 0) {
+        if (parse_int(v, 0, SIM_MAX_OPS, &sc->polls)) {
+            snprintf(err, n, "polls: 0 to %d", SIM_MAX_OPS);
+            return -1;
+        }
+    } else if (strcmp(key, "capacity") == 0) {
+        if (parse_int(v, 2, 64, &sc->capacity)) {
+            snprintf(err, n, "capacity: 2 to 64");
+            return -1;
+        }
+    } else if (strcmp(key, "spins") == 0) {
+        if (parse_int(v, 1, 100, &sc->spins)) {
+            snprintf(err, n, "spins: 1 to 100");
+            return -1;
+        }
+    } else if (strcmp(key, "preemptions") == 0) {
+        if (parse_int(v, 0, 100, &sc->preemptions)) {
+            snprintf(err, n, "preemptions: 0 to 100");
+            return -1;
+        }
+    } else if (strcmp(key, "max-execs") == 0) {
+        char *end;
+        sc->max_execs = strtol(v, &end, 10);
+        if (*end || sc->max_execs < 0) {
+            snprintf(err, n, "max-execs: a count");
+            return -1;
+        }
+    } else if (strcmp(key, "expect") == 0) {
+        if (strcmp(v, "pass") == 0 || strcmp(v, "correct") == 0)
+            sc->expect = 0;
+        else if (strcmp(v, "fail") == 0 || strcmp(v, "counterexample") == 0)
+            sc->expect = 1;
+        else {
+            snprintf(err, n, "expect: pass or fail");
+            return -1;
+        }
+    } else if (strcmp(key, "html") == 0) {
+        sc->html = strdup(v);
+    } else if (strcmp(key, "name") == 0) {
+        snprintf(sc->name, sizeof sc->name, "%s", v);
+    } else {
+        snprintf(err, n, "unknown option '%s'", key);
+        return -1;
+    }
+    return 0;
+}
+
+int scenario_load(scenario *sc, const char *path, char *err, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, n, "cannot open %s", path);
+        return -1;
+    }
+    const char *slash = strrchr(path, '/');
+    snprintf(sc->name, sizeof sc->name, "%s", slash ? slash + 1 : path);
+    char line[512];
+    int ln = 0, rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        ln++;
+        char *h = strchr(line, '#');
+        if (h)
+            *h = 0;
+        char *k = line;
+        while (isspace((unsigned char)*k))
+            k++;
+        if (!*k)
+            continue;
+        char *v = k + strcspn(k, " \t\r\n");
+        if (*v)
+            *v++ = 0;
+        while (isspace((unsigned char)*v))
+            v++;
+        char *e = v + strlen(v);
+        while (e > v && isspace((unsigned char)e[-1]))
+            *--e = 0;
+        char msg[200];
+        if (scenario_set(sc, k, *v ? v : NULL, msg, sizeof msg) != 0) {
+            snprintf(err, n, "%s:%d: %s", path, ln, msg);
+            rc = -1;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+static void setup(const explore_job *job)
+{
+    const scenario *sc = job->ctx;
+    for (int i = 0; i < sc->nowner; i++)
+        sim_add_op(0, (sim_op){.kind = sc->owner_ops[i], .value = -1});
+    for (int t = 1; t <= sc->thieves; t++)
+        for (int i = 0; i < sc->polls; i++)
+            sim_add_op(t, (sim_op){.kind = OP_POLL});
+}
+
+/* The outcome of an execution: what each operation returned, and what is
+ * left in the deque (the final check has drained it by then, so the
+ * outcome is recorded from the operations only). */
+static bool outcome_reads;
+
+static void outcome(char *buf, size_t n)
+{
+    size_t k = 0;
+    char vb[24];
+    for (int t = 0; t < S.nthreads && k < n; t++) {
+        k += (size_t)snprintf(buf + k, n - k, "%s%s:", t ? " | " : "",
+                              sim_thread_name(t));
+        if (outcome_reads && k < n)
+            k += (size_t)snprintf(buf + k, n - k, " reads#%016llx",
+                                  (unsigned long long)S.th[t].reads_hash);
+        for (int i = 0; i < S.th[t].nprog && k < n; i++) {
+            const sim_op *op = &S.th[t].prog[i];
+            if (op->kind == OP_PUSH)
+                k += (size_t)snprintf(buf + k, n - k, " push %c", 'A' + op->value);
+            else if (op->kind == OP_POP)
+                k += (size_t)snprintf(buf + k, n - k, " pop=%s",
+                                      sim_value_name(op->got, vb));
+            else
+                k += (size_t)snprintf(buf + k, n - k, " poll=%s",
+                                      op->status == WF_POLL_TAKEN
+                                          ? sim_value_name(op->got, vb)
+                                      : op->status == WF_POLL_EMPTY ? "empty"
+                                                                    : "retry");
+        }
+    }
+}
+
+void scenario_job(const scenario *sc, explore_job *job)
+{
+    memset(job, 0, sizeof *job);
+    job->algo = sc->algo;
+    job->model = sc->model;
+    job->nthreads = 1 + sc->thieves;
+    job->capacity = sc->capacity;
+    job->reuse = sc->reuse;
+    job->setup = setup;
+    job->ctx = sc;
+    job->deque_checks = true;
+    job->outcome = outcome;
+    job->collect_outcomes = sc->outcomes;
+    job->preemptions = sc->preemptions;
+    job->naive = sc->naive;
+    job->stop_first = sc->first;
+    job->max_execs = sc->max_execs;
+    job->extra_after_fail = 20000;
+    outcome_reads = sc->reads;
+    sim_spin_limit = sc->spins;
+}
+
+void scenario_describe(const scenario *sc, char *out, size_t n)
+{
+    static const char *const mn[] = {"sc", "tso", "pso"};
+    size_t k = (size_t)snprintf(out, n, "algo %s, model %s, owner \"",
+                                sc->algo->name, mn[sc->model]);
+    for (int i = 0; i < sc->nowner && k < n; i++)
+        k += (size_t)snprintf(out + k, n - k, "%s%s", i ? " " : "",
+                              sc->owner_ops[i] == OP_PUSH ? "push" : "pop");
+    if (k < n)
+        snprintf(out + k, n - k,
+                 "\", %d thie%s x %d poll%s, capacity %d%s%s", sc->thieves,
+                 sc->thieves == 1 ? "f" : "ves", sc->polls,
+                 sc->polls == 1 ? "" : "s", sc->capacity,
+                 sc->reuse ? ", reuse" : "",
+                 sc->naive ? ", no reduction" : "");
+}

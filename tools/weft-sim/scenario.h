@@ -1,0 +1,46 @@
+/* A scenario for the explorer: an algorithm, a model, the owner's
+ * operations and the thieves' polls, and (in a scenario file) the verdict
+ * expected.  The same keys work on the command line (--key value) and in a
+ * file (one "key value" per line, # starts a comment). */
+#ifndef WEFT_SIM_SCENARIO_H
+#define WEFT_SIM_SCENARIO_H
+
+#include "explore.h"
+
+typedef struct scenario {
+    char name[128];
+    const sim_algo *algo;
+    int model;
+    int owner_ops[SIM_MAX_OPS]; /* OP_PUSH / OP_POP */
+    int nowner;
+    int thieves, polls, capacity;
+    bool reuse, naive, first, outcomes;
+    bool reads; /* outcomes include a hash of every value read */
+    int spins;  /* iterations a reference algorithm's retry loop may make */
+    int preemptions; /* -1: none */
+    long max_execs;
+    const char *html;
+    int expect; /* -1: none; 0: correct; 1: counterexample */
+} scenario;
+
+void scenario_defaults(scenario *sc);
+/* Set one key ("algo", "model", "owner", "thieves", "polls", "capacity",
+ * "reuse", "naive", "first", "preemptions", "max-execs", "expect",
+ * "outcomes", "html").  Returns 0, or -1 with a message in err. */
+int scenario_set(scenario *sc, const char *key, const char *value, char *err,
+                 size_t n);
+/* Does key take a value? */
+bool scenario_key_has_value(const char *key);
+int scenario_load(scenario *sc, const char *path, char *err, size_t n);
+/* The explorer job of a scenario. */
+void scenario_job(const scenario *sc, explore_job *job);
+/* One line: "weft, tso, owner "push push pop", 2 thieves x 2 polls, ..." */
+void scenario_describe(const scenario *sc, char *out, size_t n);
+
+/* Commands (cli.c). */
+int cmd_explore(int argc, char **argv);
+int cmd_test(int argc, char **argv);
+int cmd_algos(void);
+int cmd_crosscheck(int argc, char **argv);
+
+#endif

@@ -1,0 +1,195 @@
+/* weft-sim's core: simulated threads, the memory machine, one step at a time.
+ *
+ * A simulated thread is a coroutine that runs real code (src/deque.c, or a
+ * reference algorithm) until it reaches an instrumented access; the access
+ * is then *posted* (the thread waits) and the scheduler decides when it is
+ * executed.  Executing a posted access, or draining one store from a store
+ * buffer, is one *step*.  Processes are what the scheduler chooses between:
+ * the threads, and (under TSO and PSO) their store buffers.
+ *
+ * There is one simulator per program run (the instrumented atomics are
+ * global functions), so the state is global: `S`. */
+#ifndef WEFT_SIM_SIM_H
+#define WEFT_SIM_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "coro.h"
+#include "sim_atomic.h"
+
+#define SIM_MAX_THREADS 5   /* owner + 4 thieves (IRIW needs 4 threads) */
+#define SIM_MAX_PROCS 64    /* threads + store-buffer processes          */
+#define SIM_MAX_BUF 32      /* buffered stores per thread                */
+#define SIM_MAX_OPS 16      /* operations per thread in one scenario     */
+#define SIM_MAX_RINGS 8
+#define SIM_MAX_VALUES 26   /* task values A..Z                          */
+#define SIM_OP_STEP_LIMIT 400 /* an operation longer than this is a hang */
+
+enum sim_model { MODEL_SC, MODEL_TSO, MODEL_PSO };
+
+enum sim_kind { K_LOAD, K_STORE, K_CAS, K_XCHG, K_FADD, K_FENCE, K_DRAIN };
+
+/* An instrumented access, as posted by a thread and completed by a step. */
+typedef struct sim_access {
+    int kind;
+    int order;     /* the order executed (a mutant may weaken it)          */
+    int order_src; /* the order written in the source                     */
+    volatile void *addr;
+    uint64_t val;    /* store value, CAS desired, exchange/add operand     */
+    uint64_t expect; /* CAS expected value                                 */
+    wf_sim_site site;
+    uint64_t result; /* value read: load, or the old value of an RMW      */
+    bool ok;         /* CAS succeeded                                      */
+    bool forwarded;  /* the load was served by the thread's own buffer     */
+    bool buffered;   /* the store went into the store buffer              */
+} sim_access;
+
+/* One buffered store.  Under TSO a thread's buffer drains in order; under
+ * PSO the oldest store of each location may drain (per-location FIFOs). */
+typedef struct sim_bufent {
+    volatile void *addr;
+    uint64_t val;
+    int pos;        /* trace position of the store that buffered it */
+    int order;
+    wf_sim_site site;
+} sim_bufent;
+
+enum sim_op_kind { OP_PUSH, OP_POP, OP_POLL, OP_CALL };
+
+/* One operation of a thread's program, and its outcome. */
+typedef struct sim_op {
+    int kind;
+    int value;       /* push: value index (A = 0); -1: chosen at run time */
+    void (*call)(int thread); /* OP_CALL: a litmus thread body           */
+    int status;      /* poll: WF_POLL_*; push: 0 or an error             */
+    void *got;       /* pop/poll: what it returned                        */
+    bool done;
+} sim_op;
+
+enum sim_tstate { T_IDLE, T_PENDING };
+
+typedef struct sim_thread {
+    coro co;
+    int state;
+    sim_access pend;         /* valid when state == T_PENDING */
+    sim_bufent buf[SIM_MAX_BUF];
+    int nbuf;
+    sim_op prog[SIM_MAX_OPS];
+    int nprog;   /* operations queued                     */
+    int pc;      /* index of the current / next operation  */
+    bool in_op;  /* prog[pc] has started and not finished  */
+    int op_steps;
+    uint64_t reads_hash; /* every value this thread has read, hashed */
+} sim_thread;
+
+/* A process: a thread, or one store buffer (TSO: a thread's whole buffer,
+ * addr NULL; PSO: the FIFO of one location). */
+typedef struct sim_proc {
+    int thread;
+    bool is_buf;
+    volatile void *addr;
+} sim_proc;
+
+/* What a step did, for the log, the explorer and the picture. */
+typedef struct sim_step_info {
+    int pid, thread;
+    int kind;         /* K_*; K_DRAIN for a buffer's step */
+    sim_access acc;   /* the access (for a drain: the store drained) */
+    int op_index;     /* the thread's operation the access belongs to */
+} sim_step_info;
+
+/* A ring registered by an algorithm adapter, to name and draw its slots. */
+typedef struct sim_ring {
+    const void *ring;     /* the value stored in the algorithm's array field */
+    volatile void *slots; /* first slot                                      */
+    int64_t cap;
+} sim_ring;
+
+/* Hooks an algorithm gives the simulator. */
+typedef struct sim_algo sim_algo;
+
+typedef struct sim_state {
+    int model;
+    const sim_algo *algo;
+    int nthreads;
+    sim_thread th[SIM_MAX_THREADS];
+    sim_proc proc[SIM_MAX_PROCS];
+    int nprocs;
+    int cur;               /* thread running its coroutine, or -1 (direct) */
+    int pos;               /* steps executed in this execution             */
+    /* the deque's shared words, for the picture and the checks */
+    volatile int64_t *base_addr, *top_addr;
+    void *volatile *array_addr;
+    sim_ring rings[SIM_MAX_RINGS];
+    int nrings;
+    /* checks run as the execution goes */
+    int pushed[SIM_MAX_VALUES], taken[SIM_MAX_VALUES];
+    int next_value;        /* next fresh value to push                    */
+    bool reuse;            /* push a value already taken (frame reuse)    */
+    int64_t base_max;      /* largest base written to memory so far       */
+    char fail[256];        /* first failure of this execution, or ""     */
+    /* output */
+    bool logging;
+    void (*on_step)(const sim_step_info *);
+    /* an access a mutant removed (it is no step): thread and access */
+    void (*on_skip)(int thread, const sim_access *);
+} sim_state;
+
+extern sim_state S;
+
+/* ---- lifecycle (sim.c) ------------------------------------------------ */
+/* Start a fresh execution: empty memory arena, threads without programs,
+ * the algorithm initialised with a ring of `capacity`.  Returns 0 or -1. */
+int sim_reset(const sim_algo *algo, int model, int nthreads, int capacity);
+/* Queue an operation on a thread (it starts when the thread is idle). */
+void sim_add_op(int thread, sim_op op);
+/* Let idle threads with queued operations run to their first access. */
+void sim_start_ops(void);
+bool sim_proc_enabled(int pid);
+/* Execute one step of process pid (must be enabled); fills *info. */
+void sim_step(int pid, sim_step_info *info);
+/* pid of a thread's buffer process for addr (PSO) or for all (TSO); -1. */
+int sim_buf_pid(int thread, volatile void *addr);
+bool sim_all_done(void);
+/* Name of thread t ("owner", "T1", ...). */
+const char *sim_thread_name(int t);
+/* Memory word as the machine holds it (no buffers). */
+uint64_t sim_mem_read(volatile void *addr);
+/* The newest value of addr thread t would read (its buffer first). */
+uint64_t sim_view(int t, volatile void *addr);
+/* Record a failure (the first one wins) and make the explorer stop. */
+void sim_failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- memory for the algorithms (sim.c) -------------------------------- */
+/* Bump allocator reset by every sim_reset, so that an execution replayed
+ * from the start gets the same addresses. */
+void *sim_alloc(size_t bytes);
+/* A value with arena addresses made relative to the arena, so that it is
+ * the same in every run of the program (the arena moves with ASLR). */
+uint64_t sim_stable_value(uint64_t v);
+void sim_register_ring(const void *ring, volatile void *slots, int64_t cap);
+const sim_ring *sim_ring_of(const void *ring);
+/* Name of a location: "top", "base", "array", "a[3]", "a'[1]", or hex. */
+void sim_loc_name(volatile void *addr, char *out, size_t n);
+void sim_register_name(volatile void *addr, const char *name);
+
+/* ---- between sim.c and machine.c -------------------------------------- */
+void sim_wait_step(void);   /* the running thread waits for its step */
+void sim_resume(int t);     /* run thread t to its next access        */
+/* 0: the access runs whatever the buffers hold; 1: it waits for an empty
+ * store buffer (RMW, mfence, seq_cst store); 2: PSO release store, waits
+ * for the thread's stores to other locations. */
+int sim_needs_drain(const sim_access *a);
+/* Index in its thread's buffer of the store buffer process pid drains
+ * next, or -1 when it has nothing to drain. */
+int sim_buf_head(int pid);
+
+/* ---- values ----------------------------------------------------------- */
+#define SIM_VALUE(i) ((void *)(uintptr_t)(0xA0 + (i)))
+int sim_value_index(const void *v); /* -1 when not a task value */
+/* "A", "B", ... ; "null" for NULL; "#hex" for anything else. */
+const char *sim_value_name(const void *v, char buf[24]);
+
+#endif

@@ -1,0 +1,138 @@
+/* The shipped deque in the simulator, and its mutants.
+ *
+ * src/deque.c is compiled into weft-sim unchanged, with -DWF_SIM; this
+ * file only sets it up (its rings come from the simulator's arena, so that
+ * every replay of an execution gets the same addresses) and tells the
+ * simulator where base, top, array and the ring slots are.  A mutant is the
+ * same code with one access weakened at run time (an override), except the
+ * one in variants.c. */
+#include <string.h>
+
+#include "algo.h"
+#include "variants.h"
+
+wf_deque sim_weft_dq;
+
+static void *ring_alloc(size_t bytes, void *ctx)
+{
+    (void)ctx;
+    struct wf__ring *r = sim_alloc(bytes);
+    if (r)
+        sim_register_ring(r, r->slot,
+                          (int64_t)((bytes - sizeof(struct wf__ring)) / 8));
+    return r;
+}
+
+static void ring_free(void *p, size_t bytes, void *ctx)
+{
+    (void)p, (void)bytes, (void)ctx; /* the arena is reset as a whole */
+}
+
+int sim_weft_init(int capacity)
+{
+    wf_deque *dq = &sim_weft_dq;
+    memset(dq, 0, sizeof *dq);
+    wf_allocator al = {ring_alloc, ring_free, NULL};
+    if (wf_deque_init(dq, (size_t)capacity, &al) != 0)
+        return -1;
+    /* The mirror of the private ring must still match deque.c. */
+    const struct wf__ring *r = wf_load_relaxed(&dq->array);
+    const sim_ring *g = sim_ring_of(r);
+    if (!g || (size_t)g->cap != wf_deque_capacity(dq) ||
+        r->mask + 1 != g->cap) {
+        fprintf(stderr, "weft-sim: src/deque.c's struct wf__ring no longer "
+                        "matches tools/weft-sim/variants.h\n");
+        return -1;
+    }
+    S.base_addr = (volatile int64_t *)&dq->base;
+    S.top_addr = (volatile int64_t *)&dq->top;
+    S.array_addr = (void *volatile *)&dq->array;
+    sim_register_name(&dq->base, "base");
+    sim_register_name(&dq->top, "top");
+    sim_register_name(&dq->array, "array");
+    return 0;
+}
+
+void sim_weft_destroy(void)
+{
+    wf_deque_destroy(&sim_weft_dq);
+}
+
+int sim_weft_push(void *x)
+{
+    return wf_deque_push(&sim_weft_dq, x);
+}
+
+void *sim_weft_pop(void)
+{
+    return wf_deque_pop(&sim_weft_dq);
+}
+
+int sim_weft_poll(void **out)
+{
+    return wf_deque_poll(&sim_weft_dq, out);
+}
+
+/* ---- the shipped deque and its mutants ---------------------------------- */
+
+#define WEFT_ALGO(nm, model, description, overrides, pollfn)                 \
+    {.name = nm, .catch_model = model, .desc = description,                  \
+     .init = sim_weft_init, .destroy = sim_weft_destroy,                     \
+     .push = sim_weft_push, .pop = sim_weft_pop, .poll = pollfn,             \
+     .ovr = overrides}
+
+#define END {NULL, 0, 0, NULL, 0}
+static const sim_override no_storeload[] = {
+    {"wf_deque_pop", K_FENCE, WF_SIM_SEQ_CST, NULL, -1}, END};
+static const sim_override relaxed_slot_store[] = {
+    {"wf_deque_push_n", K_STORE, WF_SIM_RELEASE, "slot", WF_SIM_RELAXED}, END};
+static const sim_override relaxed_top_store[] = {
+    {"wf_deque_push_n", K_STORE, WF_SIM_RELEASE, "top", WF_SIM_RELAXED}, END};
+static const sim_override relaxed_slot_load[] = {
+    {"wf_deque_poll", K_LOAD, WF_SIM_ACQUIRE, "slot", WF_SIM_RELAXED}, END};
+static const sim_override relaxed_top_load[] = {
+    {"wf_deque_poll", K_LOAD, WF_SIM_ACQUIRE, "top", WF_SIM_RELAXED}, END};
+static const sim_override poll_no_fence[] = {
+    {"wf_deque_poll", K_FENCE, WF_SIM_SEQ_CST, NULL, -1}, END};
+static const sim_override relaxed_array_store[] = {
+    {"grow", K_STORE, WF_SIM_RELEASE, "array", WF_SIM_RELAXED}, END};
+
+const sim_algo sim_algo_weft = WEFT_ALGO(
+    "weft", "-", "the shipped deque: src/deque.c compiled unchanged with -DWF_SIM",
+    NULL, sim_weft_poll);
+
+const sim_algo sim_weft_mutants[] = {
+    WEFT_ALGO("weft-no-storeload", "tso",
+              "pop: the seq_cst fence between the store of top and the load "
+              "of base is skipped (no StoreLoad)",
+              no_storeload, sim_weft_poll),
+    WEFT_ALGO("weft-relaxed-slot-store", "c11",
+              "push: the release store of the slot becomes relaxed (needless "
+              "on hardware: the release store of top orders it)",
+              relaxed_slot_store, sim_weft_poll),
+    WEFT_ALGO("weft-relaxed-top-store", "pso",
+              "push: the release store of top becomes relaxed (a thief may "
+              "see top before the slot)",
+              relaxed_top_store, sim_weft_poll),
+    WEFT_ALGO("weft-relaxed-slot-load", "c11",
+              "poll: the acquire load of the slot becomes relaxed (LoadLoad: "
+              "beyond SC/TSO/PSO, which never reorder loads)",
+              relaxed_slot_load, sim_weft_poll),
+    WEFT_ALGO("weft-relaxed-top-load", "c11",
+              "poll: the acquire load of top becomes relaxed (LoadLoad: "
+              "beyond SC/TSO/PSO)",
+              relaxed_top_load, sim_weft_poll),
+    WEFT_ALGO("weft-poll-no-fence", "c11",
+              "poll: the seq_cst fence between the loads of base and top is "
+              "skipped (C11 needs it to pair with pop's fence; TSO and PSO "
+              "keep loads in order)",
+              poll_no_fence, sim_weft_poll),
+    WEFT_ALGO("weft-relaxed-array-store", "pso",
+              "grow: the release store of the new ring becomes relaxed (a "
+              "thief may see the ring before its slots)",
+              relaxed_array_store, sim_weft_poll),
+    WEFT_ALGO("weft-cas-before-read", "sc",
+              "poll: base is advanced (the CAS) before the slot is read, so "
+              "the owner may reuse the slot first (variants.c)",
+              NULL, sim_weft_poll_cas_first),
+    {0}};
