@@ -21,8 +21,9 @@ typedef struct sim_override {
 struct sim_algo {
     const char *name;
     /* Weakest model expected to catch it: "-" (expected correct), "sc",
-     * "tso", "pso", or "c11" (only the C11 language model can tell: out of
-     * reach of a hardware-style model, see docs/weft-sim.md). */
+     * "tso", "pso"; or, out of the explorer's reach (docs/weft-sim.md):
+     * "arm" (needs loads to be reordered, as ARM64 and POWER do) or "c11"
+     * (only the C11 language model tells it from weft). */
     const char *catch_model;
     const char *desc;
     /* Direct-mode setup and teardown (run outside any simulated thread). */

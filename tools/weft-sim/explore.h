@@ -57,8 +57,10 @@ int explore_run(const explore_job *job, explore_result *res);
 void explore_result_free(explore_result *res);
 
 /* Replay one schedule from the start (logging hooks in S apply); stops
- * early at a failure.  Returns the number of steps executed. */
-int explore_replay(const explore_job *job, const int *sched, int n);
+ * early at a failure; runs the final checks (which drain the deque) when
+ * final_check is set.  Returns the number of steps executed. */
+int explore_replay(const explore_job *job, const int *sched, int n,
+                   bool final_check);
 
 /* The checks run when an execution is complete: fills S.fail. */
 void explore_final_check(void);

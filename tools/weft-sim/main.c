@@ -4,7 +4,8 @@
  *   weft-sim run FILE [--html OUT.html]   play a REPL script
  *   weft-sim explore --algo NAME --model sc|tso|pso --owner "push pop ..."
  *            [--thieves N] [--polls N] [--capacity N] [--preemptions K]
- *            [--reuse] [--naive] [--first] [--outcomes] [--html OUT.html]
+ *            [--reuse] [--naive] [--first] [--outcomes] [--max-execs N]
+ *            [--spins N] [--html OUT.html] [--scenario FILE]
  *   weft-sim test FILE...     scenario files with their expected verdicts
  *   weft-sim crosscheck FILE...  the reduced search against the full one
  *   weft-sim litmus           the litmus suite of the memory machine
@@ -28,8 +29,8 @@ static int usage(void)
             "                [--thieves N] [--polls N] [--capacity N] "
             "[--preemptions K] [--reuse]\n"
             "                [--naive] [--first] [--outcomes] [--max-execs N] "
-            "[--html OUT.html]\n"
-            "                [--scenario FILE]\n"
+            "[--spins N]\n"
+            "                [--html OUT.html] [--scenario FILE]\n"
             "       weft-sim test [-v] FILE...\n"
             "       weft-sim crosscheck FILE...\n"
             "       weft-sim litmus [-v]\n"

@@ -108,19 +108,22 @@ const sim_algo sim_weft_mutants[] = {
               no_storeload, sim_weft_poll),
     WEFT_ALGO("weft-relaxed-slot-store", "c11",
               "push: the release store of the slot becomes relaxed (needless "
-              "on hardware: the release store of top orders it)",
+              "on hardware, the release store of top orders it; C11 may need "
+              "it for the task's contents)",
               relaxed_slot_store, sim_weft_poll),
     WEFT_ALGO("weft-relaxed-top-store", "pso",
               "push: the release store of top becomes relaxed (a thief may "
               "see top before the slot)",
               relaxed_top_store, sim_weft_poll),
     WEFT_ALGO("weft-relaxed-slot-load", "c11",
-              "poll: the acquire load of the slot becomes relaxed (LoadLoad: "
-              "beyond SC/TSO/PSO, which never reorder loads)",
+              "poll: the acquire load of the slot becomes relaxed (needless on "
+              "hardware, the acquire load of top orders it; C11 may need it "
+              "for the task's contents)",
               relaxed_slot_load, sim_weft_poll),
-    WEFT_ALGO("weft-relaxed-top-load", "c11",
-              "poll: the acquire load of top becomes relaxed (LoadLoad: "
-              "beyond SC/TSO/PSO)",
+    WEFT_ALGO("weft-relaxed-top-load", "arm",
+              "poll: the acquire load of top becomes relaxed (LoadLoad: the "
+              "slot may be read first on ARM64/POWER; SC/TSO/PSO never "
+              "reorder loads)",
               relaxed_top_load, sim_weft_poll),
     WEFT_ALGO("weft-poll-no-fence", "c11",
               "poll: the seq_cst fence between the loads of base and top is "
