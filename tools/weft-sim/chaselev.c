@@ -43,12 +43,7 @@ static int cl_init(int capacity)
     wf_store_relaxed(&q.base, 0);
     wf_store_relaxed(&q.top, 0);
     wf_store_relaxed(&q.array, a);
-    S.base_addr = (volatile int64_t *)&q.base;
-    S.top_addr = (volatile int64_t *)&q.top;
-    S.array_addr = (void *volatile *)&q.array;
-    sim_register_name(&q.base, "base");
-    sim_register_name(&q.top, "top");
-    sim_register_name(&q.array, "array");
+    sim_register_deque(&q.base, &q.top, &q.array);
     return 0;
 }
 

@@ -60,6 +60,17 @@ void sim_register_name(volatile void *addr, const char *name)
         names[nnames++] = (loc_name){addr, name};
 }
 
+void sim_register_deque(volatile void *base, volatile void *top,
+                        volatile void *array)
+{
+    S.base_addr = (volatile int64_t *)base;
+    S.top_addr = (volatile int64_t *)top;
+    S.array_addr = (void *volatile *)array;
+    sim_register_name(base, "base");
+    sim_register_name(top, "top");
+    sim_register_name(array, "array");
+}
+
 void sim_loc_name(volatile void *addr, char *out, size_t n)
 {
     for (int i = 0; i < nnames; i++)

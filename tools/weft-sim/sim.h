@@ -174,6 +174,10 @@ const sim_ring *sim_ring_of(const void *ring);
 /* Name of a location: "top", "base", "array", "a[3]", "a'[1]", or hex. */
 void sim_loc_name(volatile void *addr, char *out, size_t n);
 void sim_register_name(volatile void *addr, const char *name);
+/* Tell the simulator where an algorithm keeps base, top and the ring
+ * pointer: the explorer's checks read them, the log names them. */
+void sim_register_deque(volatile void *base, volatile void *top,
+                        volatile void *array);
 
 /* ---- between sim.c and machine.c -------------------------------------- */
 void sim_wait_step(void);   /* the running thread waits for its step */

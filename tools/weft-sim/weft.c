@@ -44,12 +44,7 @@ int sim_weft_init(int capacity)
                         "matches tools/weft-sim/variants.h\n");
         return -1;
     }
-    S.base_addr = (volatile int64_t *)&dq->base;
-    S.top_addr = (volatile int64_t *)&dq->top;
-    S.array_addr = (void *volatile *)&dq->array;
-    sim_register_name(&dq->base, "base");
-    sim_register_name(&dq->top, "top");
-    sim_register_name(&dq->array, "array");
+    sim_register_deque(&dq->base, &dq->top, &dq->array);
     return 0;
 }
 
