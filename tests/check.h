@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <weft.h>
@@ -85,6 +86,35 @@ static inline double check_now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+/* A test program's scenarios, run by name from argv[1] ("all" or no
+ * argument: every one), each timed.  Fails on an unknown name. */
+typedef struct {
+    const char *name;
+    void (*run)(void);
+} check_scenario;
+
+static inline int check_run_scenarios(const char *test, int argc,
+                                      char **argv, const check_scenario *sc,
+                                      size_t n)
+{
+    const char *name = argc > 1 ? argv[1] : "all";
+    int found = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(name, sc[i].name) != 0 && strcmp(name, "all") != 0)
+            continue;
+        double t0 = check_now();
+        sc[i].run();
+        printf("  %s: %.2f s\n", sc[i].name, check_now() - t0);
+        found = 1;
+    }
+    CHECK_MSG(found, "unknown scenario '%s'", name);
+    CHECK_DONE(test);
+}
+
+#define CHECK_RUN_SCENARIOS(test, argc, argv, table)                         \
+    check_run_scenarios((test), (argc), (argv), (table),                     \
+                        sizeof(table) / sizeof((table)[0]))
 
 /* Small fast PRNG for randomised tests (xorshift64*). */
 static inline uint64_t check_rand(uint64_t *s)

@@ -1136,10 +1136,7 @@ static void scenario_alloc(void)
 
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        void (*run)(void);
-    } scenarios[] = {
+    static const check_scenario scenarios[] = {
         {"for", scenario_for},
         {"reduce", scenario_reduce},
         {"invoke", scenario_invoke},
@@ -1147,16 +1144,5 @@ int main(int argc, char **argv)
         {"group_self_spawn", scenario_group_self_spawn},
         {"alloc", scenario_alloc},
     };
-    const char *name = argc > 1 ? argv[1] : "all";
-    int found = 0;
-    for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
-        if (strcmp(name, scenarios[i].name) != 0 && strcmp(name, "all") != 0)
-            continue;
-        double t0 = check_now();
-        scenarios[i].run();
-        printf("  %s: %.2f s\n", scenarios[i].name, check_now() - t0);
-        found = 1;
-    }
-    CHECK_MSG(found, "unknown scenario '%s'", name);
-    CHECK_DONE("pool_api");
+    return CHECK_RUN_SCENARIOS("pool_api", argc, argv, scenarios);
 }

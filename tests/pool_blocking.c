@@ -644,10 +644,7 @@ static void scenario_spare_start_failure(void)
 
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        void (*run)(void);
-    } scenarios[] = {
+    static const check_scenario scenarios[] = {
         {"barrier", scenario_barrier},
         {"bounded", scenario_bounded},
         {"reuse", scenario_reuse},
@@ -658,16 +655,5 @@ int main(int argc, char **argv)
         {"index", scenario_index},
         {"spare_start_failure", scenario_spare_start_failure},
     };
-    const char *name = argc > 1 ? argv[1] : "all";
-    int found = 0;
-    for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
-        if (strcmp(name, scenarios[i].name) != 0 && strcmp(name, "all") != 0)
-            continue;
-        double t0 = check_now();
-        scenarios[i].run();
-        printf("  %s: %.2f s\n", scenarios[i].name, check_now() - t0);
-        found = 1;
-    }
-    CHECK_MSG(found, "unknown scenario '%s'", name);
-    CHECK_DONE("pool_blocking");
+    return CHECK_RUN_SCENARIOS("pool_blocking", argc, argv, scenarios);
 }

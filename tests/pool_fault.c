@@ -261,21 +261,11 @@ static void scenario_grow_failure(void)
 
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        void (*fn)(void);
-    } scenarios[] = {
+    static const check_scenario scenarios[] = {
         {"create_sweep", scenario_create_sweep},
         {"thread_start", scenario_thread_start},
         {"grow_failure", scenario_grow_failure},
         {"no_default_pool", scenario_no_default_pool},
     };
-    CHECK_MSG(argc == 2, "usage: %s SCENARIO", argv[0]);
-    for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++)
-        if (strcmp(argv[1], scenarios[i].name) == 0) {
-            scenarios[i].fn();
-            printf("pool_fault %s: all checks passed\n", argv[1]);
-            return 0;
-        }
-    CHECK_MSG(0, "unknown scenario '%s'", argv[1]);
+    return CHECK_RUN_SCENARIOS("pool_fault", argc, argv, scenarios);
 }
