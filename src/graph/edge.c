@@ -213,6 +213,9 @@ static bool offer(wf__edge *e, const void *msg)
 int wf__push_single(wf__port *out, const void *msg)
 {
     wf__edges *l = load_list(out);
+    /* Edge states are read relaxed here and below: a stale state costs one
+     * rejected offer or one failed pull, and each switch is followed by a
+     * notice through the other node's aggregator (G3). */
     for (size_t i = 0; l && i < l->n; i++)
         if (wf_load_relaxed(&l->e[i]->state) == WF__PUSH && offer(l->e[i], msg))
             return 1;
@@ -224,7 +227,7 @@ int wf__push_broadcast(wf__port *out, const void *msg)
     wf__edges *l = load_list(out);
     int accepted = 0;
     for (size_t i = 0; l && i < l->n; i++)
-        if (wf_load_relaxed(&l->e[i]->state) == WF__PUSH)
+        if (wf_load_relaxed(&l->e[i]->state) == WF__PUSH) /* see above */
             accepted += offer(l->e[i], msg);
     return accepted;
 }
@@ -244,7 +247,7 @@ int wf__pull_get(wf__port *in, void *msg)
     wf__edges *l = load_list(in);
     for (size_t i = 0; l && i < l->n; i++) {
         wf__edge *e = l->e[i];
-        if (wf_load_relaxed(&e->state) != WF__PULL)
+        if (wf_load_relaxed(&e->state) != WF__PULL) /* see push_single */
             continue;
         const wf__node_ops *ops = e->from->node->ops;
         if (ops->get && ops->get(e->from, msg) == 1)
@@ -259,7 +262,7 @@ wf__edge *wf__pull_reserve(wf__port *in, void *msg)
     wf__edges *l = load_list(in);
     for (size_t i = 0; l && i < l->n; i++) {
         wf__edge *e = l->e[i];
-        if (wf_load_relaxed(&e->state) != WF__PULL)
+        if (wf_load_relaxed(&e->state) != WF__PULL) /* see push_single */
             continue;
         const wf__node_ops *ops = e->from->node->ops;
         if (ops->reserve && ops->reserve(e->from, msg) == 1)

@@ -59,6 +59,8 @@ static void release(wf_graph *g)
             return;
     }
     pthread_mutex_lock(&g->idle_lock);
+    /* The last one: under the lock, so a waiter that saw pending > 0 is
+     * already in cond_wait when the broadcast comes. */
     if (wf_fetch_add_seqcst(&g->pending, -1) == 1)
         pthread_cond_broadcast(&g->idle);
     pthread_mutex_unlock(&g->idle_lock);
@@ -119,6 +121,7 @@ static void help_until_idle(wf_graph *g)
                 ts.tv_nsec -= 1000000000;
             }
             pthread_mutex_lock(&g->idle_lock);
+            /* Acquire pairs with the release decrements (see above). */
             if (wf_load_acquire(&g->pending) > 0)
                 pthread_cond_timedwait(&g->idle, &g->idle_lock, &ts);
             pthread_mutex_unlock(&g->idle_lock);

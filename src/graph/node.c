@@ -16,6 +16,7 @@ static void node_handle(void *self, wf__op *op)
     switch (op->type) {
     case WF__OP_SET_EDGES: {
         wf__edges_op *e = (wf__edges_op *)op;
+        /* Relaxed: only the aggregator writes edges, and we are it. */
         wf__edges *old = wf_load_relaxed(&e->port->edges);
         /* Release pairs with the acquire loads of readers that walk the
          * list outside the aggregator (wf__push_*, wf__pull_*). */

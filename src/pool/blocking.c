@@ -40,9 +40,13 @@ static wf__worker *spare_slot(wf_pool *p)
 static void start_spare(wf_pool *p)
 {
     pthread_mutex_lock(&p->spare_lock);
+    /* Acquire pairs with stop_workers' release: no spare after shutdown
+     * (stop_workers also takes this lock before joining). */
     if (!wf_load_acquire(&p->shutdown) && running(p) < (int)p->n) {
         wf__worker *w = spare_slot(p);
         if (w) {
+            /* seq_cst, as every update of blocked / spares_running: the
+             * retire CAS compares the two. */
             wf_fetch_add_seqcst(&p->spares_running, 1);
             if (wf__worker_start(w) != 0) {
                 wf_fetch_add_seqcst(&p->spares_running, -1);
@@ -95,7 +99,7 @@ int wf_blocking_end(void)
     if (w == NULL || w->blocking_depth == 0 || --w->blocking_depth > 0)
         return 0;
     wf_pool *p = w->pool;
-    wf_fetch_add_seqcst(&p->blocked, -1);
+    wf_fetch_add_seqcst(&p->blocked, -1); /* before the wake: see park.c */
     /* Spares that parked while they were needed are surplus now: wake
      * them so they retire (they check at the point where they would park
      * again). */

@@ -40,6 +40,8 @@ void wf__wake_one(wf_pool *pool, wf__worker *by)
 
 void wf__wake_all(wf_pool *pool)
 {
+    /* Release, as in wf__wake_one: sleepers that see the new epoch see
+     * what was written before (shutdown, a blocked count). */
     wf_fetch_add_release(&pool->epoch, 1);
     wf__futex_wake(&pool->epoch, INT_MAX);
 }
@@ -65,7 +67,7 @@ void wf__park(wf__worker *w)
         wf_counter_inc(&w->stats.parks);
         wf__futex_wait(&p->epoch, epoch);
     }
-    wf_fetch_add_seqcst(&p->sleepers, -1);
+    wf_fetch_add_seqcst(&p->sleepers, -1); /* only a hint for wakers */
 }
 
 /* Block the calling thread until t has run (P5). */

@@ -42,6 +42,8 @@ wf_task *wf__take_submitted(wf_pool *pool)
 
 void wf__root_done(wf_pool *pool)
 {
+    /* The last root: the broadcast is under the lock, so a waiter that
+     * saw roots > 0 is already in cond_wait. */
     if (wf_fetch_add_seqcst(&pool->roots, -1) == 1) {
         pthread_mutex_lock(&pool->idle_lock);
         pthread_cond_broadcast(&pool->idle_cond);
