@@ -265,6 +265,40 @@ WF_API int wf_join_node_create(wf_node **out, wf_graph *g,
  * node or i is out of range. */
 WF_API void *wf_tuple_get(const void *msg, const wf_node *join, unsigned i);
 
+/* ---- continue_node, input_node, limiter_node, sequencer_node -------------- */
+
+/* A continue message is a signal with no data: a port of message size 0,
+ * put with wf_try_put(port, NULL).  WF_SIGNAL names that size. */
+#define WF_SIGNAL ((size_t)0)
+
+/* continue_node body: called once per completed round of signals; writes
+ * its output (out_size bytes) to out, NULL when out_size is 0 (the output
+ * is then a signal).  Returns 0, WF_NO_OUTPUT, or a negative error as a
+ * function_node body does. */
+typedef int (*wf_continue_fn)(void *out, void *ctx);
+
+typedef struct wf_continue_config {
+    size_t out_size;       /* output message size; WF_SIGNAL (0): a signal */
+    unsigned predecessors; /* signals expected beyond those of its in-edges */
+    wf_continue_fn body;
+    void *ctx;
+} wf_continue_config;
+#define WF_CONTINUE_CONFIG_INIT {WF_SIGNAL, 0, NULL, NULL}
+
+/* continue_node: one input port of WF_SIGNAL size.  It counts signals and
+ * runs its body when the count reaches the number of predecessors (its
+ * in-edges, which wf_make_edge and wf_remove_edge keep up to date, plus
+ * cfg->predecessors), then starts counting again.  The output is broadcast
+ * to every successor. */
+WF_API int wf_continue_node_create(wf_node **out, wf_graph *g,
+                                   const wf_continue_config *cfg);
+
+/* ---- priority_queue_node, overwrite_node, write_once_node, async_node ------ */
+
+/* ---- multifunction_node, split_node, indexer_node, composite nodes --------- */
+
+/* ---- node priorities, errors, cancellation, reset, tracing ----------------- */
+
 /* Name shown by wf_graph_write_dot (copied; NULL clears it).  Returns 0,
  * WF_EINVAL, WF_ENOMEM, WF_EDESTROYED. */
 WF_API int wf_node_set_name(wf_node *node, const char *name);
