@@ -293,9 +293,9 @@ typedef struct wf_continue_config {
 WF_API int wf_continue_node_create(wf_node **out, wf_graph *g,
                                    const wf_continue_config *cfg);
 
-/* ---- priority_queue_node, overwrite_node, write_once_node, async_node ------ */
+/* ---- priority_queue_node, overwrite_node, write_once_node, composite nodes - */
 
-/* ---- multifunction_node, split_node, indexer_node, composite nodes --------- */
+/* ---- multifunction_node, async_node, split_node, indexer_node -------------- */
 
 /* ---- node priorities, errors, cancellation, reset, tracing ----------------- */
 

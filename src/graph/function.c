@@ -140,10 +140,10 @@ static void fn_handle(wf_node *n, wf__op *op)
 
 static void call_body(fn_node *f, runner *r)
 {
+    wf__body_begin(&f->base);
     int rc = f->body(r->in, f->out_size ? r->out : NULL, f->ctx);
-    if (rc < 0)
-        wf__graph_fail(wf__node_graph(&f->base), rc);
-    else if (rc == 0 && f->out_size)
+    wf__body_end(&f->base, rc);
+    if (rc == 0 && f->out_size)
         wf__push_broadcast(&f->base.out[0], r->out);
 }
 

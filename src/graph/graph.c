@@ -174,6 +174,17 @@ void wf__graph_fail(wf_graph *g, int err)
     wf_graph_cancel(g);
 }
 
+void wf__body_begin(wf_node *n)
+{
+    (void)n;
+}
+
+void wf__body_end(wf_node *n, int result)
+{
+    if (result < 0)
+        wf__graph_fail(wf__node_graph(n), result);
+}
+
 bool wf__node_stopped(const wf_node *n)
 {
     /* Acquire pairs with the release store in wf_graph_destroy / cancel. */

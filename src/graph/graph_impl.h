@@ -89,6 +89,13 @@ typedef struct wf__gtask {
 
 void wf__spawn(wf_graph *g, wf__gtask *t);
 void wf__graph_fail(wf_graph *g, int err);
+
+/* Every node kind calls a user body between these two: begin, then the
+ * body, then end with what the body returned.  end records a negative
+ * result as the graph's error (failing the graph, attributed to n).  The
+ * graph runtime hangs tracing and counters on them. */
+void wf__body_begin(wf_node *n);
+void wf__body_end(wf_node *n, int result);
 /* Is this thread running a task of g?  (Waiting for g would deadlock.) */
 bool wf__graph_running_here(const wf_graph *g);
 /* True when the node's graph is cancelled or gone: stop starting work. */
