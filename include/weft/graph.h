@@ -133,7 +133,8 @@ static inline wf_port wf__port_self(wf_port p) { return p; }
 #define wf__as_out(x) \
     _Generic((x), wf_port: wf__port_self, default: wf__only_out)(x)
 
-/* Message size of a port, or 0 when the port does not exist. */
+/* Message size of a port, or 0 when the port does not exist (or carries
+ * signals: WF_SIGNAL, below). */
 WF_API size_t wf_port_msg_size(wf_port p);
 
 /* ---- edges ----------------------------------------------------------------- */
@@ -155,7 +156,8 @@ WF_API int wf_remove_edge_ports(wf_port from, wf_port to);
 
 /* ---- messages -------------------------------------------------------------- */
 
-/* Offer msg (msg_size bytes, copied) to an input port.  Returns 1 when the
+/* Offer msg (msg_size bytes, copied; NULL on a WF_SIGNAL port, whose
+ * message is a signal with no data) to an input port.  Returns 1 when the
  * node took it, 0 when it rejected it (a full rejecting function node, a
  * reserving join port), or WF_EINVAL, WF_ENOPORT, WF_ECANCELED,
  * WF_EDESTROYED, WF_ENOMEM. */
@@ -182,12 +184,14 @@ WF_API int wf_try_consume_port(wf_port from);
 /* ---- nodes ----------------------------------------------------------------- */
 
 /* Every constructor returns 0 and sets *out, or WF_EINVAL (out or g NULL,
- * a zero size, a bad option) or WF_ENOMEM; on error *out is untouched.
+ * a zero size where the node does not take WF_SIGNAL, a bad option) or
+ * WF_ENOMEM; on error *out is untouched.
  * The node belongs to g until wf_node_destroy (or wf_graph_destroy, after
  * which it only accepts wf_node_destroy). */
 
 /* broadcast_node: passes each message to every successor in push state;
- * keeps nothing and cannot be pulled from or reserved. */
+ * keeps nothing and cannot be pulled from or reserved.  msg_size may be
+ * WF_SIGNAL (0): a broadcast of signals, to start continue_nodes. */
 WF_API int wf_broadcast_node_create(wf_node **out, wf_graph *g, size_t msg_size);
 
 /* buffer_node: keeps messages, offers each to one successor (single-push);
@@ -292,6 +296,68 @@ typedef struct wf_continue_config {
  * to every successor. */
 WF_API int wf_continue_node_create(wf_node **out, wf_graph *g,
                                    const wf_continue_config *cfg);
+
+/* input_node body: write the next message (out_size bytes) to out and
+ * return 0; return WF_INPUT_DONE when there are no more (the body is not
+ * called again until wf_graph_reset), or a negative code, which fails the
+ * graph as a function_node body's does.  Never called twice at once. */
+#define WF_INPUT_DONE 1
+typedef int (*wf_input_fn)(void *out, void *ctx);
+
+typedef struct wf_input_config {
+    size_t out_size; /* message size (> 0) */
+    wf_input_fn body;
+    void *ctx;       /* passed to body */
+} wf_input_config;
+#define WF_INPUT_CONFIG_INIT {0, NULL, NULL}
+
+/* input_node: no input port, one output port.  Created inactive; after
+ * wf_input_node_activate it calls its body on a pool worker and broadcasts
+ * each message to every successor in push state, until the body returns
+ * WF_INPUT_DONE or every successor rejects a message.  That message stays
+ * in the node (it buffers one) and is the next one offered, to a new
+ * successor or to one whose edge comes back to push; meanwhile
+ * successors pull it.  try_get / try_reserve (release, consume) take the
+ * buffered message, or, when there is none and the node is active, call
+ * the body on the calling thread to make one; they return 0 when the
+ * node is inactive, done, or the message is reserved or being made or
+ * offered.  wf_graph_reset empties it and makes it inactive again. */
+WF_API int wf_input_node_create(wf_node **out, wf_graph *g,
+                                const wf_input_config *cfg);
+
+/* Let the input_node start making messages.  Returns 0 (also when it is
+ * already active); WF_EINVAL when n is NULL or not an input_node,
+ * WF_EDESTROYED. */
+WF_API int wf_input_node_activate(wf_node *n);
+
+/* limiter_node: input port 0 takes messages of msg_size bytes, input port
+ * 1 is the decrement port (WF_SIGNAL), output port 0 broadcasts.  It lets
+ * at most `threshold` messages through (0 is allowed: none pass); each
+ * signal on port 1 lowers the count by one.  It keeps nothing: a put at
+ * the threshold is rejected (the edge turns to pull), as is one that no
+ * successor takes (the count is not raised).  The count never goes below
+ * 0, so signals beyond the messages passed are ignored, not saved up (the
+ * spec truncates it to [0, threshold]).  When a signal lowers the count,
+ * the node pulls a message from a predecessor whose edge is in pull
+ * state, by reservation (queue, buffer, input and sequencer nodes can be
+ * reserved; a predecessor that cannot be turns its edge back to push).
+ * try_get returns 0.  Returns 0, WF_EINVAL (msg_size 0), WF_ENOMEM. */
+WF_API int wf_limiter_node_create(wf_node **out, wf_graph *g, size_t msg_size,
+                                  size_t threshold);
+
+/* The sequence number of msg: 0 for the first message, then 1, 2, ...
+ * Called on the putting thread, possibly on several threads at once. */
+typedef size_t (*wf_sequence_fn)(const void *msg, void *ctx);
+
+/* sequencer_node: a buffer (single-push, try_get, reservation) that lets
+ * its messages out in sequence order 0, 1, 2, ..., whatever order they
+ * come in: a message waits until every smaller number has gone out.  A put
+ * whose number was already let out or is waiting is rejected (try_put
+ * returns 0).  A number far ahead of the next one makes the node allocate
+ * room up to it: WF_ENOMEM when it cannot.  seq is called with ctx. */
+WF_API int wf_sequencer_node_create(wf_node **out, wf_graph *g,
+                                    size_t msg_size, wf_sequence_fn seq,
+                                    void *ctx);
 
 /* ---- priority_queue_node, overwrite_node, write_once_node, composite nodes - */
 

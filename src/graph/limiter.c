@@ -1,0 +1,198 @@
+/* limiter_node: lets at most `threshold` messages through until signals on
+ * its decrement port (input 1) lower the count again.
+ *
+ * It keeps nothing.  A message put while the count is below the threshold
+ * is counted and broadcast on the putting thread; if no successor takes
+ * it, the count goes back down and the put is rejected (oneTBB does the
+ * same).  At the threshold a put is rejected, which turns the edge to
+ * pull.  A decrement lowers the count, never below 0 (the spec truncates
+ * the count to [0, threshold], so spare signals are not saved up), and
+ * starts the puller: one pool task at a time (G4) that reserves a message
+ * at a predecessor in pull state, broadcasts it, and consumes the
+ * reservation if a successor took it or releases it otherwise, while the
+ * count allows.  As in the reserving join, a predecessor that cannot be
+ * reserved (broadcast, function) turns its edge back to push. */
+#include "graph/graph_impl.h"
+
+typedef struct limiter_node {
+    wf_node base;
+    size_t threshold;
+    char *item;     /* the puller's message */
+    wf__gtask task; /* the puller */
+    /* state, under the aggregator */
+    size_t count; /* passed (or being offered), not yet decremented */
+    bool pull_busy, pull_again;
+} limiter_node;
+
+enum { LM_PASS = WF__OP_KIND, LM_UNDO, LM_DECREMENT, LM_WAKE, LM_PULL };
+enum { PULL_STOP, PULL_GO };
+enum { PREV_NONE, PREV_PASSED, PREV_REJECTED, PREV_EMPTY };
+
+typedef struct lm_op {
+    wf__op op;
+    int result;
+    int prev;   /* LM_PULL */
+    bool start; /* the caller must spawn the puller */
+} lm_op;
+
+/* ---- inside the handler ------------------------------------------------------ */
+
+static bool should_start(limiter_node *l)
+{
+    if (l->pull_busy) {
+        l->pull_again = true;
+        return false;
+    }
+    if (l->count >= l->threshold || wf__node_stopped(&l->base) ||
+        !wf__has_edge(&l->base.in[0], WF__PULL))
+        return false;
+    l->pull_busy = true;
+    l->pull_again = false;
+    return true;
+}
+
+static void pull_step(limiter_node *l, lm_op *op)
+{
+    if (op->prev == PREV_REJECTED || op->prev == PREV_EMPTY)
+        l->count--; /* it did not pass */
+    /* After successors rejected, go on only if something changed (G4). */
+    if (l->count >= l->threshold || wf__node_stopped(&l->base) ||
+        !wf__has_edge(&l->base.in[0], WF__PULL) ||
+        (op->prev == PREV_REJECTED && !l->pull_again)) {
+        l->pull_busy = l->pull_again = false;
+        op->result = PULL_STOP;
+        return;
+    }
+    l->pull_again = false;
+    l->count++; /* counted while it is offered, as a put is */
+    op->result = PULL_GO;
+}
+
+static void limiter_handle(wf_node *n, wf__op *o)
+{
+    limiter_node *l = (limiter_node *)n;
+    lm_op *op = (lm_op *)o;
+    switch (o->type) {
+    case LM_PASS:
+        op->result = l->count < l->threshold;
+        l->count += op->result;
+        break;
+    case LM_UNDO:
+        l->count--;
+        break;
+    case LM_DECREMENT:
+        if (l->count > 0) /* truncated at 0: a spare signal is dropped */
+            l->count--;
+        op->start = should_start(l);
+        break;
+    case LM_WAKE: /* an in-edge turned to pull, or an out-edge to push */
+        op->start = should_start(l);
+        break;
+    case LM_PULL:
+        pull_step(l, op);
+        break;
+    default:
+        WF__GBUG("unknown limiter_node operation");
+    }
+}
+
+/* ---- outside --------------------------------------------------------------- */
+
+static int call(limiter_node *l, int type)
+{
+    lm_op op = {.op.type = type};
+    wf__node_exec(&l->base, &op.op);
+    if (op.start)
+        wf__spawn(wf__node_graph(&l->base), &l->task);
+    return op.result;
+}
+
+static void pull_task(wf__gtask *t)
+{
+    limiter_node *l = t->arg;
+    lm_op op = {.op.type = LM_PULL, .prev = PREV_NONE};
+    for (;;) {
+        wf__node_exec(&l->base, &op.op);
+        if (op.result == PULL_STOP)
+            return;
+        wf__edge *e = wf__pull_reserve(&l->base.in[0], l->item);
+        if (e == NULL) {
+            op.prev = PREV_EMPTY;
+            continue;
+        }
+        bool passed = wf__push_broadcast(&l->base.out[0], l->item) > 0;
+        const wf__node_ops *from = e->from->node->ops;
+        if (passed)
+            from->consume(e->from);
+        else
+            from->release(e->from);
+        op.prev = passed ? PREV_PASSED : PREV_REJECTED;
+    }
+}
+
+static int limiter_put(wf__port *in, const void *msg)
+{
+    limiter_node *l = (limiter_node *)in->node;
+    if (in->index == 1) {
+        call(l, LM_DECREMENT);
+        return WF__ACCEPT;
+    }
+    if (!call(l, LM_PASS))
+        return WF__REJECT_PULL; /* at the threshold: pull when lowered */
+    if (wf__push_broadcast(&l->base.out[0], msg) > 0)
+        return WF__ACCEPT;
+    call(l, LM_UNDO);
+    return WF__REJECT_PULL; /* pull it when a successor comes back */
+}
+
+static void limiter_wake(wf__port *p)
+{
+    call((limiter_node *)p->node, LM_WAKE);
+}
+
+static void limiter_reset(wf_node *n)
+{
+    limiter_node *l = (limiter_node *)n;
+    l->count = 0; /* the graph is idle: no puller runs */
+    l->pull_again = false;
+}
+
+static void limiter_destroy(wf_node *n)
+{
+    free(((limiter_node *)n)->item);
+}
+
+static const wf__node_ops limiter_ops = {
+    .kind = "limiter_node",
+    .signals = true, /* the decrement port; the constructor checks data */
+    .put = limiter_put,
+    .pred_pull = limiter_wake,
+    .succ_push = limiter_wake,
+    .handle = limiter_handle,
+    .reset = limiter_reset,
+    .destroy = limiter_destroy,
+};
+
+int wf_limiter_node_create(wf_node **out, wf_graph *g, size_t msg_size,
+                           size_t threshold)
+{
+    if (out == NULL || msg_size == 0)
+        return WF_EINVAL;
+    size_t in[2] = {msg_size, WF_SIGNAL};
+    wf_node *n;
+    int err = wf__node_create(&n, g, sizeof(limiter_node), &limiter_ops, 2,
+                              in, 1, &msg_size);
+    if (err)
+        return err;
+    limiter_node *l = (limiter_node *)n;
+    l->threshold = threshold;
+    l->task.run = pull_task;
+    l->task.arg = l;
+    if ((l->item = malloc(msg_size)) == NULL) {
+        wf__node_free(n);
+        return WF_ENOMEM;
+    }
+    wf__node_publish(n);
+    *out = n;
+    return 0;
+}
