@@ -79,6 +79,23 @@ static void test_pq_producers(void)
     CHECK_EQ(gt_drain(pq, got, N * PER), N * PER);
     for (int i = 0; i < N * PER; i++)
         CHECK_EQ(got[i], N * PER - 1 - i);
+    /* With a successor: every message passes through once, while the
+     * producers race with the forwarder. */
+    wf_node *out = gt_queue(g, sizeof(int));
+    CHECK_OK(wf_make_edge(pq, out));
+    for (int i = 0; i < N; i++)
+        CHECK(pthread_create(&t[i], NULL, produce, &p[i]) == 0);
+    for (int i = 0; i < N; i++)
+        pthread_join(t[i], NULL);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    static char seen[N * PER];
+    memset(seen, 0, sizeof seen);
+    CHECK_EQ(gt_drain(out, got, N * PER), N * PER);
+    for (int i = 0; i < N * PER; i++) {
+        CHECK(got[i] >= 0 && got[i] < N * PER && !seen[got[i]]);
+        seen[got[i]] = 1;
+    }
+    CHECK_EQ(wf_try_get(pq, got), 0);
     /* The comparator's ctx is passed: reversed, the smallest first. */
     int reverse = -1;
     wf_node *low = gt_pq(g, &reverse);
@@ -88,7 +105,7 @@ static void test_pq_producers(void)
     int ascending[] = {1, 2, 3, 5, 6};
     for (int i = 0; i < 5; i++)
         CHECK_EQ(got[i], ascending[i]);
-    GT_DESTROY(g, pq, low);
+    GT_DESTROY(g, pq, low, out);
 }
 
 /* A serial rejecting node pulls from the queue when its body ends: it

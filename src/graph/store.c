@@ -5,7 +5,12 @@
  * The forwarder takes the head under the aggregator as if it reserved it
  * (WF__RES_FWD), offers it outside, then removes or releases it in the op
  * that takes the next one.  While it is out, try_get and try_reserve fail,
- * so no message is handed out twice and a queue stays in order. */
+ * so no message is handed out twice and a queue stays in order.
+ *
+ * Two variants (graph_impl.h): a max-heap instead of the FIFO for the
+ * priority queue (push_item / pop_item / unlend below), and discard mode
+ * for overwrite and write_once, where each message is offered once and
+ * dropped. */
 #include "graph/graph_impl.h"
 
 /* ---- FIFO ------------------------------------------------------------------- */
