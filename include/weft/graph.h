@@ -361,6 +361,64 @@ WF_API int wf_sequencer_node_create(wf_node **out, wf_graph *g,
 
 /* ---- priority_queue_node, overwrite_node, write_once_node, composite nodes - */
 
+/* Order of two messages, as qsort's comparator: negative when a is less
+ * than b, 0 when they are equal, positive when a is greater.  Called inside
+ * the node's aggregator, possibly on several threads one after another; it
+ * must not call weft. */
+typedef int (*wf_compare_fn)(const void *a, const void *b, void *ctx);
+
+/* priority_queue_node: a buffer_node whose next message (to a successor,
+ * try_get or try_reserve) is always the greatest it holds by cmp (oneTBB's
+ * default std::less: the largest first); equal messages leave in no
+ * particular order.  Single-push; try_get / reserve / release / consume as
+ * a queue_node.  Returns the constructor errors above; WF_EINVAL also when
+ * cmp is NULL. */
+WF_API int wf_priority_queue_node_create(wf_node **out, wf_graph *g,
+                                         size_t msg_size, wf_compare_fn cmp,
+                                         void *ctx);
+
+/* overwrite_node: holds one message, invalid at first.  Each put replaces
+ * it and is offered to every successor in push state (broadcast-push); the
+ * put is always accepted.  A new edge from the node gets the current value
+ * at once, if there is one.  try_get copies the value and leaves it (1, or
+ * 0 while invalid).  try_reserve does the same and counts a reservation,
+ * which does not pin the value; release and consume each end one
+ * (WF_ENOENT when none is held) and leave the value in place, so a
+ * reserving join can use it again and again.  The value stays until
+ * wf_overwrite_node_clear or wf_graph_reset. */
+WF_API int wf_overwrite_node_create(wf_node **out, wf_graph *g, size_t msg_size);
+
+/* write_once_node: an overwrite_node that keeps its first value: while it
+ * holds one, a put is rejected (wf_try_put returns 0, and a predecessor
+ * keeps or drops the message as it would after any rejection) until
+ * wf_overwrite_node_clear or wf_graph_reset. */
+WF_API int wf_write_once_node_create(wf_node **out, wf_graph *g, size_t msg_size);
+
+/* For an overwrite_node or a write_once_node: 1 if it holds a value, 0 if
+ * not, WF_EINVAL for NULL or another kind of node, WF_EDESTROYED. */
+WF_API int wf_overwrite_node_is_valid(wf_node *node);
+
+/* Forget the value of an overwrite_node or a write_once_node (a
+ * write_once_node then accepts the next put).  Returns 0, WF_EINVAL (NULL,
+ * another kind of node), WF_EDESTROYED. */
+WF_API int wf_overwrite_node_clear(wf_node *node);
+
+/* composite_node: a sub-graph exported as one node.  Its input port i
+ * stands for inputs[i] and its output port j for outputs[j]; every call
+ * that takes a port (edges, try_put, try_get, reservation,
+ * wf_port_msg_size) acts on the inner port instead.  An inner port may be
+ * a port of another composite_node.  The composite does not own the inner
+ * nodes: destroying it removes only the aliases (edges made through it
+ * belong to the inner nodes and stay); destroy the composite before its
+ * inner nodes, as a composite whose inner node is gone must not be used.
+ * Returns 0; WF_EINVAL (out or g NULL, no ports at all, an array NULL
+ * while its count is not 0, an inner port with a NULL node, of the wrong
+ * direction, or of another graph), WF_ENOPORT (an inner index out of
+ * range), WF_EDESTROYED, WF_ENOMEM. */
+WF_API int wf_composite_node_create(wf_node **out, wf_graph *g, unsigned n_in,
+                                    const wf_port *inputs, unsigned n_out,
+                                    const wf_port *outputs);
+
 /* ---- multifunction_node, async_node, split_node, indexer_node -------------- */
 
 /* ---- node priorities, errors, cancellation, reset, tracing ----------------- */

@@ -1,4 +1,4 @@
-/* broadcast_node, buffer_node and queue_node.
+/* broadcast_node, buffer_node, queue_node and priority_queue_node.
  *
  * A broadcast node keeps nothing: a put is offered at once, on the putting
  * thread, to every successor in push state, and is "accepted" whatever
@@ -7,8 +7,9 @@
  * receiver's next pull, and what was offered meanwhile is lost: the
  * behaviour the reservation seed walks through.
  *
- * Buffer and queue nodes are a store (store.c) behind one input port:
- * single-push, try_get, reservation.  The buffer_node's order is not part
+ * Buffer, queue and priority queue nodes are a store (store.c) behind one
+ * input port: single-push, try_get, reservation; the priority queue's
+ * store keeps a heap, the others a FIFO.  The buffer_node's order is not part
  * of its contract; both are FIFO here, which the reserving join relies on
  * for a repeatable run_example2 (it reserves the oldest message). */
 #include "graph/graph_impl.h"
@@ -126,9 +127,12 @@ static void buffer_destroy(wf_node *n)
 
 static const wf__node_ops buffer_ops = BUFFER_OPS("buffer_node");
 static const wf__node_ops queue_ops = BUFFER_OPS("queue_node");
+/* A priority_queue_node is the same node with its store ordered by cmp
+ * (store.c keeps the heap). */
+static const wf__node_ops priority_queue_ops = BUFFER_OPS("priority_queue_node");
 
 static int create(wf_node **out, wf_graph *g, size_t msg_size,
-                  const wf__node_ops *ops)
+                  const wf__node_ops *ops, wf_compare_fn cmp, void *ctx)
 {
     if (out == NULL)
         return WF_EINVAL;
@@ -141,6 +145,8 @@ static int create(wf_node **out, wf_graph *g, size_t msg_size,
         wf__node_free(n);
         return WF_ENOMEM;
     }
+    store_of(n)->cmp = cmp;
+    store_of(n)->cmp_ctx = ctx;
     wf__node_publish(n);
     *out = n;
     return 0;
@@ -148,10 +154,18 @@ static int create(wf_node **out, wf_graph *g, size_t msg_size,
 
 int wf_buffer_node_create(wf_node **out, wf_graph *g, size_t msg_size)
 {
-    return create(out, g, msg_size, &buffer_ops);
+    return create(out, g, msg_size, &buffer_ops, NULL, NULL);
 }
 
 int wf_queue_node_create(wf_node **out, wf_graph *g, size_t msg_size)
 {
-    return create(out, g, msg_size, &queue_ops);
+    return create(out, g, msg_size, &queue_ops, NULL, NULL);
+}
+
+int wf_priority_queue_node_create(wf_node **out, wf_graph *g, size_t msg_size,
+                                  wf_compare_fn cmp, void *ctx)
+{
+    if (cmp == NULL)
+        return WF_EINVAL;
+    return create(out, g, msg_size, &priority_queue_ops, cmp, ctx);
 }

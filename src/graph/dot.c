@@ -31,6 +31,8 @@ static void write_node(FILE *f, wf_node *n)
         write_escaped(f, n->name);
     }
     fprintf(f, "\\nholds %zu\"];\n", held(n));
+    if (n->ops->write_dot)
+        n->ops->write_dot(n, f);
 }
 
 static void write_edges(FILE *f, wf_node *n)

@@ -10,7 +10,9 @@
 
 /* The internal port a wf_port names, checked: WF_EINVAL for a NULL node or
  * the wrong direction, WF_ENOPORT for an index out of range or a node with
- * several ports standing for one, WF_EDESTROYED for a detached node. */
+ * several ports standing for one, WF_EDESTROYED for a detached node.  A
+ * composite's port is the inner port it stands for: every public call
+ * finds it here, and nowhere else. */
 static int resolve(wf_port p, bool input, wf__port **out)
 {
     if (p.node == NULL)
@@ -19,11 +21,19 @@ static int resolve(wf_port p, bool input, wf__port **out)
         return WF_EINVAL;
     if (wf__node_graph(p.node) == NULL)
         return WF_EDESTROYED;
+    if (p.node->ops->alias)
+        return p.node->ops->alias(p.node, input, p.index,
+                                  (p.dir_ & WF__PORT_ONLY) != 0, out);
     unsigned count = input ? p.node->n_in : p.node->n_out;
     if ((p.dir_ & WF__PORT_ONLY) ? count != 1 : p.index >= count)
         return WF_ENOPORT;
     *out = input ? &p.node->in[p.index] : &p.node->out[p.index];
     return 0;
+}
+
+int wf__port_resolve(wf_port p, bool input, wf__port **out)
+{
+    return resolve(p, input, out);
 }
 
 size_t wf_port_msg_size(wf_port p)
@@ -115,9 +125,14 @@ int wf_make_edge_ports(wf_port from, wf_port to)
         publish(fp, fl);
     }
     pthread_mutex_unlock(&g->topo);
-    /* A buffering sender offers what it holds to its new successor. */
-    if (err == 0 && fp->node->ops->succ_push)
-        fp->node->ops->succ_push(fp);
+    /* A buffering sender offers what it holds to its new successor.  The
+     * edge stays valid after a concurrent remove (it is retired, not
+     * freed, until the sender is destroyed). */
+    const wf__node_ops *ops = fp->node->ops;
+    if (err == 0 && ops->new_succ)
+        ops->new_succ(fp, e);
+    else if (err == 0 && ops->succ_push)
+        ops->succ_push(fp);
     return err;
 }
 
@@ -208,6 +223,11 @@ static bool offer(wf__edge *e, const void *msg)
             to->node->ops->pred_pull(to);
     }
     return r == WF__ACCEPT; /* an error (no memory) is a plain rejection */
+}
+
+int wf__push_edge(wf__edge *e, const void *msg)
+{
+    return offer(e, msg);
 }
 
 int wf__push_single(wf__port *out, const void *msg)

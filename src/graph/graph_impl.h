@@ -147,6 +147,14 @@ typedef struct wf__node_ops {
     int (*release)(wf__port *out);            /* 0 or WF_ENOENT */
     int (*consume)(wf__port *out);
     void (*succ_push)(wf__port *out); /* an out-edge became (or is new in) push */
+    /* a new out-edge e; NULL: succ_push(out) (overwrite: offer e the value) */
+    void (*new_succ)(wf__port *out, wf__edge *e);
+    /* a composite: the inner port that port `index` stands for, or
+     * WF_ENOPORT; `only`: the node's only port of that direction */
+    int (*alias)(wf_node *n, bool input, unsigned index, bool only,
+                 wf__port **port);
+    /* DOT lines of its own after the node's (a composite's aliases) */
+    void (*write_dot)(wf_node *n, FILE *f);
     /* inside the handler */
     void (*handle)(wf_node *n, wf__op *op); /* kind-specific ops */
     void (*reset)(wf_node *n);
@@ -203,11 +211,17 @@ void wf__node_publish(wf_node *n); /* add to the graph's list */
 
 wf_graph *wf__node_graph(const wf_node *n);
 
+/* The internal port a wf_port names, through composites, checked as the
+ * public calls check it (graph.h, wf_make_edge): 0 or a WF_E... code. */
+int wf__port_resolve(wf_port p, bool input, wf__port **out);
+
 /* Push helpers for senders (G3): offer msg along the out-edges in push
  * state; single: stop at the first that accepts (1 if one did);
- * broadcast: offer to all (returns how many accepted). */
+ * broadcast: offer to all (returns how many accepted); edge: offer along
+ * e alone, whatever its state (1 if accepted). */
 int wf__push_single(wf__port *out, const void *msg);
 int wf__push_broadcast(wf__port *out, const void *msg);
+int wf__push_edge(wf__edge *e, const void *msg);
 /* Pull helpers for receivers: try each in-edge in pull state; a sender that
  * has nothing turns its edge back to push.  get: 1 if msg was filled.
  * reserve: the edge whose sender now holds a reservation for us, or NULL. */
@@ -238,12 +252,24 @@ void wf__fifo_free(wf__fifo *q);
 
 /* The sender side of a buffering node: its messages, the reservation of
  * the head, and the forwarder (G4).  Buffer and queue nodes and the
- * queueing / key-matching joins embed one for their output port 0. */
+ * queueing / key-matching joins embed one for their output port 0.
+ *
+ * Order: FIFO, or, with cmp set (priority_queue_node), a binary max-heap
+ * in q.buf (q.head stays 0) whose head is the greatest message.  While the
+ * head is lent (reserved) a put never moves above it, so the lent message
+ * stays at the head until it is consumed or released.
+ *
+ * Discard mode (overwrite / write_once): every message is offered once to
+ * every successor in push state and then dropped, taken or not; with no
+ * successor in push state a put keeps nothing. */
 typedef struct wf__store {
     wf__fifo q;
     int reserved;        /* 0, WF__RES_PULLER or WF__RES_FWD */
     bool fwd_busy, fwd_again;
     bool broadcast;      /* broadcast-push (joins) or single-push */
+    bool discard;        /* offer once, then drop (see above) */
+    wf_compare_fn cmp;   /* NULL: FIFO; else greatest first */
+    void *cmp_ctx;
     char *item;          /* the forwarder's copy of the head */
     wf__gtask task;      /* the forwarder as a pool task */
 } wf__store;

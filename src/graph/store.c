@@ -5,7 +5,12 @@
  * The forwarder takes the head under the aggregator as if it reserved it
  * (WF__RES_FWD), offers it outside, then removes or releases it in the op
  * that takes the next one.  While it is out, try_get and try_reserve fail,
- * so no message is handed out twice and a queue stays in order. */
+ * so no message is handed out twice and a queue stays in order.
+ *
+ * Two variants (graph_impl.h): a max-heap instead of the FIFO for the
+ * priority queue (push_item / pop_item / unlend below), and discard mode
+ * for overwrite and write_once, where each message is offered once and
+ * dropped. */
 #include "graph/graph_impl.h"
 
 /* ---- FIFO ------------------------------------------------------------------- */
@@ -71,6 +76,83 @@ void wf__fifo_free(wf__fifo *q)
     q->cap = q->count = q->head = 0;
 }
 
+/* ---- message order: FIFO, or a max-heap for priority queues --------------- */
+
+static char *slot(wf__store *s, size_t i)
+{
+    return s->q.buf + i * s->q.size;
+}
+
+static void swap_slots(wf__store *s, size_t i, size_t j)
+{
+    char *a = slot(s, i), *b = slot(s, j);
+    for (size_t k = 0; k < s->q.size; k++) {
+        char t = a[k];
+        a[k] = b[k];
+        b[k] = t;
+    }
+}
+
+static bool greater(wf__store *s, size_t i, size_t j)
+{
+    return s->cmp(slot(s, i), slot(s, j), s->cmp_ctx) > 0;
+}
+
+static void sift_down(wf__store *s, size_t i)
+{
+    for (;;) {
+        size_t top = i, l = 2 * i + 1, r = l + 1;
+        if (l < s->q.count && greater(s, l, top))
+            top = l;
+        if (r < s->q.count && greater(s, r, top))
+            top = r;
+        if (top == i)
+            return;
+        swap_slots(s, i, top);
+        i = top;
+    }
+}
+
+static int push_item(wf__store *s, const void *msg)
+{
+    int err = wf__fifo_push(&s->q, msg); /* a heap appends: head is 0 */
+    if (err || s->cmp == NULL)
+        return err;
+    /* A lent head stays where it is: the new one stops below it. */
+    size_t i = s->q.count - 1, floor = s->reserved ? 1 : 0;
+    while (i > floor) {
+        size_t parent = (i - 1) / 2;
+        if (parent < floor || !greater(s, i, parent))
+            break;
+        swap_slots(s, i, parent);
+        i = parent;
+    }
+    return 0;
+}
+
+static void pop_item(wf__store *s, void *msg)
+{
+    if (s->cmp == NULL) {
+        wf__fifo_pop(&s->q, msg);
+        return;
+    }
+    if (msg)
+        memcpy(msg, slot(s, 0), s->q.size);
+    if (--s->q.count > 0) {
+        memcpy(slot(s, 0), slot(s, s->q.count), s->q.size);
+        sift_down(s, 0);
+    }
+}
+
+/* The lent head comes back: a greater message that arrived meanwhile
+ * waits just below it, so it goes back down. */
+static void unlend(wf__store *s)
+{
+    s->reserved = 0;
+    if (s->cmp && s->q.count > 1)
+        sift_down(s, 0);
+}
+
 /* ---- the store, inside the handler -------------------------------------- */
 
 static void forward_task(wf__gtask *t);
@@ -108,15 +190,18 @@ enum { FWD_STOP, FWD_GO, FWD_HANDOFF };        /* op->result */
 static void fwd_step(wf_node *n, wf__store *s, wf__store_op *op)
 {
     if (op->prev != FWD_NONE) {
-        if (op->prev == FWD_ACCEPTED)
-            wf__fifo_pop(&s->q, NULL);
-        s->reserved = 0;
+        if (op->prev == FWD_ACCEPTED || s->discard)
+            pop_item(s, NULL);
+        unlend(s);
     }
     bool more = s->q.count > 0 && !wf__node_stopped(n) &&
                 wf__has_edge(&n->out[0], WF__PUSH);
+    if (!more && s->discard)
+        wf__fifo_clear(&s->q); /* nobody left to offer them to */
     /* After a rejection by everyone, go on only if a successor came back
-     * to push meanwhile (G4); otherwise we would offer it again at once. */
-    if (!more || (op->prev == FWD_REJECTED && !s->fwd_again)) {
+     * to push meanwhile (G4); otherwise we would offer it again at once.
+     * In discard mode the next message is a new one: offer it. */
+    if (!more || (op->prev == FWD_REJECTED && !s->fwd_again && !s->discard)) {
         s->fwd_busy = s->fwd_again = false;
         op->result = FWD_STOP;
     } else if (op->handoff) {
@@ -136,8 +221,8 @@ static void puller_done(wf_node *n, wf__store *s, wf__store_op *op, bool pop)
         return;
     }
     if (pop)
-        wf__fifo_pop(&s->q, NULL);
-    s->reserved = 0;
+        pop_item(s, NULL);
+    unlend(s);
     op->result = 0;
     op->start = wf__store_should_start(n, s);
 }
@@ -146,7 +231,11 @@ void wf__store_handle(wf_node *n, wf__store *s, wf__store_op *op)
 {
     switch (op->op.type) {
     case WF__ST_PUT:
-        op->result = wf__fifo_push(&s->q, op->in);
+        if (s->discard && !wf__has_edge(&n->out[0], WF__PUSH)) {
+            op->result = WF__ACCEPT; /* nobody to offer it to */
+            break;
+        }
+        op->result = push_item(s, op->in);
         if (op->result == 0) {
             op->result = WF__ACCEPT;
             op->start = wf__store_should_start(n, s);
@@ -156,7 +245,7 @@ void wf__store_handle(wf_node *n, wf__store *s, wf__store_op *op)
     case WF__ST_RESERVE:
         op->result = s->q.count > 0 && !s->reserved;
         if (op->result && op->op.type == WF__ST_GET) {
-            wf__fifo_pop(&s->q, op->out);
+            pop_item(s, op->out);
         } else if (op->result) {
             memcpy(op->out, wf__fifo_front(&s->q), s->q.size);
             s->reserved = WF__RES_PULLER;
