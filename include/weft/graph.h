@@ -394,14 +394,21 @@ WF_API int wf_split_node_create(wf_node **out, wf_graph *g, unsigned ports,
 /* indexer_node's output message: the index of the input port a value came
  * in on, then the value (that port's message size), aligned for any type.
  * The output port's message size is WF_TAGGED_MSG_SIZE(the largest input
- * size); bytes after a shorter value are zero. */
+ * size), a multiple of the struct's alignment, so an array of them stays
+ * aligned; bytes after a shorter value are zero. */
+#ifdef __cplusplus
+#define WF__ALIGN_ANY alignas(max_align_t)
+#else
+#define WF__ALIGN_ANY _Alignas(max_align_t)
+#endif
 typedef struct wf_tagged_msg {
     size_t port;
-    max_align_t value[]; /* the value's bytes: read *(T *)m->value */
+    WF__ALIGN_ANY unsigned char value[]; /* read it as *(T *)m->value */
 } wf_tagged_msg;
 #define WF_TAGGED_MSG_SIZE(max_value_size)                                   \
-    (sizeof(wf_tagged_msg) + ((max_value_size) + sizeof(max_align_t) - 1) /  \
-                                 sizeof(max_align_t) * sizeof(max_align_t))
+    (sizeof(wf_tagged_msg) +                                                 \
+     ((max_value_size) + sizeof(wf_tagged_msg) - 1) /                        \
+         sizeof(wf_tagged_msg) * sizeof(wf_tagged_msg))
 
 /* indexer_node: `ports` input ports (1..WF_JOIN_MAX_PORTS) of the given
  * sizes, one output port of wf_tagged_msg.  Each message is tagged with
