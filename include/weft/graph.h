@@ -265,8 +265,8 @@ typedef struct wf_join_config {
 WF_API int wf_join_node_create(wf_node **out, wf_graph *g,
                                const wf_join_config *cfg);
 
-/* Element i of a message produced by `join`.  NULL when join is not a join
- * node or i is out of range. */
+/* Element i of a message produced by `join` (or taken by a split node).
+ * NULL when join is neither a join nor a split node, or i is out of range. */
 WF_API void *wf_tuple_get(const void *msg, const wf_node *join, unsigned i);
 
 /* ---- continue_node, input_node, limiter_node, sequencer_node -------------- */
@@ -420,6 +420,127 @@ WF_API int wf_composite_node_create(wf_node **out, wf_graph *g, unsigned n_in,
                                     const wf_port *outputs);
 
 /* ---- multifunction_node, async_node, split_node, indexer_node -------------- */
+
+/* multifunction_node: one input port and `out_ports` output ports.  Its
+ * body may send any number of messages (none included) to any of its
+ * output ports for each input, with wf_output_put.  Concurrency limit,
+ * queueing / rejecting policy and errors are those of function_node. */
+typedef struct wf_output_ports wf_output_ports;
+
+/* The body: read `in`, send outputs through `ports`.  Return 0, or a
+ * negative code: the graph records the first one, cancels, and
+ * wf_graph_wait_for_all returns it (what was already sent stays sent). */
+typedef int (*wf_multifunction_fn)(const void *in, wf_output_ports *ports,
+                                   void *ctx);
+
+/* Send msg (the port's message size, copied) to every successor of output
+ * port i of the node running this body, now.  Call it only from the body
+ * that received `ports`.  Returns 1 if a successor took it, 0 if none did
+ * (or there is none), WF_EINVAL (ports or msg NULL), WF_ENOPORT (i out of
+ * range). */
+WF_API int wf_output_put(wf_output_ports *ports, unsigned i, const void *msg);
+
+typedef struct wf_multifunction_config {
+    size_t in_size;          /* input message size (> 0)                */
+    unsigned out_ports;      /* number of output ports (>= 1)           */
+    const size_t *out_sizes; /* out_ports entries, each > 0             */
+    unsigned concurrency;    /* WF_UNLIMITED (0), WF_SERIAL (1), or N   */
+    wf_fn_policy policy;     /* WF_QUEUEING (default) or WF_REJECTING   */
+    wf_multifunction_fn body;
+    void *ctx; /* passed to body */
+} wf_multifunction_config;
+#define WF_MULTIFUNCTION_CONFIG_INIT {0, 0, NULL, 0, WF_QUEUEING, NULL, NULL}
+
+WF_API int wf_multifunction_node_create(wf_node **out, wf_graph *g,
+                                        const wf_multifunction_config *cfg);
+
+/* async_node: a function_node whose body hands its input to work outside
+ * the pool (another thread, a device, an event loop) instead of computing
+ * the output itself.  That work sends results through the node's gateway,
+ * from any thread, and keeps the graph open meanwhile with reserve_wait /
+ * release_wait.  Concurrency limit, policy and body errors are those of
+ * function_node; a body's concurrency slot is free again once it returns,
+ * not when the outside work ends. */
+typedef struct wf_gateway wf_gateway;
+
+/* The body: pass `in` (copy it: it is gone after return) and `gw` to the
+ * outside work.  Return 0 or a negative code, as a function_node body. */
+typedef int (*wf_async_fn)(const void *in, wf_gateway *gw, void *ctx);
+
+/* Count one more piece of outside work in flight: wf_graph_wait_for_all
+ * (and reset, destroy) wait until it is released.  Any thread.  Returns 0,
+ * WF_EINVAL (gw NULL), WF_EDESTROYED (the graph is gone). */
+WF_API int wf_gateway_reserve_wait(wf_gateway *gw);
+
+/* The outside work counted by one reserve_wait is done.  Any thread.
+ * Returns 0, WF_EINVAL (gw NULL), WF_ENOENT (no reserve_wait to match). */
+WF_API int wf_gateway_release_wait(wf_gateway *gw);
+
+/* Broadcast msg (out_size bytes, copied) to every successor of the async
+ * node, on the calling thread, which may be any thread.  Call it before
+ * the matching release_wait, so the graph cannot go idle between the two.
+ * Returns 1 if a successor took it, 0 if none did, WF_EINVAL (gw or msg
+ * NULL), WF_ECANCELED (the graph is cancelled), WF_EDESTROYED. */
+WF_API int wf_gateway_try_put(wf_gateway *gw, const void *msg);
+
+typedef struct wf_async_config {
+    size_t in_size;       /* input message size (> 0)               */
+    size_t out_size;      /* output message size (> 0)              */
+    unsigned concurrency; /* WF_UNLIMITED (0), WF_SERIAL (1), or N  */
+    wf_fn_policy policy;  /* WF_QUEUEING (default) or WF_REJECTING  */
+    wf_async_fn body;
+    void *ctx; /* passed to body */
+} wf_async_config;
+#define WF_ASYNC_CONFIG_INIT {0, 0, 0, WF_QUEUEING, NULL, NULL}
+
+WF_API int wf_async_node_create(wf_node **out, wf_graph *g,
+                                const wf_async_config *cfg);
+
+/* The gateway of an async node (the one its body receives), or NULL when
+ * n is not an async node.  Valid until the node is destroyed. */
+WF_API wf_gateway *wf_async_node_gateway(wf_node *n);
+
+/* The tuple layout of join and split nodes: element i of n elements of
+ * sizes[i] bytes sits at offsets[i], aligned for its size (the largest
+ * power of two up to 16 that divides it); the whole is padded to the
+ * largest alignment.  Writes offsets (n entries; may be NULL) and returns
+ * the tuple's size, or 0 when n is 0, sizes is NULL or a size is 0. */
+WF_API size_t wf_tuple_layout(unsigned n, const size_t *sizes, size_t *offsets);
+
+/* split_node: one input port taking a tuple of `ports` elements laid out by
+ * wf_tuple_layout (a join node's output with the same sizes), and `ports`
+ * output ports: element i is broadcast from output port i, at once, on the
+ * putting thread.  Keeps nothing; a put is always accepted.  ports is
+ * 1..WF_JOIN_MAX_PORTS; wf_tuple_get reads its input's elements. */
+WF_API int wf_split_node_create(wf_node **out, wf_graph *g, unsigned ports,
+                                const size_t *msg_sizes);
+
+/* indexer_node's output message: the index of the input port a value came
+ * in on, then the value (that port's message size), aligned for any type.
+ * The output port's message size is WF_TAGGED_MSG_SIZE(the largest input
+ * size), a multiple of the struct's alignment, so an array of them stays
+ * aligned; bytes after a shorter value are zero. */
+#ifdef __cplusplus
+#define WF__ALIGN_ANY alignas(max_align_t)
+#else
+#define WF__ALIGN_ANY _Alignas(max_align_t)
+#endif
+typedef struct wf_tagged_msg {
+    size_t port;
+    WF__ALIGN_ANY unsigned char value[]; /* read it as *(T *)m->value */
+} wf_tagged_msg;
+#define WF_TAGGED_MSG_SIZE(max_value_size)                                   \
+    (sizeof(wf_tagged_msg) +                                                 \
+     ((max_value_size) + sizeof(wf_tagged_msg) - 1) /                        \
+         sizeof(wf_tagged_msg) * sizeof(wf_tagged_msg))
+
+/* indexer_node: `ports` input ports (1..WF_JOIN_MAX_PORTS) of the given
+ * sizes, one output port of wf_tagged_msg.  Each message is tagged with
+ * its port and broadcast to every successor at once, on the putting
+ * thread; the node keeps nothing and a put is always accepted. */
+WF_API int wf_indexer_node_create(wf_node **out, wf_graph *g, unsigned ports,
+                                  const size_t *msg_sizes);
+
 
 /* ---- node priorities, errors, cancellation, reset, tracing ----------------- */
 

@@ -1,4 +1,11 @@
-/* function_node: out = body(in), at most `concurrency` bodies at a time.
+/* function_node, multifunction_node and async_node: bodies run under a
+ * concurrency limit, with a queueing or rejecting policy.
+ *
+ * The three kinds share everything here but the step that calls the body
+ * (fn_node.call): a function body's output is broadcast from output port
+ * 0; a multifunction body sends to its ports itself (wf_output_put); an
+ * async body hands its input to outside work, which answers through the
+ * node's gateway.
  *
  * Accepted inputs wait in the node's FIFO.  Bodies run in runners: pool
  * tasks that each take inputs one after another until none is left, so a
@@ -23,11 +30,31 @@ typedef struct runner {
     struct runner *next_free;
 } runner;
 
-typedef struct fn_node {
+typedef struct fn_node fn_node;
+
+/* The body handle of a multifunction node and the gateway of an async
+ * node: each names its node. */
+struct wf_output_ports {
+    fn_node *node;
+};
+
+struct wf_gateway {
+    fn_node *node;
+    _Atomic long waits; /* reserve_wait calls not yet released */
+};
+
+struct fn_node {
     wf_node base;
-    wf_body_fn body;
+    void (*call)(fn_node *f, runner *r); /* the kind's body step */
+    union {
+        wf_body_fn fn;
+        wf_multifunction_fn multi;
+        wf_async_fn async;
+    } body;
     void *ctx;
-    size_t in_size, out_size;
+    wf_output_ports ports; /* multifunction */
+    wf_gateway gw;         /* async */
+    size_t in_size, out_size; /* out_size: a function body's output */
     unsigned limit; /* 0: unlimited */
     bool rejecting;
     /* state, under the aggregator */
@@ -38,7 +65,7 @@ typedef struct fn_node {
     runner *free;       /* idle runner records */
     unsigned n_slots;
     runner *slots;
-} fn_node;
+};
 
 enum { FN_PUT = WF__OP_KIND, FN_TAKE, FN_PRED_PULL };
 enum { PREV_NONE, PREV_RAN, PREV_PULL_FAILED };  /* what the runner did */
@@ -138,13 +165,29 @@ static void fn_handle(wf_node *n, wf__op *op)
 
 /* ---- runners ------------------------------------------------------------------ */
 
-static void call_body(fn_node *f, runner *r)
+/* The kinds' body steps; each calls the user's body between
+ * wf__body_begin and wf__body_end. */
+static void call_function(fn_node *f, runner *r)
 {
     wf__body_begin(&f->base);
-    int rc = f->body(r->in, f->out_size ? r->out : NULL, f->ctx);
+    int rc = f->body.fn(r->in, f->out_size ? r->out : NULL, f->ctx);
     wf__body_end(&f->base, rc);
     if (rc == 0 && f->out_size)
         wf__push_broadcast(&f->base.out[0], r->out);
+}
+
+static void call_multifunction(fn_node *f, runner *r)
+{
+    wf__body_begin(&f->base);
+    int rc = f->body.multi(r->in, &f->ports, f->ctx);
+    wf__body_end(&f->base, rc);
+}
+
+static void call_async(fn_node *f, runner *r)
+{
+    wf__body_begin(&f->base);
+    int rc = f->body.async(r->in, &f->gw, f->ctx);
+    wf__body_end(&f->base, rc);
 }
 
 static void run(wf__gtask *t)
@@ -165,7 +208,7 @@ static void run(wf__gtask *t)
             op.prev = PREV_PULL_FAILED;
             continue;
         }
-        call_body(f, r);
+        f->call(f, r);
         op.prev = PREV_RAN;
     }
 }
@@ -219,15 +262,16 @@ static void fn_destroy(wf_node *n)
     free(f->slots);
 }
 
-static const wf__node_ops fn_ops = {
-    .kind = "function_node",
-    .put = fn_put,
-    .pred_pull = fn_pred_pull,
-    .handle = fn_handle,
-    .reset = fn_reset,
-    .held = fn_held,
-    .destroy = fn_destroy,
-};
+#define FN_OPS(name)                                                         \
+    {                                                                        \
+        .kind = name, .put = fn_put, .pred_pull = fn_pred_pull,             \
+        .handle = fn_handle, .reset = fn_reset, .held = fn_held,            \
+        .destroy = fn_destroy,                                               \
+    }
+
+static const wf__node_ops function_ops = FN_OPS("function_node");
+static const wf__node_ops multifunction_ops = FN_OPS("multifunction_node");
+static const wf__node_ops async_ops = FN_OPS("async_node");
 
 static int make_slots(fn_node *f, unsigned n)
 {
@@ -248,28 +292,39 @@ static int make_slots(fn_node *f, unsigned n)
     return 0;
 }
 
-int wf_function_node_create(wf_node **out, wf_graph *g,
-                            const wf_function_config *cfg)
+/* What the three kinds' configurations have in common. */
+typedef struct fn_spec {
+    const wf__node_ops *ops;
+    size_t in_size;
+    size_t out_size; /* the runners' output buffer (function_node) */
+    unsigned n_out;
+    const size_t *out_sizes;
+    unsigned concurrency;
+    wf_fn_policy policy;
+    void (*call)(fn_node *f, runner *r);
+    void *ctx;
+} fn_spec;
+
+static int create(wf_node **out, wf_graph *g, const fn_spec *c, fn_node **fp)
 {
-    if (out == NULL)
-        return WF_EINVAL;
-    if (cfg == NULL || cfg->body == NULL || cfg->in_size == 0 ||
-        (cfg->policy != WF_QUEUEING && cfg->policy != WF_REJECTING))
+    if (out == NULL || c->in_size == 0 ||
+        (c->policy != WF_QUEUEING && c->policy != WF_REJECTING))
         return WF_EINVAL;
     wf_node *n;
-    int err = wf__node_create(&n, g, sizeof(fn_node), &fn_ops, 1,
-                              &cfg->in_size, cfg->out_size ? 1 : 0,
-                              &cfg->out_size);
+    int err = wf__node_create(&n, g, sizeof(fn_node), c->ops, 1, &c->in_size,
+                              c->n_out, c->out_sizes);
     if (err)
         return err;
     fn_node *f = (fn_node *)n;
-    f->body = cfg->body;
-    f->ctx = cfg->ctx;
-    f->in_size = cfg->in_size;
-    f->out_size = cfg->out_size;
-    f->limit = cfg->concurrency;
-    f->rejecting = cfg->policy == WF_REJECTING;
-    wf__fifo_init(&f->q, cfg->in_size);
+    f->call = c->call;
+    f->ctx = c->ctx;
+    f->ports.node = f;
+    f->gw.node = f;
+    f->in_size = c->in_size;
+    f->out_size = c->out_size;
+    f->limit = c->concurrency;
+    f->rejecting = c->policy == WF_REJECTING;
+    wf__fifo_init(&f->q, c->in_size);
     unsigned threads = wf_pool_threads(g->pool);
     unsigned slots = threads ? threads : 1;
     if (f->limit != 0 && f->limit < slots)
@@ -278,7 +333,130 @@ int wf_function_node_create(wf_node **out, wf_graph *g,
         wf__node_free(n);
         return WF_ENOMEM;
     }
-    wf__node_publish(n);
-    *out = n;
+    *fp = f;
     return 0;
+}
+
+/* Publish the node once its body is set: from then on it may run. */
+static int publish(wf_node **out, fn_node *f)
+{
+    wf__node_publish(&f->base);
+    *out = &f->base;
+    return 0;
+}
+
+/* ---- function_node ----------------------------------------------------------- */
+
+int wf_function_node_create(wf_node **out, wf_graph *g,
+                            const wf_function_config *cfg)
+{
+    if (cfg == NULL || cfg->body == NULL)
+        return WF_EINVAL;
+    fn_spec spec = {&function_ops, cfg->in_size, cfg->out_size,
+                    cfg->out_size ? 1 : 0, &cfg->out_size, cfg->concurrency,
+                    cfg->policy, call_function, cfg->ctx};
+    fn_node *f;
+    int err = create(out, g, &spec, &f);
+    if (err)
+        return err;
+    f->body.fn = cfg->body;
+    return publish(out, f);
+}
+
+/* ---- multifunction_node ------------------------------------------------------ */
+
+int wf_multifunction_node_create(wf_node **out, wf_graph *g,
+                                 const wf_multifunction_config *cfg)
+{
+    if (cfg == NULL || cfg->body == NULL || cfg->out_ports == 0 ||
+        cfg->out_sizes == NULL)
+        return WF_EINVAL;
+    fn_spec spec = {&multifunction_ops, cfg->in_size, 0, cfg->out_ports,
+                    cfg->out_sizes, cfg->concurrency, cfg->policy,
+                    call_multifunction, cfg->ctx};
+    fn_node *f;
+    int err = create(out, g, &spec, &f);
+    if (err)
+        return err;
+    f->body.multi = cfg->body;
+    return publish(out, f);
+}
+
+int wf_output_put(wf_output_ports *ports, unsigned i, const void *msg)
+{
+    if (ports == NULL || msg == NULL)
+        return WF_EINVAL;
+    wf_node *n = &ports->node->base;
+    if (i >= n->n_out)
+        return WF_ENOPORT;
+    return wf__push_broadcast(&n->out[i], msg) > 0;
+}
+
+/* ---- async_node --------------------------------------------------------------- */
+
+int wf_async_node_create(wf_node **out, wf_graph *g,
+                         const wf_async_config *cfg)
+{
+    if (cfg == NULL || cfg->body == NULL || cfg->out_size == 0)
+        return WF_EINVAL;
+    fn_spec spec = {&async_ops, cfg->in_size, 0, 1, &cfg->out_size,
+                    cfg->concurrency, cfg->policy, call_async, cfg->ctx};
+    fn_node *f;
+    int err = create(out, g, &spec, &f);
+    if (err)
+        return err;
+    f->body.async = cfg->body;
+    return publish(out, f);
+}
+
+wf_gateway *wf_async_node_gateway(wf_node *n)
+{
+    return n && n->ops == &async_ops ? &((fn_node *)n)->gw : NULL;
+}
+
+int wf_gateway_reserve_wait(wf_gateway *gw)
+{
+    if (gw == NULL)
+        return WF_EINVAL;
+    wf_graph *g = wf__node_graph(&gw->node->base);
+    if (g == NULL)
+        return WF_EDESTROYED;
+    /* Count first, so a release_wait that sees it finds the graph held. */
+    wf__graph_hold(g);
+    /* Release pairs with the acquire CAS in release_wait: a release that
+     * takes this reservation sees the graph's count raised first, so the
+     * count never drops below the work in flight.  The waiter sees the
+     * outside work's effects through the graph's own counter (graph.c). */
+    wf_fetch_add_release(&gw->waits, 1);
+    return 0;
+}
+
+int wf_gateway_release_wait(wf_gateway *gw)
+{
+    if (gw == NULL)
+        return WF_EINVAL;
+    /* Relaxed first read: the CAS below checks it. */
+    long v = wf_load_relaxed(&gw->waits);
+    do {
+        if (v <= 0)
+            return WF_ENOENT;
+        /* Acquire pairs with the release add in reserve_wait (above). */
+    } while (!wf_cas_acqrel(&gw->waits, &v, v - 1));
+    wf_graph *g = wf__node_graph(&gw->node->base);
+    if (g)
+        wf__graph_release(g);
+    return 0;
+}
+
+int wf_gateway_try_put(wf_gateway *gw, const void *msg)
+{
+    if (gw == NULL || msg == NULL)
+        return WF_EINVAL;
+    wf_node *n = &gw->node->base;
+    wf_graph *g = wf__node_graph(n);
+    if (g == NULL)
+        return WF_EDESTROYED;
+    if (wf_graph_is_cancelled(g))
+        return WF_ECANCELED;
+    return wf__push_broadcast(&n->out[0], msg) > 0;
 }

@@ -66,6 +66,18 @@ static void release(wf_graph *g)
     pthread_mutex_unlock(&g->idle_lock);
 }
 
+/* Outside work (an async node's gateway) holds the graph open as a task
+ * does, from any thread (G5). */
+void wf__graph_hold(wf_graph *g)
+{
+    hold(g);
+}
+
+void wf__graph_release(wf_graph *g)
+{
+    release(g);
+}
+
 static void gtask_main(wf_task *task)
 {
     wf__gtask *t = (wf__gtask *)task;

@@ -88,6 +88,10 @@ typedef struct wf__gtask {
 } wf__gtask;
 
 void wf__spawn(wf_graph *g, wf__gtask *t);
+/* Count one unit of work in flight that is not a task (G5): an async
+ * node's reserve_wait; release ends it.  Any thread. */
+void wf__graph_hold(wf_graph *g);
+void wf__graph_release(wf_graph *g);
 void wf__graph_fail(wf_graph *g, int err);
 
 /* Every node kind calls a user body between these two: begin, then the

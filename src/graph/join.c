@@ -25,36 +25,15 @@ static bool is_join(const wf_node *n)
            n->ops == &key_ops || n->ops == &tag_ops;
 }
 
-/* ---- tuple layout ------------------------------------------------------- */
+/* ---- tuple layout (the layout itself: wf_tuple_layout, tuple.c) ---------- */
 
-/* A type's alignment divides its size, so the largest power of two that
- * divides the size (up to 16) is aligned enough for it. */
-static size_t align_of_size(size_t size)
+const size_t *wf__join_offsets(const wf_node *n, unsigned *count)
 {
-    size_t a = 1;
-    while (a < 16 && size % (a * 2) == 0)
-        a *= 2;
-    return a;
-}
-
-static void layout(join_node *j, const size_t *sizes)
-{
-    size_t end = 0, max_align = 1;
-    for (unsigned i = 0; i < j->n; i++) {
-        size_t a = align_of_size(sizes[i]);
-        j->offset[i] = (end + a - 1) / a * a;
-        end = j->offset[i] + sizes[i];
-        max_align = a > max_align ? a : max_align;
-    }
-    j->tuple_size = (end + max_align - 1) / max_align * max_align;
-}
-
-void *wf_tuple_get(const void *msg, const wf_node *node, unsigned i)
-{
-    if (msg == NULL || node == NULL || !is_join(node))
+    if (!is_join(n))
         return NULL;
-    const join_node *j = (const join_node *)node;
-    return i < j->n ? (char *)msg + j->offset[i] : NULL;
+    const join_node *j = (const join_node *)n;
+    *count = j->n;
+    return j->offset;
 }
 
 /* ---- queueing, inside the handler ------------------------------------------ */
@@ -394,7 +373,7 @@ static int init_join(join_node *j, const wf_join_config *c)
 {
     j->policy = c->policy;
     j->n = c->ports;
-    layout(j, c->msg_sizes);
+    j->tuple_size = wf_tuple_layout(j->n, c->msg_sizes, j->offset);
     j->ctx = c->ctx;
     j->key_size = c->policy == WF_JOIN_TAG_MATCHING ? sizeof(uint64_t)
                                                      : c->key_size;
@@ -422,12 +401,10 @@ int wf_join_node_create(wf_node **out, wf_graph *g, const wf_join_config *cfg)
     int err = check_config(cfg);
     if (err)
         return err;
-    join_node tmp; /* the layout, to size the output port */
-    tmp.n = cfg->ports;
-    layout(&tmp, cfg->msg_sizes);
+    size_t tuple_size = wf_tuple_layout(cfg->ports, cfg->msg_sizes, NULL);
     wf_node *n;
     err = wf__node_create(&n, g, sizeof(join_node), ops_for(cfg->policy),
-                          cfg->ports, cfg->msg_sizes, 1, &tmp.tuple_size);
+                          cfg->ports, cfg->msg_sizes, 1, &tuple_size);
     if (err)
         return err;
     if (init_join((join_node *)n, cfg) != 0) {
