@@ -8,7 +8,7 @@
  * every buffer out and frees the chunks.  Buffers themselves stay on the
  * global list for their thread's next session.
  *
- * Handshake (T1 in docs/graph/running.md): a recorder stores busy = 1,
+ * The handshake: a recorder stores busy = 1,
  * fences (seq_cst), then reads the switch; stop clears the switch, fences,
  * then reads each busy flag.  Of the two reads at least one sees the
  * other side's store, so either the recorder sees the switch off and
