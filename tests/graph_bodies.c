@@ -249,7 +249,7 @@ static void test_multi_errors(void)
     CHECK_ERR(wf_graph_wait_for_all(g), -1000);
     int got[10];
     CHECK_EQ(gt_drain(out, got, 10), 4); /* 0..3, then cancelled */
-    CHECK_OK(wf_graph_reset(g));
+    CHECK_OK(wf_graph_reset(g, WF_RESET_PROTOCOL));
     gt_put(n, 5);
     CHECK_OK(wf_graph_wait_for_all(g));
     CHECK_EQ(gt_drain(out, got, 10), 1);
@@ -411,7 +411,7 @@ static void test_async_errors(void)
     CHECK_EQ(atomic_load(&svc.answered), 5);
     CHECK_EQ(atomic_load(&a.c.calls), 6); /* 6..9 never started */
     CHECK_ERR(wf_gateway_try_put(gw, &x), WF_ECANCELED);
-    CHECK_OK(wf_graph_reset(g));
+    CHECK_OK(wf_graph_reset(g, WF_RESET_PROTOCOL));
     a.fail_at = -1;
     gt_put(an, 7);
     CHECK_OK(wf_graph_wait_for_all(g));

@@ -178,7 +178,7 @@ static void test_pq_reservation(void)
         CHECK_EQ(got[i], want[i]);
     /* Reset empties it. */
     gt_put(pq, 1);
-    CHECK_OK(wf_graph_reset(g));
+    CHECK_OK(wf_graph_reset(g, WF_RESET_PROTOCOL));
     CHECK_EQ(wf_try_get(pq, &v), 0);
     /* Errors. */
     wf_node *n = NULL;
@@ -246,7 +246,7 @@ static void test_overwrite(void)
     CHECK_EQ(gt_drain(q3, got, 8), 0);
     /* reset invalidates too. */
     gt_put(ow, 9);
-    CHECK_OK(wf_graph_reset(g));
+    CHECK_OK(wf_graph_reset(g, WF_RESET_PROTOCOL));
     CHECK_EQ(wf_overwrite_node_is_valid(ow), 0);
     CHECK_EQ(gt_drain(q1, got, 8), 0); /* reset emptied the queues */
     CHECK(strcmp(wf_node_kind(ow), "overwrite_node") == 0);
@@ -292,7 +292,7 @@ static void test_write_once(void)
     CHECK_EQ(gt_drain(q, got, 8), 1);
     CHECK_EQ(got[0], 3);
     /* After reset too. */
-    CHECK_OK(wf_graph_reset(g));
+    CHECK_OK(wf_graph_reset(g, WF_RESET_PROTOCOL));
     CHECK_EQ(wf_overwrite_node_is_valid(wo), 0);
     gt_put(wo, 6);
     CHECK_EQ(wf_try_get(wo, &v), 1);
@@ -571,7 +571,7 @@ static void test_composite_dot(void)
     CHECK_OK(wf_graph_write_dot(g, mem));
     fclose(mem);
     const char *want[] = {
-        "n2 [label=\"composite_node\\nbox\\nholds 0\"];",
+        "n2 [label=\"composite_node\\nbox\\nholds 0\\n",
         "n2 [shape=note];",
         "n2 -> n0 [style=dotted, arrowhead=none, constraint=false, "
         "label=\"in 0\"];",

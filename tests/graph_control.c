@@ -101,7 +101,7 @@ static void test_continue_threshold(void)
     /* reset forgets a partial round */
     CHECK_OK(wf_make_edge(b[1], c));
     signal_from(g, b, 1, &s, 5);
-    CHECK_OK(wf_graph_reset(g));
+    CHECK_OK(wf_graph_reset(g, WF_RESET_PROTOCOL));
     signal_from(g, b, 1, &s, 5);
     signal_from(g, b + 1, 1, &s, 6);
     GT_DESTROY(g, c, q, b[0], b[1], b[2]);
@@ -146,7 +146,7 @@ static void test_continue_predecessors(void)
     signal_(ce);
     CHECK_ERR(wf_graph_wait_for_all(g), -77);
     CHECK(wf_graph_is_cancelled(g));
-    CHECK_OK(wf_graph_reset(g));
+    CHECK_OK(wf_graph_reset(g, WF_RESET_PROTOCOL));
     GT_DESTROY(g, c, b, c0, ce, after);
 }
 
@@ -305,7 +305,7 @@ static void test_input_push_and_done(void)
     CHECK_EQ(atomic_load(&c.calls), 101);
     CHECK_EQ(atomic_load(&c.off_worker), 0); /* bodies on the pool */
     /* broadcast: every successor gets every message */
-    CHECK_OK(wf_graph_reset(g)); /* inactive again, not done */
+    CHECK_OK(wf_graph_reset(g, WF_RESET_PROTOCOL)); /* inactive again, not done */
     c.next = 0;
     c.end = 20;
     wf_node *q2 = gt_queue(g, sizeof(int));
@@ -318,12 +318,12 @@ static void test_input_push_and_done(void)
     expect_run(q2, 0, 20);
     CHECK_EQ(atomic_load(&c.overlap), 0);
     /* a body error fails the graph */
-    CHECK_OK(wf_graph_reset(g));
+    CHECK_OK(wf_graph_reset(g, WF_RESET_PROTOCOL));
     c.rc = -9;
     CHECK_OK(wf_input_node_activate(in));
     CHECK_ERR(wf_graph_wait_for_all(g), -9);
     CHECK_EQ(wf_try_get(in, &v), 0); /* failed: no more calls */
-    CHECK_OK(wf_graph_reset(g));
+    CHECK_OK(wf_graph_reset(g, WF_RESET_PROTOCOL));
     /* errors */
     wf_node *n = NULL;
     wf_input_config ic = WF_INPUT_CONFIG_INIT;
@@ -435,7 +435,7 @@ static void test_limiter_counts(void)
     expect_run(q, 0, 3);
     CHECK_EQ(wf_try_get(lim, &v), 0); /* it keeps nothing */
     /* reset: the count starts from 0 */
-    CHECK_OK(wf_graph_reset(g));
+    CHECK_OK(wf_graph_reset(g, WF_RESET_PROTOCOL));
     for (int i = 0; i < 4; i++)
         CHECK_EQ(wf_try_put(wf_input_port(lim, 0), &i), i < 3);
     expect_run(q, 0, 3);
@@ -564,7 +564,7 @@ static void test_sequencer_order(void)
     expect_items(s, 42, 43);
     /* reset: numbering starts again from 0 */
     CHECK_EQ(put_item(s, 44), 1);
-    CHECK_OK(wf_graph_reset(g));
+    CHECK_OK(wf_graph_reset(g, WF_RESET_PROTOCOL));
     CHECK_EQ(put_item(s, 1), 1);
     CHECK_EQ(put_item(s, 0), 1);
     expect_items(s, 0, 2);

@@ -1,5 +1,6 @@
-/* graph_dot: wf_graph_write_dot shows kinds, names, what each node holds
- * and each edge's push/pull state.
+/* graph_dot: wf_graph_write_dot shows kinds, names, what each node holds,
+ * its message counts (put, accepted, rejected, forwarded) and each edge's
+ * push/pull state.
  *
  * Usage: graph_dot [FILE]   also writes the DOT text to FILE (docs/ keeps
  * it, rendered with `dot -Tsvg`).
@@ -8,7 +9,9 @@
  * after its run, before anything is taken out: buf2 still holds 7 and its
  * edge to the join is in pull state (dashed); buf1's and bn's edges went
  * back to push when the join found nothing to reserve there; buf_out holds
- * the tuple (3,4).  Also: the same graph with no names and a fresh edge,
+ * the tuple (3,4).  The counts: bn, buf1 and buf2 took every put; the
+ * join rejected all three pushes (2, 3, 4) and forwarded one tuple; 7
+ * never left buf2 (its edge was in pull state).  Also: the same graph with no names and a fresh edge,
  * a name with quotes is escaped, set_name(NULL) clears it. */
 #include "graph_test.h"
 
@@ -57,11 +60,11 @@ int main(int argc, char **argv)
 
     char *dot = dot_of(g);
     expect(dot, "digraph weft {");
-    expect(dot, "n0 [label=\"broadcast_node\\nbn\\nholds 0\"];");
-    expect(dot, "n1 [label=\"buffer_node\\nbuf1\\nholds 0\"];");
-    expect(dot, "n2 [label=\"buffer_node\\nbuf2\\nholds 1\"];");
-    expect(dot, "n3 [label=\"join_node<reserving>\\njn\\nholds 0\"];");
-    expect(dot, "n4 [label=\"buffer_node\\nbuf_out\\nholds 1\"];");
+    expect(dot, "n0 [label=\"broadcast_node\\nbn\\nholds 0\\nput 1: accepted 1, rejected 0\\nforwarded 0\"];");
+    expect(dot, "n1 [label=\"buffer_node\\nbuf1\\nholds 0\\nput 1: accepted 1, rejected 0\\nforwarded 0\"];");
+    expect(dot, "n2 [label=\"buffer_node\\nbuf2\\nholds 1\\nput 2: accepted 2, rejected 0\\nforwarded 0\"];");
+    expect(dot, "n3 [label=\"join_node<reserving>\\njn\\nholds 0\\nput 3: accepted 0, rejected 3\\nforwarded 1\"];");
+    expect(dot, "n4 [label=\"buffer_node\\nbuf_out\\nholds 1\\nput 1: accepted 1, rejected 0\\nforwarded 0\"];");
     expect(dot, "n0 -> n3 [label=\"push\", headlabel=\"0\"];");
     expect(dot, "n1 -> n3 [label=\"push\", headlabel=\"0\"];");
     expect(dot, "n2 -> n3 [label=\"pull\", style=dashed, headlabel=\"1\"];");
@@ -76,7 +79,7 @@ int main(int argc, char **argv)
     CHECK_OK(wf_node_set_name(buf1, NULL));
     char *renamed = dot_of(g);
     expect(renamed, "say \\\"hi\\\"");
-    expect(renamed, "n1 [label=\"buffer_node\\nholds 0\"];");
+    expect(renamed, "n1 [label=\"buffer_node\\nholds 0\\nput 1: accepted 1, rejected 0\\nforwarded 0\"];");
     free(fresh);
     free(dot);
     free(renamed);

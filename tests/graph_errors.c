@@ -69,7 +69,7 @@ static void test_null_and_config(void)
     CHECK_ERR(wf_node_set_name(NULL, "x"), WF_EINVAL);
     CHECK_ERR(wf_graph_wait_for_all(NULL), WF_EINVAL);
     CHECK_ERR(wf_graph_cancel(NULL), WF_EINVAL);
-    CHECK_ERR(wf_graph_reset(NULL), WF_EINVAL);
+    CHECK_ERR(wf_graph_reset(NULL, WF_RESET_PROTOCOL), WF_EINVAL);
     CHECK_ERR(wf_graph_write_dot(NULL, stdout), WF_EINVAL);
     CHECK(!wf_graph_is_cancelled(NULL));
     CHECK_OK(wf_node_destroy(NULL));
@@ -131,7 +131,7 @@ static void test_cancel_and_destroyed(void)
     CHECK_ERR(wf_graph_wait_for_all(g), WF_ECANCELED);
     CHECK_EQ(wf_try_get(q, &v), 1); /* gets still work: nothing lost */
     CHECK_EQ(v, 0);
-    CHECK_OK(wf_graph_reset(g));
+    CHECK_OK(wf_graph_reset(g, WF_RESET_PROTOCOL));
     CHECK_EQ(wf_try_get(q, &v), 0); /* reset emptied it */
     gt_put(q, 0);
     CHECK_OK(wf_graph_destroy(g));
@@ -177,7 +177,7 @@ static void test_body_errors(void)
     }
     CHECK_ERR(wf_graph_wait_for_all(g), -42);
     CHECK(wf_graph_is_cancelled(g));
-    CHECK_OK(wf_graph_reset(g));
+    CHECK_OK(wf_graph_reset(g, WF_RESET_PROTOCOL));
     CHECK_OK(wf_graph_wait_for_all(g));
     self_ctx s = {.g = g};
     wf_node *w = gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING,

@@ -211,7 +211,7 @@ static void test_remove_edge_and_reset(void)
         CHECK_EQ(got[i], i);
     /* q kept 5..9; reset empties it.  Then an edge made again carries
      * messages again. */
-    CHECK_OK(wf_graph_reset(g));
+    CHECK_OK(wf_graph_reset(g, WF_RESET_PROTOCOL));
     CHECK_EQ(wf_try_get(q, got), 0);
     CHECK_OK(wf_make_edge(q, out));
     gt_put(q, 42);
@@ -237,7 +237,7 @@ static void test_reset_protocol(void)
     CHECK_ERR(wf_graph_wait_for_all(g), WF_ECANCELED);
     int calls = atomic_load(&s.calls);
     CHECK(calls < 5);
-    CHECK_OK(wf_graph_reset(g));
+    CHECK_OK(wf_graph_reset(g, WF_RESET_PROTOCOL));
     CHECK_OK(wf_graph_wait_for_all(g));
     CHECK(!wf_graph_is_cancelled(g));
     s.sleep_us = 0;

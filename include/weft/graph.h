@@ -67,11 +67,14 @@ WF_API int wf_graph_destroy(wf_graph *g);
  * this graph (it would wait for itself). */
 WF_API int wf_graph_wait_for_all(wf_graph *g);
 
-/* Wait for all work, then empty every buffer (nodes, join ports, function
- * queues), turn every edge back to push, and clear the cancelled flag and
- * the error.  Same errors as wf_graph_wait_for_all, except that a body's
- * error or a cancellation is cleared rather than returned. */
-WF_API int wf_graph_reset(wf_graph *g);
+/* Wait for all work, then reset the graph as `flags` say (WF_RESET_*,
+ * or-ed; see "node priorities, errors, cancellation, reset, tracing"
+ * below).  Every reset empties every buffer (nodes, join ports, function
+ * queues), turns every edge back to push, zeroes the DOT counters, and
+ * clears the cancelled flag, the error and the failed node.  Call it from
+ * one thread, with nobody putting meanwhile.  Returns 0; WF_EINVAL (g
+ * NULL, an unknown flag), WF_EPERM from a body of this graph. */
+WF_API int wf_graph_reset(wf_graph *g, unsigned flags);
 
 /* Cancel: later try_put from outside returns WF_ECANCELED, bodies not yet
  * started do not start (their inputs stay queued), forwarding stops.
@@ -79,10 +82,12 @@ WF_API int wf_graph_reset(wf_graph *g);
 WF_API int wf_graph_cancel(wf_graph *g);
 WF_API bool wf_graph_is_cancelled(const wf_graph *g);
 
-/* Write the topology in Graphviz DOT: each node with its kind, name and the
- * number of messages it holds now, each edge with its state (solid: push,
- * dashed: pull).  Render with `dot -Tsvg`.  Returns 0, WF_EINVAL, or
- * WF_EAGAIN when writing failed. */
+/* Write the topology in Graphviz DOT: each node with its kind, name, the
+ * number of messages it holds now and its message counts since creation
+ * or the last reset (put = accepted + rejected; forwarded: taken by a
+ * successor), each edge with its state (solid: push, dashed: pull).
+ * Render with `dot -Tsvg`.  Returns 0, WF_EINVAL, or WF_EAGAIN when
+ * writing failed. */
 WF_API int wf_graph_write_dot(wf_graph *g, FILE *f);
 
 /* ---- ports ----------------------------------------------------------------- */
@@ -543,6 +548,62 @@ WF_API int wf_indexer_node_create(wf_node **out, wf_graph *g, unsigned ports,
 
 
 /* ---- node priorities, errors, cancellation, reset, tracing ----------------- */
+
+/* Reset flags for wf_graph_reset, or-ed. */
+#define WF_RESET_PROTOCOL 0u    /* buffers, edge states, error, cancel: always */
+#define WF_RESET_BODIES 1u      /* also call every node's body-reset callback */
+#define WF_RESET_CLEAR_EDGES 2u /* also remove every edge of the graph */
+
+/* When bodies of several nodes are ready, one of the node with the higher
+ * priority is started first (the graph's tasks take ready work of nodes
+ * with priority > 0 before their own next body).  Default 0; set it
+ * before the node receives messages.  It applies to nodes with bodies
+ * (function, continue, multifunction, async).  Returns 0; WF_EINVAL (node
+ * NULL, priority < 0), WF_EDESTROYED. */
+WF_API int wf_node_set_priority(wf_node *node, int priority);
+
+/* The node whose body failed first (returned a negative code) since the
+ * graph was created or last reset; NULL when none did (also for g NULL).
+ * Read it after wf_graph_wait_for_all returned the error. */
+WF_API wf_node *wf_graph_failed_node(const wf_graph *g);
+
+/* Call fn(ctx) once when the graph is cancelled, by wf_graph_cancel or by
+ * a failing body, so that a long body can stop early (fn typically sets
+ * a flag the body polls).  It runs on the cancelling thread with the
+ * graph's topology lock held: it must not call weft graph functions.  A
+ * reset re-arms it.  fn NULL removes it.  Returns 0, WF_EINVAL (node
+ * NULL), WF_EDESTROYED. */
+WF_API int wf_node_set_cancel(wf_node *node, void (*fn)(void *ctx), void *ctx);
+
+/* Call fn(ctx) at every wf_graph_reset with WF_RESET_BODIES, so that a
+ * body with state (a running sum, a counter in ctx) starts afresh: the C
+ * counterpart of oneTBB's rf_reset_bodies, which restores a copy of the
+ * body.  Runs on the resetting thread, graph idle, topology lock held: it
+ * must not call weft graph functions.  fn NULL removes it.  Returns 0,
+ * WF_EINVAL (node NULL), WF_EDESTROYED. */
+WF_API int wf_node_set_body_reset(wf_node *node, void (*fn)(void *ctx),
+                                  void *ctx);
+
+/* The node's name (wf_node_set_name), or its kind when it has none; ""
+ * for NULL.  Valid until the next wf_node_set_name or wf_node_destroy. */
+WF_API const char *wf_node_name(const wf_node *node);
+
+/* Tracing: write a Chrome trace (JSON "traceEvents", opened by Perfetto
+ * and chrome://tracing) to path: one track per thread, a span per node
+ * body (named by the node's name or kind) and per graph task, and flow
+ * arrows from a task that pushed a message to the next body of the node
+ * that took it.  Events go to per-thread buffers; the file is written by
+ * wf_trace_stop.  WEFT_TRACE=file.json in the environment, read when the
+ * first graph is created, starts it, and it stops at exit.  Returns 0;
+ * WF_EINVAL (path NULL or empty), WF_EBUSY (already tracing),
+ * WF_ENOMEM. */
+WF_API int wf_trace_start(const char *path);
+
+/* Stop tracing and write the file.  Call it when no graph has work in
+ * flight (it waits for events being recorded, not for graphs).  Returns
+ * 0; WF_ENOENT (not tracing), WF_EAGAIN (the file could not be written;
+ * errno says why). */
+WF_API int wf_trace_stop(void);
 
 /* Name shown by wf_graph_write_dot (copied; NULL clears it).  Returns 0,
  * WF_EINVAL, WF_ENOMEM, WF_EDESTROYED. */

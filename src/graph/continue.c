@@ -168,6 +168,7 @@ static int make_slots(cont_node *c, unsigned n)
     for (unsigned i = 0; i < n; i++) {
         runner *r = &c->slots[i];
         r->task.run = run;
+        r->task.node = &c->base; /* its priority and trace name */
         r->node = c;
         if (c->out_size && (r->out = malloc(c->out_size)) == NULL)
             return WF_ENOMEM;

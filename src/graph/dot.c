@@ -1,7 +1,9 @@
 /* wf_graph_write_dot: the topology in Graphviz DOT.
  *
  * Nodes show kind, name and how many messages they hold (read through each
- * node's aggregator, so the count is a consistent snapshot per node).
+ * node's aggregator, so the count is a consistent snapshot per node), and
+ * the counts of messages put to them, accepted, rejected and forwarded
+ * (graph.c counts them on the push and pull paths).
  * Edges are solid in push state and dashed in pull state, labelled with
  * the port numbers of multi-port nodes. */
 #include "graph/graph_impl.h"
@@ -30,7 +32,12 @@ static void write_node(FILE *f, wf_node *n)
         fputs("\\n", f);
         write_escaped(f, n->name);
     }
-    fprintf(f, "\\nholds %zu\"];\n", held(n));
+    /* Relaxed: statistics; each counter is a snapshot of its own. */
+    unsigned long acc = wf_load_relaxed(&n->n_accepted);
+    unsigned long rej = wf_load_relaxed(&n->n_rejected);
+    unsigned long fwd = wf_load_relaxed(&n->n_forwarded);
+    fprintf(f, "\\nholds %zu\\nput %lu: accepted %lu, rejected %lu\\n"
+               "forwarded %lu\"];\n", held(n), acc + rej, acc, rej, fwd);
     if (n->ops->write_dot)
         n->ops->write_dot(n, f);
 }

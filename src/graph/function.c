@@ -281,6 +281,7 @@ static int make_slots(fn_node *f, unsigned n)
     for (unsigned i = 0; i < n; i++) {
         runner *r = &f->slots[i];
         r->task.run = run;
+        r->task.node = &f->base; /* its priority and trace name */
         r->node = f;
         r->in = malloc(f->in_size);
         r->out = f->out_size ? malloc(f->out_size) : NULL;

@@ -1,5 +1,17 @@
 /* The graph: its pool, the count of work in flight, waiting, cancel, reset,
- * destroy. */
+ * destroy; and the runtime around every body: errors and the failed node,
+ * cancel callbacks, node priorities, the DOT counters and the trace hooks.
+ *
+ * Priorities.  A task of a node with priority > 0 is not given to the
+ * pool: it goes to the graph's priority list (highest first, FIFO among
+ * equals), and a drainer task (one record per pool thread, so at most
+ * that many run) is started if one is idle.  Drainers run list entries
+ * until the list is empty.  Every body of the graph also looks at the
+ * list before it starts (wf__body_begin) and first runs the entries of a
+ * higher priority than its own node's, so with one worker a high-priority
+ * body queued behind low-priority work still runs first.  Priority 0
+ * tasks go straight to the pool: their only extra cost is one relaxed
+ * load of the list's length per body. */
 #include <time.h>
 
 #include "graph/graph_impl.h"
@@ -9,29 +21,56 @@
  * would wait for itself. */
 static _Thread_local wf_graph *running_graph;
 
+static void drainer_main(wf_task *task);
+
+/* One drainer record per pool thread, all idle. */
+static int make_drainers(wf_graph *g)
+{
+    unsigned n = wf_pool_threads(g->pool);
+    if (n == 0)
+        n = 1;
+    if ((g->drainers = calloc(n, sizeof *g->drainers)) == NULL)
+        return WF_ENOMEM;
+    for (unsigned i = 0; i < n; i++) {
+        g->drainers[i].graph = g;
+        g->drainers[i].prio_next = g->free_drainers;
+        g->free_drainers = &g->drainers[i];
+    }
+    return 0;
+}
+
 int wf_graph_create(wf_graph **out, wf_pool *pool)
 {
     if (out == NULL)
         return WF_EINVAL;
+    wf__trace_env();
     if (pool == NULL && (pool = wf_pool_default()) == NULL)
         return WF_EAGAIN;
     wf_graph *g = calloc(1, sizeof *g);
     if (g == NULL)
         return WF_ENOMEM;
     g->pool = pool;
+    if (make_drainers(g) != 0)
+        goto fail_drainers;
     if (pthread_mutex_init(&g->idle_lock, NULL) != 0)
         goto fail_idle_lock;
     if (pthread_cond_init(&g->idle, NULL) != 0)
         goto fail_cond;
     if (pthread_mutex_init(&g->topo, NULL) != 0)
         goto fail_topo;
+    if (pthread_mutex_init(&g->prio_lock, NULL) != 0)
+        goto fail_prio;
     *out = g;
     return 0;
+fail_prio:
+    pthread_mutex_destroy(&g->topo);
 fail_topo:
     pthread_cond_destroy(&g->idle);
 fail_cond:
     pthread_mutex_destroy(&g->idle_lock);
 fail_idle_lock:
+    free(g->drainers);
+fail_drainers:
     free(g);
     return WF_ENOMEM;
 }
@@ -78,14 +117,98 @@ void wf__graph_release(wf_graph *g)
     release(g);
 }
 
+/* Run a task of g on this thread and stop counting it (G5). */
+static void run_gtask(wf_graph *g, wf__gtask *t)
+{
+    wf_graph *outer = running_graph;
+    running_graph = g;
+    bool traced = wf__trace_enabled();
+    if (traced)
+        wf__trace_span('B', WF__TRACE_TASK, t->node);
+    t->run(t); /* t may be respawned from here on: do not touch it */
+    if (traced)
+        wf__trace_span('E', WF__TRACE_TASK, NULL);
+    running_graph = outer;
+    release(g);
+}
+
 static void gtask_main(wf_task *task)
 {
     wf__gtask *t = (wf__gtask *)task;
-    wf_graph *g = t->graph, *outer = running_graph;
-    running_graph = g;
-    t->run(t); /* t may be respawned from here on: do not touch it */
-    running_graph = outer;
-    release(g);
+    run_gtask(t->graph, t);
+}
+
+static void submit(wf_graph *g, wf__gtask *t, wf_task_fn fn)
+{
+    /* The previous run of this record has started and no longer reads it
+     * (see wf__gtask), so it can be reinitialised for the pool. */
+    memset(&t->task, 0, sizeof t->task);
+    if (wf_submit(g->pool, &t->task, fn) != 0)
+        fn(&t->task); /* cannot happen (the arguments are valid): run it */
+}
+
+/* ---- priorities ------------------------------------------------------------ */
+
+/* The head of the list if its priority is above `above`, removed. */
+static wf__gtask *prio_pop(wf_graph *g, int above)
+{
+    pthread_mutex_lock(&g->prio_lock);
+    wf__gtask *t = g->prio_list;
+    if (t && t->prio > above) {
+        g->prio_list = t->prio_next;
+        /* Relaxed: a hint for wf__body_begin; the lock orders the list. */
+        wf_store_relaxed(&g->prio_count, wf_load_relaxed(&g->prio_count) - 1);
+    } else {
+        t = NULL;
+    }
+    pthread_mutex_unlock(&g->prio_lock);
+    return t;
+}
+
+/* A drainer runs the list's entries until it is empty, then goes idle
+ * under the lock, so a push that finds no idle drainer knows that a
+ * running one will see its entry. */
+static void drainer_main(wf_task *task)
+{
+    wf__gtask *d = (wf__gtask *)task;
+    wf_graph *g = d->graph; /* set at creation; d may be reused below */
+    for (;;) {
+        pthread_mutex_lock(&g->prio_lock);
+        wf__gtask *t = g->prio_list;
+        if (t == NULL) {
+            d->prio_next = g->free_drainers;
+            g->free_drainers = d;
+            pthread_mutex_unlock(&g->prio_lock);
+            break;
+        }
+        g->prio_list = t->prio_next;
+        /* Relaxed: see prio_pop. */
+        wf_store_relaxed(&g->prio_count, wf_load_relaxed(&g->prio_count) - 1);
+        pthread_mutex_unlock(&g->prio_lock);
+        run_gtask(g, t);
+    }
+    release(g); /* the drainer's own count */
+}
+
+static void prio_push(wf_graph *g, wf__gtask *t, int prio)
+{
+    t->prio = prio;
+    pthread_mutex_lock(&g->prio_lock);
+    wf__gtask **pp = &g->prio_list;
+    while (*pp && (*pp)->prio >= prio)
+        pp = &(*pp)->prio_next;
+    t->prio_next = *pp;
+    *pp = t;
+    /* Relaxed: see prio_pop. */
+    wf_store_relaxed(&g->prio_count, wf_load_relaxed(&g->prio_count) + 1);
+    wf__gtask *d = g->free_drainers;
+    if (d) {
+        g->free_drainers = d->prio_next;
+        hold(g); /* counted before it can run (G5) */
+    }
+    pthread_mutex_unlock(&g->prio_lock);
+    if (d)
+        submit(g, d, drainer_main);
 }
 
 void wf__spawn(wf_graph *g, wf__gtask *t)
@@ -96,11 +219,23 @@ void wf__spawn(wf_graph *g, wf__gtask *t)
     }
     t->graph = g;
     hold(g);
-    /* The previous run of this record has started and no longer reads it
-     * (see wf__gtask), so it can be reinitialised for the pool. */
-    memset(&t->task, 0, sizeof t->task);
-    if (wf_submit(g->pool, &t->task, gtask_main) != 0)
-        gtask_main(&t->task); /* no memory for the queue: run it here */
+    /* Relaxed: the priority is set before the node gets messages; a
+     * change racing with a spawn applies to the next one. */
+    int prio = t->node ? wf_load_relaxed(&t->node->priority) : 0;
+    if (prio > 0)
+        prio_push(g, t, prio);
+    else
+        submit(g, t, gtask_main);
+}
+
+int wf_node_set_priority(wf_node *n, int priority)
+{
+    if (n == NULL || priority < 0)
+        return WF_EINVAL;
+    if (wf__node_graph(n) == NULL)
+        return WF_EDESTROYED;
+    wf_store_relaxed(&n->priority, priority); /* see wf__spawn */
+    return 0;
 }
 
 static int status(wf_graph *g)
@@ -163,38 +298,98 @@ int wf_graph_wait_for_all(wf_graph *g)
 
 /* ---- cancel, errors, reset ------------------------------------------------ */
 
+/* Set the flag; the thread that sets it calls the cancel callbacks, once
+ * per cancellation.  Takes the topology lock: never from a handler (G2). */
+static void cancel(wf_graph *g)
+{
+    /* Acq_rel: the release pairs with the acquire loads in
+     * wf__node_stopped; the exchange elects one caller. */
+    if (wf_exchange_acqrel(&g->cancelled, 1) != 0)
+        return;
+    pthread_mutex_lock(&g->topo);
+    for (wf_node *n = g->nodes; n; n = n->next)
+        if (n->cancel_fn)
+            n->cancel_fn(n->cancel_ctx);
+    pthread_mutex_unlock(&g->topo);
+}
+
 int wf_graph_cancel(wf_graph *g)
 {
     if (g == NULL)
         return WF_EINVAL;
-    /* Release pairs with the acquire loads in wf__node_stopped. */
-    wf_store_release(&g->cancelled, 1);
+    cancel(g);
     return 0;
 }
 
 bool wf_graph_is_cancelled(const wf_graph *g)
 {
-    /* Acquire pairs with the release store in wf_graph_cancel. */
+    /* Acquire pairs with the exchange in cancel. */
     return g != NULL && wf_load_acquire(&((wf_graph *)g)->cancelled);
+}
+
+static void fail(wf_graph *g, wf_node *n, int err)
+{
+    int none = 0;
+    /* First error wins; acq_rel orders it before the cancel below.  The
+     * failed node is read after the body's task is counted out, which
+     * orders this store for wf_graph_failed_node. */
+    if (wf_cas_acqrel(&g->error, &none, err) && n)
+        wf_store_release(&g->failed, n);
+    cancel(g);
 }
 
 void wf__graph_fail(wf_graph *g, int err)
 {
-    int none = 0;
-    /* First error wins; acq_rel orders it before the cancel below. */
-    wf_cas_acqrel(&g->error, &none, err);
-    wf_graph_cancel(g);
+    fail(g, NULL, err);
+}
+
+wf_node *wf_graph_failed_node(const wf_graph *g)
+{
+    /* Acquire pairs with the release store in fail. */
+    return g ? wf_load_acquire(&((wf_graph *)g)->failed) : NULL;
 }
 
 void wf__body_begin(wf_node *n)
 {
-    (void)n;
+    wf_graph *g = wf__node_graph(n);
+    /* Relaxed hint: an entry pushed right after this load is run by a
+     * drainer; it only decides whether to look under the lock. */
+    if (g && wf_load_relaxed(&g->prio_count) > 0 && running_graph == g) {
+        int mine = wf_load_relaxed(&n->priority); /* see wf__spawn */
+        wf__gtask *t;
+        while ((t = prio_pop(g, mine)) != NULL)
+            run_gtask(g, t);
+    }
+    if (wf__trace_enabled())
+        wf__trace_body_begin(n);
 }
 
 void wf__body_end(wf_node *n, int result)
 {
+    if (wf__trace_enabled())
+        wf__trace_span('E', WF__TRACE_BODY, NULL);
     if (result < 0)
-        wf__graph_fail(wf__node_graph(n), result);
+        fail(wf__node_graph(n), n, result);
+}
+
+void wf__count_offer(wf_node *from, wf_node *to, int r)
+{
+    /* Relaxed counters: statistics, read as a snapshot by the DOT writer. */
+    if (r != WF__ACCEPT) {
+        wf_fetch_add_relaxed(&to->n_rejected, 1);
+        return;
+    }
+    wf_fetch_add_relaxed(&to->n_accepted, 1);
+    if (from) {
+        wf_fetch_add_relaxed(&from->n_forwarded, 1);
+        if (wf__trace_enabled())
+            wf__trace_message(to);
+    }
+}
+
+void wf__count_pulled(wf_node *from)
+{
+    wf_fetch_add_relaxed(&from->n_forwarded, 1); /* see wf__count_offer */
 }
 
 bool wf__node_stopped(const wf_node *n)
@@ -204,25 +399,78 @@ bool wf__node_stopped(const wf_node *n)
     return g == NULL || wf_load_acquire(&g->cancelled);
 }
 
-int wf_graph_reset(wf_graph *g)
+/* Under the topology lock, graph idle: what every reset does to n. */
+static void reset_node(wf_node *n, unsigned flags)
 {
-    if (g == NULL)
+    wf__op op = {.type = WF__OP_RESET};
+    wf__node_exec(n, &op);
+    wf__edges_reset(n);
+    /* Relaxed: the graph is idle (reset waited for it). */
+    wf_store_relaxed(&n->n_accepted, 0);
+    wf_store_relaxed(&n->n_rejected, 0);
+    wf_store_relaxed(&n->n_forwarded, 0);
+    wf_store_relaxed(&n->trace_flow, 0);
+    if ((flags & WF_RESET_BODIES) && n->body_reset_fn)
+        n->body_reset_fn(n->body_reset_ctx);
+}
+
+int wf_graph_reset(wf_graph *g, unsigned flags)
+{
+    if (g == NULL || (flags & ~(WF_RESET_BODIES | WF_RESET_CLEAR_EDGES)))
         return WF_EINVAL;
     int err = wf_graph_wait_for_all(g);
     if (err == WF_EPERM)
         return err;
     pthread_mutex_lock(&g->topo);
-    for (wf_node *n = g->nodes; n; n = n->next) {
-        wf__op op = {.type = WF__OP_RESET};
-        wf__node_exec(n, &op);
-        wf__edges_reset(n);
-    }
+    for (wf_node *n = g->nodes; n; n = n->next)
+        reset_node(n, flags);
+    if (flags & WF_RESET_CLEAR_EDGES)
+        for (wf_node *n = g->nodes; n; n = n->next)
+            wf__edges_detach_all(n);
     pthread_mutex_unlock(&g->topo);
-    /* Release pairs with the acquire loads in status / wf__node_stopped:
-     * whoever sees the graph running again sees the emptied nodes. */
+    /* Release pairs with the acquire loads in status / wf__node_stopped /
+     * wf_graph_failed_node: whoever sees the graph running again sees the
+     * emptied nodes. */
+    wf_store_release(&g->failed, NULL);
     wf_store_release(&g->error, 0);
     wf_store_release(&g->cancelled, 0);
     return 0;
+}
+
+/* Set a node's callback under the topology lock, which cancel and reset
+ * hold while they call it. */
+static int set_callback(wf_node *n, void (**slot)(void *), void **ctx_slot,
+                        void (*fn)(void *), void *ctx)
+{
+    wf_graph *g = wf__node_graph(n);
+    if (g == NULL)
+        return WF_EDESTROYED;
+    pthread_mutex_lock(&g->topo);
+    *slot = fn;
+    *ctx_slot = ctx;
+    pthread_mutex_unlock(&g->topo);
+    return 0;
+}
+
+int wf_node_set_cancel(wf_node *n, void (*fn)(void *), void *ctx)
+{
+    if (n == NULL)
+        return WF_EINVAL;
+    return set_callback(n, &n->cancel_fn, &n->cancel_ctx, fn, ctx);
+}
+
+int wf_node_set_body_reset(wf_node *n, void (*fn)(void *), void *ctx)
+{
+    if (n == NULL)
+        return WF_EINVAL;
+    return set_callback(n, &n->body_reset_fn, &n->body_reset_ctx, fn, ctx);
+}
+
+const char *wf_node_name(const wf_node *n)
+{
+    if (n == NULL)
+        return "";
+    return n->name ? n->name : n->ops->kind;
 }
 
 int wf_graph_destroy(wf_graph *g)
@@ -239,9 +487,11 @@ int wf_graph_destroy(wf_graph *g)
         wf_store_release(&n->graph, NULL);
     g->nodes = NULL;
     pthread_mutex_unlock(&g->topo);
+    pthread_mutex_destroy(&g->prio_lock);
     pthread_mutex_destroy(&g->topo);
     pthread_cond_destroy(&g->idle);
     pthread_mutex_destroy(&g->idle_lock);
+    free(g->drainers);
     free(g);
     return 0;
 }

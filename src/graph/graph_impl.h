@@ -65,6 +65,8 @@ void wf__backoff(unsigned *round);
 
 /* ---- graph (graph.c) --------------------------------------------------- */
 
+typedef struct wf__gtask wf__gtask;
+
 struct wf_graph {
     wf_pool *pool;
     _Atomic long pending;  /* tasks in flight (G5)                */
@@ -75,17 +77,30 @@ struct wf_graph {
     pthread_mutex_t topo;  /* node list, edge edits, names, DOT   */
     wf_node *nodes;        /* doubly linked, under topo           */
     unsigned next_id;
+    /* runtime (graph.c): errors, priorities */
+    wf_node *_Atomic failed; /* node whose body failed first      */
+    _Atomic long prio_count; /* entries in prio_list (a hint)     */
+    pthread_mutex_t prio_lock; /* prio_list, free_drainers        */
+    wf__gtask *prio_list;  /* ready tasks of priority > 0, highest first */
+    wf__gtask *free_drainers; /* idle drainer records           */
+    wf__gtask *drainers;   /* one per pool thread                 */
 };
 
 /* A pool task owned by a node (a runner, a forwarder).  The pool may run
  * `run` once per wf__spawn; the task is not touched after `run` starts
  * returning, so run may hand the record to the next spawn (G4). */
-typedef struct wf__gtask {
+struct wf__gtask {
     wf_task task; /* first: the pool sees this */
     wf_graph *graph;
     void (*run)(struct wf__gtask *t);
     void *arg;
-} wf__gtask;
+    /* The node the task works for: its priority and its name in traces.
+     * NULL (the default): priority 0, traced as "graph task".  A node
+     * kind whose tasks run bodies sets it when it creates the record. */
+    wf_node *node;
+    wf__gtask *prio_next; /* graph.c: the priority list, or free drainers */
+    int prio;             /* graph.c: priority when it was listed */
+};
 
 void wf__spawn(wf_graph *g, wf__gtask *t);
 /* Count one unit of work in flight that is not a task (G5): an async
@@ -100,6 +115,36 @@ void wf__graph_fail(wf_graph *g, int err);
  * graph runtime hangs tracing and counters on them. */
 void wf__body_begin(wf_node *n);
 void wf__body_end(wf_node *n, int result);
+/* A message offered by `from` (NULL: a caller outside the graph) to `to`
+ * got the answer r (WF__ACCEPT, a rejection, or an error); pulled: a
+ * receiver took one from `from` with a pull.  The DOT counters and the
+ * trace's flow arrows (edge.c calls them on the push and pull paths). */
+void wf__count_offer(wf_node *from, wf_node *to, int r);
+void wf__count_pulled(wf_node *from);
+
+/* ---- tracing (trace.c) ------------------------------------------------- */
+
+/* Set while a trace is being recorded.  Read relaxed on every body: the
+ * one predictable branch tracing costs when it is off. */
+extern _Atomic int wf__tracing;
+static inline bool wf__trace_enabled(void)
+{
+    /* Relaxed: a body that misses the switch by a few events is fine;
+     * the recording path itself synchronises with wf_trace_stop. */
+    return wf_load_relaxed(&wf__tracing) != 0;
+}
+enum { WF__TRACE_BODY = 'b', WF__TRACE_TASK = 't' };
+/* Begin ('B', named after n, NULL: "graph task") or end ('E') a span on
+ * this thread's track. */
+void wf__trace_span(char ph, char cat, const wf_node *n);
+/* A body span of n, ending the flow arrow of a message n took. */
+void wf__trace_body_begin(wf_node *n);
+/* The start of a flow arrow from this thread's current span to the next
+ * body of `to`. */
+void wf__trace_message(wf_node *to);
+/* Read WEFT_TRACE once (wf_graph_create). */
+void wf__trace_env(void);
+
 /* Is this thread running a task of g?  (Waiting for g would deadlock.) */
 bool wf__graph_running_here(const wf_graph *g);
 /* True when the node's graph is cancelled or gone: stop starting work. */
@@ -178,6 +223,16 @@ struct wf_node {
     wf_node *next, *prev; /* graph's node list, under graph->topo */
     wf__edges *retired_lists;
     wf__edge *retired_edges;
+    /* runtime (graph.c): priority, callbacks, counters, trace */
+    _Atomic int priority;              /* wf_node_set_priority    */
+    void (*cancel_fn)(void *);         /* under graph->topo        */
+    void *cancel_ctx;
+    void (*body_reset_fn)(void *);     /* under graph->topo        */
+    void *body_reset_ctx;
+    /* Relaxed counters, shown by wf_graph_write_dot; put = accepted +
+     * rejected. */
+    _Atomic unsigned long n_accepted, n_rejected, n_forwarded;
+    _Atomic uint64_t trace_flow;       /* arrow to the next body   */
 };
 
 /* Common operation types; kind-specific ones start at WF__OP_KIND. */

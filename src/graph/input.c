@@ -292,6 +292,7 @@ int wf_input_node_create(wf_node **out, wf_graph *g, const wf_input_config *cfg)
     s->ctx = cfg->ctx;
     s->task.run = forward_task;
     s->task.arg = s;
+    s->task.node = &s->base; /* its priority and trace name */
     if ((s->item = malloc(cfg->out_size)) == NULL) {
         wf__node_free(n);
         return WF_ENOMEM;

@@ -188,6 +188,7 @@ int wf_limiter_node_create(wf_node **out, wf_graph *g, size_t msg_size,
     l->threshold = threshold;
     l->task.run = pull_task;
     l->task.arg = l;
+    l->task.node = &l->base; /* its priority and trace name */
     if ((l->item = malloc(msg_size)) == NULL) {
         wf__node_free(n);
         return WF_ENOMEM;

@@ -163,6 +163,7 @@ int wf__store_init(wf__store *s, wf_node *n, size_t size, bool broadcast)
     s->broadcast = broadcast;
     s->task.run = forward_task;
     s->task.arg = n;
+    s->task.node = n; /* named in traces */
     s->item = malloc(size);
     return s->item ? 0 : WF_ENOMEM;
 }

@@ -39,6 +39,9 @@
     atomic_fetch_add_explicit((p), (v), memory_order_seq_cst)
 #define wf_fetch_add_release(p, v) \
     atomic_fetch_add_explicit((p), (v), memory_order_release)
+/* Statistics several threads bump, read as a snapshot. */
+#define wf_fetch_add_relaxed(p, v) \
+    atomic_fetch_add_explicit((p), (v), memory_order_relaxed)
 
 #if defined(__SANITIZE_THREAD__)
 #define WF__TSAN 1
