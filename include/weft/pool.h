@@ -292,8 +292,10 @@ struct wf__fast {
 WF_API extern _Thread_local struct wf__fast *wf__self
     __attribute__((tls_model("initial-exec")));
 
-WF_API int wf__spawn_slow(wf_task *t, wf_task_fn fn);
-WF_API int wf__join_slow(wf_task *t);
+/* cold: the compiler lays the fast paths out straight and keeps the calls
+ * of the slow paths out of the way. */
+WF_API __attribute__((cold)) int wf__spawn_slow(wf_task *t, wf_task_fn fn);
+WF_API __attribute__((cold)) int wf__join_slow(wf_task *t);
 
 static inline int wf_spawn(wf_task *t, wf_task_fn fn)
 {
