@@ -133,7 +133,8 @@ static inline wf_port wf__port_self(wf_port p) { return p; }
 #define wf__as_out(x) \
     _Generic((x), wf_port: wf__port_self, default: wf__only_out)(x)
 
-/* Message size of a port, or 0 when the port does not exist. */
+/* Message size of a port, or 0 when the port does not exist (or carries
+ * signals: WF_SIGNAL, below). */
 WF_API size_t wf_port_msg_size(wf_port p);
 
 /* ---- edges ----------------------------------------------------------------- */
@@ -155,7 +156,8 @@ WF_API int wf_remove_edge_ports(wf_port from, wf_port to);
 
 /* ---- messages -------------------------------------------------------------- */
 
-/* Offer msg (msg_size bytes, copied) to an input port.  Returns 1 when the
+/* Offer msg (msg_size bytes, copied; NULL on a WF_SIGNAL port, whose
+ * message is a signal with no data) to an input port.  Returns 1 when the
  * node took it, 0 when it rejected it (a full rejecting function node, a
  * reserving join port), or WF_EINVAL, WF_ENOPORT, WF_ECANCELED,
  * WF_EDESTROYED, WF_ENOMEM. */
@@ -182,12 +184,14 @@ WF_API int wf_try_consume_port(wf_port from);
 /* ---- nodes ----------------------------------------------------------------- */
 
 /* Every constructor returns 0 and sets *out, or WF_EINVAL (out or g NULL,
- * a zero size, a bad option) or WF_ENOMEM; on error *out is untouched.
+ * a zero size where the node does not take WF_SIGNAL, a bad option) or
+ * WF_ENOMEM; on error *out is untouched.
  * The node belongs to g until wf_node_destroy (or wf_graph_destroy, after
  * which it only accepts wf_node_destroy). */
 
 /* broadcast_node: passes each message to every successor in push state;
- * keeps nothing and cannot be pulled from or reserved. */
+ * keeps nothing and cannot be pulled from or reserved.  msg_size may be
+ * WF_SIGNAL (0): a broadcast of signals, to start continue_nodes. */
 WF_API int wf_broadcast_node_create(wf_node **out, wf_graph *g, size_t msg_size);
 
 /* buffer_node: keeps messages, offers each to one successor (single-push);

@@ -29,6 +29,7 @@ static void no_ops(wf_node *n, wf__op *op)
 
 static const wf__node_ops broadcast_ops = {
     .kind = "broadcast_node",
+    .signals = true, /* a broadcast of signals starts a dependency graph */
     .put = broadcast_put,
     .handle = no_ops,
 };

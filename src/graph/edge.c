@@ -280,7 +280,7 @@ int wf_try_put_port(wf_port to, const void *msg)
     int err = resolve(to, true, &p);
     if (err)
         return err;
-    if (msg == NULL)
+    if (msg == NULL && p->size != WF_SIGNAL) /* a signal carries no data */
         return WF_EINVAL;
     if (wf_graph_is_cancelled(wf__node_graph(to.node)))
         return WF_ECANCELED;
@@ -292,7 +292,7 @@ int wf_try_put_port(wf_port to, const void *msg)
 static int sender(wf_port from, const void *msg, bool need_msg, wf__port **p)
 {
     int err = resolve(from, false, p);
-    if (err == 0 && need_msg && msg == NULL)
+    if (err == 0 && need_msg && msg == NULL && (*p)->size != WF_SIGNAL)
         err = WF_EINVAL;
     return err;
 }

@@ -135,6 +135,9 @@ enum { WF__REJECT = 0, WF__ACCEPT = 1, WF__REJECT_PULL = 2 };
 
 typedef struct wf__node_ops {
     const char *kind;
+    /* Ports of message size 0 (WF_SIGNAL) are allowed: the constructor
+     * checked which of its ports may carry signals. */
+    bool signals;
     /* receiver side (input ports) */
     int (*put)(wf__port *in, const void *msg); /* WF__ACCEPT... or <0 */
     void (*pred_pull)(wf__port *in);           /* an in-edge became pull */

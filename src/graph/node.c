@@ -63,10 +63,10 @@ int wf__node_create(wf_node **out, wf_graph *g, size_t size,
 {
     if (out == NULL || g == NULL)
         return WF_EINVAL;
-    for (unsigned i = 0; i < n_in; i++)
+    for (unsigned i = 0; i < n_in && !ops->signals; i++)
         if (in_sizes[i] == 0)
             return WF_EINVAL;
-    for (unsigned i = 0; i < n_out; i++)
+    for (unsigned i = 0; i < n_out && !ops->signals; i++)
         if (out_sizes[i] == 0)
             return WF_EINVAL;
     wf_node *n = calloc(1, size);
