@@ -10,6 +10,7 @@ set boxwidth 0.9
 set grid ytics
 set key top left
 set xtics rotate by -30 noenhanced
+set bmargin 5
 set key noenhanced
 
 set output stem."-forkjoin.svg"
