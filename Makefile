@@ -5,7 +5,7 @@ BUILD  ?= build
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE  ?= cmake
 
-.PHONY: all deps configure build demo test bench install clean
+.PHONY: all deps configure build demo test bench bench-quick install clean
 
 all: build
 
@@ -28,9 +28,14 @@ demo: configure
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-bench: configure
-	@$(CMAKE) --build $(BUILD) -j $(JOBS) --target bench_all
-	@$(BUILD)/bench/run_bench $(BENCH_ARGS)
+# Every workload on weft, OpenMP tasks (gcc, clang), oneTBB and seq,
+# interleaved; installs the peers that are missing (bench/README.md).
+bench: deps
+	@sh bench/run.sh $(BUILD) $(JOBS) $(BENCH_ARGS)
+
+# The same with small inputs and 3 runs each: under 2 minutes.
+bench-quick: deps
+	@sh bench/run.sh $(BUILD) $(JOBS) --quick --reps 3 $(BENCH_ARGS)
 
 install: build
 	@$(CMAKE) --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))

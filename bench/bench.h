@@ -1,8 +1,11 @@
-/* The runner's view of a workload.
+/* A workload as a system's runner sees it.
  *
- * A workload file holds a kernel, compiled twice (see kernel.h), and, in
- * its weft build only, the untimed parts: input, checking, description.
- * The runner times nothing but run_seq / run_weft. */
+ * A workload file holds a kernel, compiled once per system (see kernel.h),
+ * and, in its sequential build only (BENCH_HARNESS), the untimed parts:
+ * input, checking, description.  Every system's runner links the
+ * sequential build and one parallel build; it times nothing but the
+ * kernel.  Flow-graph workloads (graph_harness.c) have no sequential
+ * kernel and a parallel one for weft and oneTBB only. */
 #ifndef WEFT_BENCH_H
 #define WEFT_BENCH_H
 
@@ -10,26 +13,38 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct bench_workload {
     const char *name;
     /* Build the input (small with quick).  NULL on failure. */
     void *(*setup)(bool quick);
     /* Before every run, untimed: reset outputs (may be NULL). */
     void (*prepare)(void *state);
-    /* The kernel: run_seq on the calling thread, run_weft via wf_run. */
+    /* The kernel: run_seq on the calling thread; run_par inside the
+     * system's runtime (wf_run, an omp parallel region, a task_arena).
+     * Either is NULL where the runner has no such build. */
     void (*run_seq)(void *state);
-    void (*run_weft)(void *state);
+    void (*run_par)(void *state);
     /* Check the last run's result.  0 if right; otherwise writes what was
-     * wrong into why[0..n-1] and returns -1.  `seq` says which build ran:
-     * the sequential run is the reference where there is no other. */
+     * wrong into why[0..n-1] and returns -1.  `seq` says which build ran. */
     int (*check)(void *state, bool seq, char *why, size_t n);
     /* The input size, for the table, e.g. "n=37". */
     const char *(*describe)(const void *state);
     void (*teardown)(void *state);
+    /* Flow graphs: messages per run (0: a fork-join workload, reported in
+     * seconds).  latency: report microseconds per message instead. */
+    double (*messages)(const void *state);
+    bool latency;
 } bench_workload;
 
 extern const bench_workload bench_fib, bench_nqueens, bench_uts,
-    bench_matmul, bench_sum, bench_pfor, bench_reduce;
+    bench_matmul, bench_sum, bench_pfor, bench_reduce, bench_cilksort;
+extern const bench_workload bench_g_chain, bench_g_broadcast,
+    bench_g_join_queueing, bench_g_join_reserving, bench_g_join_key,
+    bench_g_wavefront, bench_g_latency;
 
 /* splitmix64's finaliser: a cheap, well-mixed hash; uts, matmul and sum
  * draw their "random" data from it, so every run sees the same input. */
@@ -41,4 +56,7 @@ static inline uint64_t bench_mix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
+#ifdef __cplusplus
+}
+#endif
 #endif /* WEFT_BENCH_H */

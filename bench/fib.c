@@ -26,6 +26,7 @@ BENCH_NO_FOLD static long fib(int n)
 {
     if (n < 2)
         return n;
+    BENCH_SCOPE;
     fib_frame a = {.n = n - 1};
     BENCH_SPAWN(&a, fib_child);
     long b = fib(n - 2);
@@ -35,12 +36,12 @@ BENCH_NO_FOLD static long fib(int n)
 
 BENCH_KERNEL(fib_kernel)
 {
-    fib_state *s = arg;
+    fib_state *s = (fib_state *)arg;
     s->result = fib(s->n);
 }
 
 /* ---- untimed parts (compiled once) ------------------------------------ */
-#ifndef WEFT_BENCH_SEQ
+#ifdef BENCH_HARNESS
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -91,7 +92,7 @@ const bench_workload bench_fib = {
     .setup = fib_setup,
     .prepare = fib_prepare,
     .run_seq = fib_kernel_seq,
-    .run_weft = fib_kernel_weft,
+    .run_par = fib_kernel_par,
     .check = fib_check,
     .describe = fib_describe,
     .teardown = free,

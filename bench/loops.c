@@ -10,7 +10,7 @@
 typedef struct {
     uint64_t count;
     uint64_t result, expected;
-    _Atomic uint64_t pieces_sum; /* pfor: one relaxed add per piece */
+    uint64_t pieces_sum; /* pfor: one relaxed add per piece (atomic) */
 } loop_state;
 
 static uint64_t loop_f(uint64_t i)
@@ -20,20 +20,20 @@ static uint64_t loop_f(uint64_t i)
 
 static void pfor_body(size_t begin, size_t end, void *ctx)
 {
-    loop_state *s = ctx;
+    loop_state *s = (loop_state *)ctx;
     uint64_t acc = 0;
     for (size_t i = begin; i < end; i++)
         acc += loop_f(i);
     /* One add per piece (a few dozen per run): the race is the point of
      * the sum, relaxed is enough as the kernel's return orders it. */
-    atomic_fetch_add_explicit(&s->pieces_sum, acc, memory_order_relaxed);
+    __atomic_fetch_add(&s->pieces_sum, acc, __ATOMIC_RELAXED);
 }
 
 BENCH_KERNEL(pfor_kernel)
 {
-    loop_state *s = arg;
+    loop_state *s = (loop_state *)arg;
     BENCH_PARALLEL_FOR(0, s->count, 0, pfor_body, s);
-    s->result = atomic_load_explicit(&s->pieces_sum, memory_order_relaxed);
+    s->result = __atomic_load_n(&s->pieces_sum, __ATOMIC_RELAXED);
 }
 
 static void reduce_body(size_t begin, size_t end, void *acc, void *ctx)
@@ -53,14 +53,14 @@ static void reduce_combine(void *left, const void *right, void *ctx)
 
 BENCH_KERNEL(reduce_kernel)
 {
-    loop_state *s = arg;
+    loop_state *s = (loop_state *)arg;
     uint64_t zero = 0;
     BENCH_PARALLEL_REDUCE(0, s->count, 0, &s->result, sizeof s->result, &zero,
                           reduce_body, reduce_combine, NULL);
 }
 
 /* ---- untimed parts (compiled once) ------------------------------------ */
-#ifndef WEFT_BENCH_SEQ
+#ifdef BENCH_HARNESS
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,7 +80,7 @@ static void loop_prepare(void *state)
 {
     loop_state *s = state;
     s->result = 0;
-    atomic_store(&s->pieces_sum, 0);
+    s->pieces_sum = 0; /* untimed, before the run starts its threads */
 }
 
 static int loop_check(void *state, bool seq, char *why, size_t n)
@@ -107,7 +107,7 @@ const bench_workload bench_pfor = {
     .setup = loop_setup,
     .prepare = loop_prepare,
     .run_seq = pfor_kernel_seq,
-    .run_weft = pfor_kernel_weft,
+    .run_par = pfor_kernel_par,
     .check = loop_check,
     .describe = loop_describe,
     .teardown = free,
@@ -118,7 +118,7 @@ const bench_workload bench_reduce = {
     .setup = loop_setup,
     .prepare = loop_prepare,
     .run_seq = reduce_kernel_seq,
-    .run_weft = reduce_kernel_weft,
+    .run_par = reduce_kernel_par,
     .check = loop_check,
     .describe = loop_describe,
     .teardown = free,

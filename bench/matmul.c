@@ -55,6 +55,7 @@ static void mm_phase(const double *a, const double *b, double *c, size_t h,
     const double *a0 = a + k * h, *a1 = a + h * ld + k * h; /* A_0k, A_1k */
     const double *b0 = b + k * h * ld, *b1 = b0 + h;        /* B_k0, B_k1 */
     double *c01 = c + h, *c10 = c + h * ld, *c11 = c + h * ld + h;
+    BENCH_SCOPE;
     mm_frame f[3] = {
         {.a = a0, .b = b1, .c = c01, .n = h, .ld = ld},
         {.a = a1, .b = b0, .c = c10, .n = h, .ld = ld},
@@ -80,12 +81,12 @@ static void mm_rec(const double *a, const double *b, double *c, size_t n,
 
 BENCH_KERNEL(mm_kernel)
 {
-    mm_state *s = arg;
+    mm_state *s = (mm_state *)arg;
     mm_rec(s->a, s->b, s->c, s->n, s->ld);
 }
 
 /* ---- untimed parts (compiled once) ------------------------------------ */
-#ifndef WEFT_BENCH_SEQ
+#ifdef BENCH_HARNESS
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,7 +219,7 @@ const bench_workload bench_matmul = {
     .setup = mm_setup,
     .prepare = mm_prepare,
     .run_seq = mm_kernel_seq,
-    .run_weft = mm_kernel_weft,
+    .run_par = mm_kernel_par,
     .check = mm_check,
     .describe = mm_describe,
     .teardown = mm_teardown,

@@ -36,16 +36,18 @@ static long nq_solve(unsigned cols, unsigned left, unsigned right, int row,
         return 1;
     unsigned all = (1u << n) - 1;
     unsigned free_cols = all & ~(cols | left | right);
+    BENCH_SCOPE;
     nq_frame kids[NQ_MAX];
     int k = 0;
     while (free_cols) {
         unsigned bit = free_cols & -free_cols;
         free_cols -= bit;
-        kids[k] = (nq_frame){.cols = cols | bit,
-                             .left = ((left | bit) << 1) & all,
-                             .right = (right | bit) >> 1,
-                             .row = row + 1,
-                             .n = n};
+        nq_frame kid = {.cols = cols | bit,
+                        .left = ((left | bit) << 1) & all,
+                        .right = (right | bit) >> 1,
+                        .row = row + 1,
+                        .n = n};
+        kids[k] = kid;
         BENCH_SPAWN(&kids[k], nq_child);
         k++;
     }
@@ -60,12 +62,12 @@ static long nq_solve(unsigned cols, unsigned left, unsigned right, int row,
 
 BENCH_KERNEL(nq_kernel)
 {
-    nq_state *s = arg;
+    nq_state *s = (nq_state *)arg;
     s->result = nq_solve(0, 0, 0, 0, s->n);
 }
 
 /* ---- untimed parts (compiled once) ------------------------------------ */
-#ifndef WEFT_BENCH_SEQ
+#ifdef BENCH_HARNESS
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -112,7 +114,7 @@ const bench_workload bench_nqueens = {
     .setup = nq_setup,
     .prepare = nq_prepare,
     .run_seq = nq_kernel_seq,
-    .run_weft = nq_kernel_weft,
+    .run_par = nq_kernel_par,
     .check = nq_check,
     .describe = nq_describe,
     .teardown = free,

@@ -1,74 +1,106 @@
-/* run_bench: time every workload sequentially and on weft, print a table,
- * write <dir of this executable>/results.json.
+/* run_bench: every workload on every system, interleaved; markdown tables,
+ * results.json and gnuplot data.
  *
- *   run_bench [--reps N] [--only NAME[,NAME...]] [--workers LIST]
- *             [--warmup N] [--quick] [--json PATH]
+ *   run_bench [--reps N] [--warmup N] [--workers LIST] [--only NAMES]
+ *             [--systems NAMES] [--quick] [--json PATH]
  *
- * Runs are interleaved: seq, w1, w2, seq, w1, w2, ...  On a shared, noisy
- * machine a slow spell then hits every system alike instead of one system's
- * block of runs; the medians stay comparable.  Every run's result is
- * checked; a wrong one is reported at once and makes the runner exit 1
- * without writing results.json. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, readlink, sigaction */
+ * Each system runs in its own process, bench_<system> next to this one
+ * (server.c): run_bench sets a workload up in all of them, then for each
+ * worker count does rounds in which every system runs once in turn
+ * (A B C A B C ...), so a slow spell of a shared machine hits all systems
+ * alike and each ratio comes from one run of this program.  Every run's
+ * result is checked against the sequential one by the runner; a wrong one
+ * makes run_bench exit 1 without writing results.json.  A peer that was
+ * not built is reported as missing in every table it belongs to. */
+#define _POSIX_C_SOURCE 200809L /* fdopen, readlink */
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
-#include <weft.h>
 
-#include "bench.h"
+#include "bench_systems.h" /* generated: peers not built, and why */
 
-#define MAX_SYSTEMS 17 /* seq + up to 16 worker counts */
+#define MAX_WORKERS 64
 #define PATH_LEN 4096
-#ifndef RUN_TIMEOUT_S
-#define RUN_TIMEOUT_S 300 /* one run longer than this is taken for a hang */
-#endif
 
-static const bench_workload *const all_workloads[] = {
-    &bench_fib,    &bench_nqueens, &bench_uts,    &bench_matmul,
-    &bench_sum,    &bench_pfor,    &bench_reduce,
+enum { SEQ, WEFT, OMP_GCC, OMP_CLANG, TBB, N_SYSTEMS };
+static const char *const system_names[N_SYSTEMS] = {"seq", "weft", "omp-gcc",
+                                                    "omp-clang", "tbb"};
+static const char *const system_exes[N_SYSTEMS] = {
+    "bench_seq", "bench_weft", "bench_omp_gcc", "bench_omp_clang", "bench_tbb"};
+
+typedef struct {
+    const char *name, *group;
+} workload_info;
+
+/* Flow-graph workloads run on weft and oneTBB only. */
+static const workload_info workloads[] = {
+    {"fib", "forkjoin"},      {"nqueens", "forkjoin"},
+    {"uts", "forkjoin"},      {"matmul", "forkjoin"},
+    {"sum", "forkjoin"},      {"pfor", "forkjoin"},
+    {"reduce", "forkjoin"},   {"cilksort", "forkjoin"},
+    {"g_chain", "graph"},     {"g_broadcast", "graph"},
+    {"g_join_queueing", "graph"}, {"g_join_reserving", "graph"},
+    {"g_join_key", "graph"},  {"g_wavefront", "graph"},
+    {"g_latency", "graph"},
 };
-#define N_WORKLOADS (sizeof all_workloads / sizeof all_workloads[0])
+#define N_WORKLOADS (sizeof workloads / sizeof workloads[0])
+static const char *const groups[] = {"forkjoin", "graph"};
+
+static bool applies(const workload_info *w, int sys)
+{
+    return strcmp(w->group, "graph") != 0 || sys == WEFT || sys == TBB;
+}
 
 typedef struct {
     int reps, warmup;
     bool quick;
-    const char *only; /* comma-separated names, or NULL for all */
-    unsigned workers[MAX_SYSTEMS - 1];
+    const char *only, *systems;
+    unsigned workers[MAX_WORKERS];
     int n_workers;
-    const char *json_path; /* NULL: next to the executable */
+    const char *json_path;
 } options;
 
-/* One row of the table: a workload's runs on every system.  System 0 is
- * seq; system s > 0 is weft with opt.workers[s - 1] workers. */
+/* A system's runner process. */
 typedef struct {
-    const bench_workload *w;
-    char size[64];
-    double *runs[MAX_SYSTEMS]; /* reps seconds each */
-    double median[MAX_SYSTEMS];
-    double spawns[MAX_SYSTEMS]; /* tasks spawned per run (weft systems) */
+    const char *missing; /* why it is not there, or NULL */
+    pid_t pid;
+    FILE *to, *from;
+} runner;
+
+/* One workload's results. */
+typedef struct {
+    const workload_info *info;
+    char size[96];
+    double messages;        /* per run; 0 for fork-join */
+    bool latency;
+    bool in[N_SYSTEMS];     /* ran on this system */
+    double *runs[N_SYSTEMS][MAX_WORKERS]; /* reps seconds; seq: [0] only */
+    double median[N_SYSTEMS][MAX_WORKERS];
     bool failed;
-    char why[256]; /* what went wrong, if failed */
-} row;
+} result;
 
 /* ---- options ----------------------------------------------------------- */
 
 static void usage(FILE *to)
 {
     fprintf(to,
-            "usage: run_bench [--reps N] [--only NAME[,NAME...]] "
-            "[--workers LIST] [--warmup N] [--quick] [--json PATH]\n"
-            "  --reps N        measured runs per system (default 5)\n"
-            "  --only NAMES    workloads to run: fib,nqueens,uts,matmul,sum\n"
-            "  --workers LIST  weft pool sizes, e.g. 1,2,4,8,16 (default 1,2)\n"
-            "  --warmup N      unmeasured rounds first (default 1)\n"
-            "  --quick         small inputs, for a smoke test\n"
-            "  --json PATH     where to write the results (default: "
-            "results.json next to run_bench)\n");
+            "usage: run_bench [--reps N] [--warmup N] [--workers LIST] "
+            "[--only NAMES] [--systems NAMES] [--quick] [--json PATH]\n"
+            "  --reps N         measured runs per system (default 5)\n"
+            "  --warmup N       unmeasured rounds first (default 1)\n"
+            "  --workers LIST   worker counts, e.g. 1,2,4 (default 1..nproc)\n"
+            "  --only NAMES     workloads, e.g. fib,g_chain (default all)\n"
+            "  --systems NAMES  seq,weft,omp-gcc,omp-clang,tbb (default all)\n"
+            "  --quick          small inputs\n"
+            "  --json PATH      results (default results.json next to "
+            "run_bench); gnuplot data goes to PATH-less-.json-GROUP.dat\n");
 }
 
 static bool parse_int(const char *s, long lo, long hi, long *out)
@@ -82,24 +114,7 @@ static bool parse_int(const char *s, long lo, long hi, long *out)
     return true;
 }
 
-static bool parse_workers(const char *list, options *opt)
-{
-    char buf[256];
-    if (strlen(list) >= sizeof buf)
-        return false;
-    strcpy(buf, list);
-    opt->n_workers = 0;
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        long v;
-        if (opt->n_workers == MAX_SYSTEMS - 1 ||
-            !parse_int(tok, 1, WF_MAX_THREADS, &v))
-            return false;
-        opt->workers[opt->n_workers++] = (unsigned)v;
-    }
-    return opt->n_workers > 0;
-}
-
-static bool name_in_list(const char *name, const char *list)
+static bool in_list(const char *name, const char *list)
 {
     size_t len = strlen(name);
     for (const char *p = list; *p;) {
@@ -112,32 +127,55 @@ static bool name_in_list(const char *name, const char *list)
     return false;
 }
 
-/* Every name in --only must exist: a typo should not run nothing quietly. */
-static bool only_is_valid(const char *list)
+/* Every name in a list must be known: a typo must not run nothing. */
+static bool list_valid(const char *list, bool systems)
 {
-    char buf[256];
+    char buf[512];
     if (strlen(list) >= sizeof buf)
         return false;
     strcpy(buf, list);
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
         bool known = false;
-        for (size_t i = 0; i < N_WORKLOADS; i++)
-            known |= strcmp(tok, all_workloads[i]->name) == 0;
+        if (systems)
+            for (int s = 0; s < N_SYSTEMS; s++)
+                known |= strcmp(tok, system_names[s]) == 0;
+        else
+            for (size_t i = 0; i < N_WORKLOADS; i++)
+                known |= strcmp(tok, workloads[i].name) == 0;
         if (!known) {
-            fprintf(stderr, "run_bench: unknown workload '%s'\n", tok);
+            fprintf(stderr, "run_bench: unknown %s '%s'\n",
+                    systems ? "system" : "workload", tok);
             return false;
         }
     }
     return true;
 }
 
+static bool parse_workers(const char *list, options *opt)
+{
+    char buf[512];
+    if (strlen(list) >= sizeof buf)
+        return false;
+    strcpy(buf, list);
+    opt->n_workers = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        long v;
+        if (opt->n_workers == MAX_WORKERS || !parse_int(tok, 1, 4096, &v))
+            return false;
+        opt->workers[opt->n_workers++] = (unsigned)v;
+    }
+    return opt->n_workers > 0;
+}
+
 static int parse_options(int argc, char **argv, options *opt)
 {
-    *opt = (options){.reps = 5, .warmup = 1, .workers = {1, 2},
-                     .n_workers = 2};
+    *opt = (options){.reps = 5, .warmup = 1};
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    for (long w = 1; w <= (cpus > 0 ? cpus : 1) && w <= MAX_WORKERS; w++)
+        opt->workers[opt->n_workers++] = (unsigned)w;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        long v;
+        long v = 0;
         bool ok = true;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
@@ -156,8 +194,11 @@ static int parse_options(int argc, char **argv, options *opt)
         } else if (strcmp(a, "--workers") == 0) {
             ok = parse_workers(val, opt);
         } else if (strcmp(a, "--only") == 0) {
-            ok = only_is_valid(val);
+            ok = list_valid(val, false);
             opt->only = val;
+        } else if (strcmp(a, "--systems") == 0) {
+            ok = list_valid(val, true);
+            opt->systems = val;
         } else if (strcmp(a, "--json") == 0) {
             opt->json_path = val;
         } else {
@@ -174,222 +215,9 @@ static int parse_options(int argc, char **argv, options *opt)
     return 0;
 }
 
-/* ---- timing ------------------------------------------------------------ */
+/* ---- runners ----------------------------------------------------------- */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-    double *s = malloc((size_t)n * sizeof *s);
-    if (s == NULL)
-        return v[0];
-    memcpy(s, v, (size_t)n * sizeof *s);
-    qsort(s, (size_t)n, sizeof *s, cmp_double);
-    double m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-    free(s);
-    return m;
-}
-
-/* Tasks spawned so far by all of the pool's workers. */
-static uint64_t pool_spawns(wf_pool *pool)
-{
-    unsigned n = wf_pool_threads(pool);
-    wf_worker_stats *st = calloc(n, sizeof *st);
-    uint64_t total = 0;
-    if (st && wf_pool_stats(pool, st, n) >= 0)
-        for (unsigned i = 0; i < n; i++)
-            total += st[i].spawns;
-    free(st);
-    return total;
-}
-
-/* A run that never returns (a lost task, a missed wake-up) must not pass
- * for a slow one: the alarm names it and ends the process. */
-static char hang_msg[128];
-
-static void on_alarm(int sig)
-{
-    (void)sig;
-    ssize_t ignored = write(2, hang_msg, strlen(hang_msg));
-    (void)ignored;
-    _exit(3);
-}
-
-static void arm_watchdog(const char *workload, const char *label)
-{
-    snprintf(hang_msg, sizeof hang_msg,
-             "\nrun_bench: HANG: %s on %s still running after %d s\n",
-             workload, label, RUN_TIMEOUT_S);
-    alarm(RUN_TIMEOUT_S);
-}
-
-/* One timed run of workload w on system `label`, checked.  Returns the
- * seconds, or a negative number (with r->why set) if the run failed or
- * its result is wrong. */
-static double run_once(row *r, void *state, wf_pool *pool, const char *label)
-{
-    const bench_workload *w = r->w;
-    if (w->prepare)
-        w->prepare(state);
-    int err = 0;
-    arm_watchdog(w->name, label);
-    double t0 = now_s();
-    if (pool == NULL)
-        w->run_seq(state);
-    else
-        err = wf_run(pool, w->run_weft, state);
-    double t = now_s() - t0;
-    alarm(0);
-
-    char why[200] = "";
-    if (err)
-        snprintf(why, sizeof why, "wf_run failed: %s", wf_strerror(err));
-    if (err || w->check(state, pool == NULL, why, sizeof why) != 0) {
-        snprintf(r->why, sizeof r->why, "%s: %s", label, why);
-        fprintf(stderr, "\nrun_bench: WRONG RESULT in %s on %s\n", w->name,
-                r->why);
-        return -1;
-    }
-    return t;
-}
-
-static void system_label(const options *opt, int sys, char *buf, size_t n)
-{
-    if (sys == 0)
-        snprintf(buf, n, "seq");
-    else
-        snprintf(buf, n, "w%u", opt->workers[sys - 1]);
-}
-
-/* All rounds of one workload, each round visiting every system once. */
-static void run_workload(const options *opt, wf_pool **pools, row *r)
-{
-    int systems = 1 + opt->n_workers;
-    void *state = r->w->setup(opt->quick);
-    if (state == NULL) {
-        snprintf(r->why, sizeof r->why, "setup failed (out of memory?)");
-        fprintf(stderr, "run_bench: %s: %s\n", r->w->name, r->why);
-        r->failed = true;
-        return;
-    }
-    uint64_t spawns_before[MAX_SYSTEMS];
-    for (int sys = 1; sys < systems; sys++)
-        spawns_before[sys] = pool_spawns(pools[sys - 1]);
-    fprintf(stderr, "%-8s", r->w->name);
-    for (int round = -opt->warmup; round < opt->reps && !r->failed; round++) {
-        for (int sys = 0; sys < systems; sys++) {
-            char label[32];
-            system_label(opt, sys, label, sizeof label);
-            double t = run_once(r, state, sys ? pools[sys - 1] : NULL, label);
-            if (t < 0) {
-                r->failed = true;
-                break;
-            }
-            if (round >= 0)
-                r->runs[sys][round] = t;
-        }
-        fputc('.', stderr); /* a long run should show it is alive */
-    }
-    fputc('\n', stderr);
-    snprintf(r->size, sizeof r->size, "%s", r->w->describe(state));
-    r->w->teardown(state);
-    if (r->failed)
-        return;
-    for (int sys = 0; sys < systems; sys++)
-        r->median[sys] = median(r->runs[sys], opt->reps);
-    for (int sys = 1; sys < systems; sys++)
-        r->spawns[sys] = (double)(pool_spawns(pools[sys - 1]) -
-                                  spawns_before[sys]) /
-                         (opt->warmup + opt->reps);
-}
-
-/* ---- output ------------------------------------------------------------ */
-
-/* Index of the system with `n` workers, or -1. */
-static int system_of(const options *opt, unsigned n)
-{
-    for (int i = 0; i < opt->n_workers; i++)
-        if (opt->workers[i] == n)
-            return i + 1;
-    return -1;
-}
-
-static void print_table(const options *opt, const row *rows, int n_rows)
-{
-    int systems = 1 + opt->n_workers, one = system_of(opt, 1);
-    char label[32];
-    printf("\n%-8s %-26s %8s", "workload", "size", "seq");
-    for (int s = 1; s < systems; s++) {
-        system_label(opt, s, label, sizeof label);
-        printf(" %8s", label);
-    }
-    if (one > 0)
-        printf(" %8s %8s", "T1/Tseq", "ns/spawn");
-    for (int s = 1; s < systems; s++)
-        if (opt->workers[s - 1] != 1) {
-            snprintf(label, sizeof label, "Tseq/T%u", opt->workers[s - 1]);
-            printf(" %8s", label);
-        }
-    printf(" %7s\n", "noise");
-
-    for (int i = 0; i < n_rows; i++) {
-        const row *r = &rows[i];
-        printf("%-8s %-26s", r->w->name, r->size);
-        if (r->failed) {
-            printf(" FAILED %s\n", r->why);
-            continue;
-        }
-        for (int s = 0; s < systems; s++)
-            printf(" %8.4f", r->median[s]);
-        /* What a spawn+join costs over a plain call, the kernel's own work
-         * being the same on both sides.  Only for fine-grained kernels (a
-         * spawn per microsecond or more): with coarse tasks the difference
-         * is noise divided by a small number. */
-        if (one > 0) {
-            printf(" %8.2f", r->median[one] / r->median[0]);
-            if (r->spawns[one] / r->median[0] >= 1e6)
-                printf(" %8.1f",
-                       (r->median[one] - r->median[0]) * 1e9 / r->spawns[one]);
-            else
-                printf(" %8s", "-");
-        }
-        for (int s = 1; s < systems; s++)
-            if (opt->workers[s - 1] != 1)
-                printf(" %8.2f", r->median[0] / r->median[s]);
-        /* The widest (max - min) / median over the systems: how far to
-         * trust the ratios on this machine. */
-        double noise = 0;
-        for (int s = 0; s < systems; s++) {
-            double lo = r->runs[s][0], hi = lo;
-            for (int k = 1; k < opt->reps; k++) {
-                lo = r->runs[s][k] < lo ? r->runs[s][k] : lo;
-                hi = r->runs[s][k] > hi ? r->runs[s][k] : hi;
-            }
-            double spread = (hi - lo) / r->median[s];
-            noise = spread > noise ? spread : noise;
-        }
-        printf(" %6.0f%%\n", noise * 100);
-    }
-    printf("\nmedian seconds of %d runs each, interleaved; wN = weft with N "
-           "workers.\nns/spawn = (T1-Tseq) / spawns per run, shown where "
-           "tasks are fine (>= 1 spawn/us).\nnoise = widest (max-min)/median "
-           "in the row.\n",
-           opt->reps);
-}
-
-/* results.json goes next to the executable: <build>/bench/results.json. */
-static void default_json_path(const char *argv0, char *buf, size_t n)
+static void exe_dir(const char *argv0, char *buf, size_t n)
 {
     char exe[PATH_LEN];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -402,24 +230,245 @@ static void default_json_path(const char *argv0, char *buf, size_t n)
         *slash = '\0';
     else
         strcpy(exe, ".");
-    snprintf(buf, n, "%s/results.json", exe);
+    snprintf(buf, n, "%s", exe);
 }
 
-static void write_record(FILE *f, const char *workload, const char *system,
-                         unsigned workers, const row *r, int sys, int reps,
-                         bool first)
+static const char *missing_reason(int sys)
 {
-    fprintf(f,
-            "%s\n  {\"workload\": \"%s\", \"system\": \"%s\", \"workers\": "
-            "%u, \"median_s\": %.9f, \"runs\": [",
-            first ? "" : ",", workload, system, workers, r->median[sys]);
-    for (int k = 0; k < reps; k++)
-        fprintf(f, "%s%.9f", k ? ", " : "", r->runs[sys][k]);
-    fprintf(f, "]}");
+    for (int i = 0; bench_missing[i].system; i++)
+        if (strcmp(bench_missing[i].system, system_names[sys]) == 0)
+            return bench_missing[i].why;
+    return NULL;
 }
 
-static int write_json(const options *opt, const char *path, const row *rows,
-                      int n_rows)
+static int start_runner(runner *r, const char *path, bool quick)
+{
+    int down[2], up[2];
+    if (pipe(down) != 0 || pipe(up) != 0)
+        return -1;
+    /* Close-on-exec everywhere: a later runner must not inherit this one's
+     * stdin, or this one would never see EOF (dup2 clears the flag on the
+     * child's 0 and 1). */
+    for (int i = 0; i < 2; i++) {
+        fcntl(down[i], F_SETFD, FD_CLOEXEC);
+        fcntl(up[i], F_SETFD, FD_CLOEXEC);
+    }
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        dup2(down[0], 0);
+        dup2(up[1], 1);
+        close(down[0]);
+        close(down[1]);
+        close(up[0]);
+        close(up[1]);
+        char *args[] = {(char *)path, quick ? "--quick" : NULL, NULL};
+        execv(path, args);
+        fprintf(stderr, "run_bench: cannot run %s: %s\n", path,
+                strerror(errno));
+        _exit(127);
+    }
+    close(down[0]);
+    close(up[1]);
+    r->pid = pid;
+    r->to = fdopen(down[1], "w");
+    r->from = fdopen(up[0], "r");
+    return r->to && r->from ? 0 : -1;
+}
+
+/* Send a command, read the one-line answer into reply (without newline).
+ * Returns false when the runner died (crash, hang watchdog). */
+static bool ask(runner *r, const char *cmd, char *reply, size_t n)
+{
+    if (fprintf(r->to, "%s\n", cmd) < 0 || fflush(r->to) != 0 ||
+        fgets(reply, (int)n, r->from) == NULL) {
+        snprintf(reply, n, "wrong the runner died");
+        return false;
+    }
+    reply[strcspn(reply, "\n")] = '\0';
+    return true;
+}
+
+static void stop_runner(runner *r)
+{
+    if (r->to == NULL)
+        return;
+    fclose(r->to);
+    fclose(r->from);
+    waitpid(r->pid, NULL, 0);
+    r->to = r->from = NULL;
+}
+
+/* ---- statistics -------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(const double *v, int n)
+{
+    double s[n];
+    memcpy(s, v, sizeof s);
+    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+static double spread(const double *v, int n)
+{
+    double lo = v[0], hi = v[0];
+    for (int k = 1; k < n; k++) {
+        lo = v[k] < lo ? v[k] : lo;
+        hi = v[k] > hi ? v[k] : hi;
+    }
+    return (hi - lo) / median(v, n);
+}
+
+/* ---- running ----------------------------------------------------------- */
+
+/* Column index of worker count k for system s: seq runs once, in k = 0. */
+static bool runs_at(int s, int k)
+{
+    return s != SEQ || k == 0;
+}
+
+static void run_workload(const options *opt, runner *rn, result *r)
+{
+    char reply[512], cmd[64];
+    snprintf(cmd, sizeof cmd, "setup %s", r->info->name);
+    for (int s = 0; s < N_SYSTEMS; s++) {
+        if (rn[s].to == NULL || !applies(r->info, s))
+            continue;
+        ask(&rn[s], cmd, reply, sizeof reply);
+        if (strcmp(reply, "na") == 0)
+            continue;
+        if (strncmp(reply, "ok ", 3) != 0) {
+            fprintf(stderr, "run_bench: %s on %s: %s\n", r->info->name,
+                    system_names[s], reply);
+            r->failed = true;
+            continue;
+        }
+        char *tab = strchr(reply + 3, '\t');
+        if (tab) {
+            *tab = '\0';
+            r->messages = strtod(tab + 1, NULL);
+        }
+        snprintf(r->size, sizeof r->size, "%.95s", reply + 3);
+        r->in[s] = true;
+    }
+    r->latency = strcmp(r->info->name, "g_latency") == 0;
+    fprintf(stderr, "%-17s", r->info->name);
+    for (int k = 0; k < opt->n_workers && !r->failed; k++) {
+        snprintf(cmd, sizeof cmd, "run %u", opt->workers[k]);
+        for (int round = -opt->warmup; round < opt->reps && !r->failed;
+             round++) {
+            for (int s = 0; s < N_SYSTEMS && !r->failed; s++) {
+                if (!r->in[s] || !runs_at(s, k))
+                    continue;
+                ask(&rn[s], cmd, reply, sizeof reply);
+                if (strncmp(reply, "ok ", 3) != 0) {
+                    fprintf(stderr, "\nrun_bench: WRONG RESULT: %s on %s "
+                            "with %u workers: %s\n", r->info->name,
+                            system_names[s], opt->workers[k], reply);
+                    r->failed = true;
+                } else if (round >= 0) {
+                    r->runs[s][k][round] = strtod(reply + 3, NULL);
+                }
+            }
+            fputc('.', stderr); /* a long run should show it is alive */
+        }
+    }
+    fputc('\n', stderr);
+    for (int s = 0; s < N_SYSTEMS; s++)
+        if (r->in[s])
+            ask(&rn[s], "teardown", reply, sizeof reply);
+    if (r->failed)
+        return;
+    for (int s = 0; s < N_SYSTEMS; s++)
+        for (int k = 0; k < opt->n_workers; k++)
+            if (r->in[s] && runs_at(s, k))
+                r->median[s][k] = median(r->runs[s][k], opt->reps);
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+/* A median as the table shows it: seconds, messages per second, or
+ * microseconds per message. */
+static void cell(const result *r, double t, char *buf, size_t n)
+{
+    if (r->latency)
+        snprintf(buf, n, "%.2f us", t * 1e6 / r->messages);
+    else if (r->messages > 0)
+        snprintf(buf, n, "%.3g M/s", r->messages / t / 1e6);
+    else
+        snprintf(buf, n, "%.4f s", t);
+}
+
+static void print_table(const options *opt, const runner *rn, const result *r)
+{
+    bool col[N_SYSTEMS];
+    for (int s = 0; s < N_SYSTEMS; s++)
+        col[s] = applies(r->info, s) && (r->in[s] || rn[s].missing);
+    printf("\n### %s (%s)\n\n", r->info->name, r->size);
+    if (r->failed) {
+        printf("FAILED: a wrong result or a runner that died (see above)\n");
+        return;
+    }
+    printf("| workers |");
+    for (int s = 0; s < N_SYSTEMS; s++)
+        if (col[s])
+            printf(" %s |", system_names[s]);
+    for (int s = 0; s < N_SYSTEMS; s++)
+        if (col[s] && s != WEFT)
+            printf(" weft vs %s |", system_names[s]);
+    printf("\n|---:|");
+    for (int s = 0; s < N_SYSTEMS; s++)
+        if (col[s])
+            printf("---:|%s", s != WEFT ? "---:|" : "");
+    printf("\n");
+    double noise = 0;
+    for (int k = 0; k < opt->n_workers; k++) {
+        printf("| %u |", opt->workers[k]);
+        char buf[32];
+        for (int s = 0; s < N_SYSTEMS; s++) {
+            if (!col[s])
+                continue;
+            if (!r->in[s])
+                printf(" missing |");
+            else if (!runs_at(s, k))
+                printf(" |");
+            else {
+                cell(r, r->median[s][k], buf, sizeof buf);
+                printf(" %s |", buf);
+                double sp = spread(r->runs[s][k], opt->reps);
+                noise = sp > noise ? sp : noise;
+            }
+        }
+        /* > 1: weft is faster (less time, more messages per second). */
+        for (int s = 0; s < N_SYSTEMS; s++) {
+            if (!col[s] || s == WEFT)
+                continue;
+            int ks = s == SEQ ? 0 : k;
+            if (!r->in[s] || !r->in[WEFT])
+                printf(" missing |");
+            else
+                printf(" %.2fx |", r->median[s][ks] / r->median[WEFT][k]);
+        }
+        printf("\n");
+    }
+    printf("\nmedian of %d runs, interleaved; \"weft vs X\" = X's time / "
+           "weft's (> 1: weft faster); noise (widest (max-min)/median) %.0f%%\n",
+           opt->reps, noise * 100);
+    for (int s = 0; s < N_SYSTEMS; s++)
+        if (col[s] && rn[s].missing)
+            printf("missing: %s (%s)\n", system_names[s], rn[s].missing);
+    fflush(stdout);
+}
+
+static int write_json(const options *opt, const char *path, const result *rs,
+                      int n)
 {
     FILE *f = fopen(path, "w");
     if (f == NULL) {
@@ -429,72 +478,75 @@ static int write_json(const options *opt, const char *path, const row *rows,
     }
     fprintf(f, "[");
     bool first = true;
-    for (int i = 0; i < n_rows; i++) {
-        write_record(f, rows[i].w->name, "seq", 1, &rows[i], 0, opt->reps,
-                     first);
-        first = false;
-        for (int s = 1; s <= opt->n_workers; s++)
-            write_record(f, rows[i].w->name, "weft", opt->workers[s - 1],
-                         &rows[i], s, opt->reps, false);
-    }
+    for (int i = 0; i < n; i++)
+        for (int s = 0; s < N_SYSTEMS; s++)
+            for (int k = 0; k < opt->n_workers; k++) {
+                const result *r = &rs[i];
+                if (!r->in[s] || !runs_at(s, k))
+                    continue;
+                fprintf(f, "%s\n  {\"workload\": \"%s\", \"system\": \"%s\", "
+                        "\"workers\": %u, \"median_s\": %.9f, ",
+                        first ? "" : ",", r->info->name, system_names[s],
+                        s == SEQ ? 1u : opt->workers[k], r->median[s][k]);
+                first = false;
+                if (r->messages > 0)
+                    fprintf(f, "\"msgs_per_s\": %.1f, ",
+                            r->messages / r->median[s][k]);
+                fprintf(f, "\"runs\": [");
+                for (int j = 0; j < opt->reps; j++)
+                    fprintf(f, "%s%.9f", j ? ", " : "", r->runs[s][k][j]);
+                fprintf(f, "]}");
+            }
     fprintf(f, "\n]\n");
-    if (fclose(f) != 0) {
-        fprintf(stderr, "run_bench: error writing %s\n", path);
-        return -1;
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+/* gnuplot data, one file per group: two blocks (1 worker, most workers),
+ * a row per workload, a column per system: speedup over seq (fork-join)
+ * or messages per second (graphs); NaN where a system is missing. */
+static void write_plot_data(const options *opt, const char *stem,
+                            const result *rs, int n)
+{
+    for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
+        bool graph = strcmp(groups[g], "graph") == 0;
+        char path[PATH_LEN + 64];
+        snprintf(path, sizeof path, "%s-%s.dat", stem, groups[g]);
+        FILE *f = fopen(path, "w");
+        if (f == NULL)
+            continue;
+        int ks[2] = {0, opt->n_workers - 1};
+        for (int b = 0; b < 2; b++) {
+            fprintf(f, "%s# %u workers\n\"workload\"", b ? "\n\n" : "",
+                    opt->workers[ks[b]]);
+            for (int s = WEFT; s < N_SYSTEMS; s++)
+                if (!graph || s == WEFT || s == TBB)
+                    fprintf(f, " \"%s\"", system_names[s]);
+            fprintf(f, "\n");
+            for (int i = 0; i < n; i++) {
+                const result *r = &rs[i];
+                if (strcmp(r->info->group, groups[g]) != 0 || r->failed)
+                    continue;
+                fprintf(f, "%s", r->info->name);
+                for (int s = WEFT; s < N_SYSTEMS; s++) {
+                    if (graph && s != WEFT && s != TBB)
+                        continue;
+                    double v = NAN;
+                    double t = r->median[s][ks[b]];
+                    if (r->in[s] && graph)
+                        v = r->messages / t;
+                    else if (r->in[s] && r->in[SEQ])
+                        v = r->median[SEQ][0] / t;
+                    fprintf(f, " %.6g", v);
+                }
+                fprintf(f, "\n");
+            }
+        }
+        fclose(f);
     }
-    return 0;
 }
 
 /* ---- main ---------------------------------------------------------------- */
 
-/* How busy the machine was, apart from us.  On a shared box another job
- * (a test suite, a build) takes CPUs from the weft runs and flattens the
- * speedups; this says so instead of leaving the reader to guess. */
-typedef struct {
-    double own_cpu; /* seconds of CPU this process used */
-    unsigned long long busy, steal, total; /* all CPUs, clock ticks */
-    bool have_stat;
-} usage_mark;
-
-static usage_mark usage_now(void)
-{
-    usage_mark m = {.have_stat = false};
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) == 0)
-        m.own_cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-                    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
-    FILE *f = fopen("/proc/stat", "r");
-    unsigned long long v[8] = {0}; /* user nice system idle iowait irq
-                                      softirq steal */
-    if (f && fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
-                    &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
-        m.busy = v[0] + v[1] + v[2] + v[5] + v[6];
-        m.steal = v[7];
-        m.total = m.busy + v[3] + v[4] + v[7];
-        m.have_stat = true;
-    }
-    if (f)
-        fclose(f);
-    return m;
-}
-
-static void report_usage(usage_mark a, usage_mark b)
-{
-    if (!a.have_stat || !b.have_stat || b.total <= a.total)
-        return;
-    double hz = (double)sysconf(_SC_CLK_TCK);
-    double capacity = (double)(b.total - a.total) / hz; /* CPU-seconds */
-    double others = (double)(b.busy - a.busy) / hz - (b.own_cpu - a.own_cpu);
-    double share = (others > 0 ? others : 0) / capacity;
-    double stolen = (double)(b.steal - a.steal) / hz / capacity;
-    printf("other processes used %.0f%% of the CPUs during the runs",
-           share * 100);
-    if (stolen >= 0.01)
-        printf(", the hypervisor took %.0f%%", stolen * 100);
-    printf("%s\n", share >= 0.1 ? ": the ratios above are not reliable" : "");
-}
-
-/* The 1-minute load average, as text: a busy machine explains odd ratios. */
 static const char *load_average(void)
 {
     static char buf[16] = "?";
@@ -507,87 +559,85 @@ static const char *load_average(void)
     return buf;
 }
 
-static int create_pools(const options *opt, wf_pool **pools)
-{
-    for (int i = 0; i < opt->n_workers; i++) {
-        wf_pool_config cfg = WF_POOL_CONFIG_INIT;
-        cfg.threads = opt->workers[i];
-        int err = wf_pool_create(&pools[i], &cfg);
-        if (err) {
-            fprintf(stderr, "run_bench: pool of %u workers: %s\n",
-                    opt->workers[i], wf_strerror(err));
-            while (i-- > 0)
-                wf_pool_destroy(pools[i]);
-            return -1;
-        }
-    }
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     options opt;
     if (parse_options(argc, argv, &opt) != 0)
         return 2;
-    struct sigaction sa = {.sa_handler = on_alarm};
-    sigaction(SIGALRM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN); /* a dead runner is an answer, not a crash */
 
-    /* Pools are made once and reused: a benchmark of spawn/join should not
-     * time thread creation. */
-    wf_pool *pools[MAX_SYSTEMS - 1];
-    if (create_pools(&opt, pools) != 0)
-        return 1;
-
-    printf("weft bench: %d reps + %d warm-up, %s inputs, %ld CPUs online, "
-           "load %s\n",
-           opt.reps, opt.warmup, opt.quick ? "quick" : "full",
-           sysconf(_SC_NPROCESSORS_ONLN), load_average());
-    fflush(stdout);
-
-    usage_mark start = usage_now();
-    row rows[N_WORKLOADS];
-    int n_rows = 0;
-    bool failed = false;
-    for (size_t i = 0; i < N_WORKLOADS; i++) {
-        if (opt.only && !name_in_list(all_workloads[i]->name, opt.only))
+    char dir[PATH_LEN];
+    exe_dir(argv[0], dir, sizeof dir);
+    runner rn[N_SYSTEMS] = {{0}};
+    for (int s = 0; s < N_SYSTEMS; s++) {
+        char path[PATH_LEN + 64];
+        snprintf(path, sizeof path, "%s/%s", dir, system_exes[s]);
+        if (opt.systems && !in_list(system_names[s], opt.systems))
             continue;
-        row *r = &rows[n_rows++];
-        *r = (row){.w = all_workloads[i]};
-        for (int s = 0; s <= opt.n_workers; s++) {
-            r->runs[s] = calloc((size_t)opt.reps, sizeof(double));
-            if (r->runs[s] == NULL) {
-                fprintf(stderr, "run_bench: out of memory\n");
-                return 1;
-            }
-        }
-        run_workload(&opt, pools, r);
-        failed |= r->failed;
+        rn[s].missing = missing_reason(s);
+        if (rn[s].missing == NULL && access(path, X_OK) != 0)
+            rn[s].missing = "not built (make bench_all)";
+        if (rn[s].missing == NULL && start_runner(&rn[s], path, opt.quick))
+            rn[s].missing = "could not be started";
     }
 
-    for (int i = 0; i < opt.n_workers; i++)
-        wf_pool_destroy(pools[i]);
-    usage_mark end = usage_now();
-    print_table(&opt, rows, n_rows);
-    report_usage(start, end);
+    printf("# weft bench: %d reps + %d warm-up, %s inputs, %ld CPUs online, "
+           "load %s\n\n",
+           opt.reps, opt.warmup, opt.quick ? "quick" : "full",
+           sysconf(_SC_NPROCESSORS_ONLN), load_average());
+    for (int s = 0; s < N_SYSTEMS; s++)
+        if (!opt.systems || in_list(system_names[s], opt.systems))
+            printf("- %s: %s\n", system_names[s],
+                   rn[s].missing ? rn[s].missing : "built");
+    fflush(stdout);
+
+    result rs[N_WORKLOADS];
+    int n = 0;
+    bool failed = false;
+    for (size_t i = 0; i < N_WORKLOADS; i++) {
+        if (opt.only && !in_list(workloads[i].name, opt.only))
+            continue;
+        result *r = &rs[n++];
+        *r = (result){.info = &workloads[i]};
+        for (int s = 0; s < N_SYSTEMS; s++)
+            for (int k = 0; k < opt.n_workers; k++) {
+                r->runs[s][k] = calloc((size_t)opt.reps, sizeof(double));
+                if (r->runs[s][k] == NULL) {
+                    fprintf(stderr, "run_bench: out of memory\n");
+                    return 1;
+                }
+            }
+        run_workload(&opt, rn, r);
+        print_table(&opt, rn, r);
+        failed |= r->failed;
+    }
+    for (int s = 0; s < N_SYSTEMS; s++)
+        stop_runner(&rn[s]);
 
     char path[PATH_LEN + 32];
     if (opt.json_path)
         snprintf(path, sizeof path, "%s", opt.json_path);
     else
-        default_json_path(argv[0], path, sizeof path);
+        snprintf(path, sizeof path, "%s/results.json", dir);
     if (failed) {
         /* A stale file from an earlier run must not pass for this one. */
         remove(path);
         fprintf(stderr, "\nrun_bench: FAILED: wrong results, %s not "
                         "written\n", path);
-    } else if (write_json(&opt, path, rows, n_rows) == 0) {
-        printf("results: %s\n", path);
+    } else if (write_json(&opt, path, rs, n) == 0) {
+        char stem[PATH_LEN + 32];
+        snprintf(stem, sizeof stem, "%s", path);
+        char *dot = strrchr(stem, '.');
+        if (dot && strcmp(dot, ".json") == 0)
+            *dot = '\0';
+        write_plot_data(&opt, stem, rs, n);
+        printf("\nresults: %s\n", path);
     } else {
         failed = true;
     }
-
-    for (int i = 0; i < n_rows; i++)
-        for (int s = 0; s <= opt.n_workers; s++)
-            free(rows[i].runs[s]);
+    for (int i = 0; i < n; i++)
+        for (int s = 0; s < N_SYSTEMS; s++)
+            for (int k = 0; k < opt.n_workers; k++)
+                free(rs[i].runs[s][k]);
     return failed ? 1 : 0;
 }

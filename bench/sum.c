@@ -25,7 +25,7 @@ static uint64_t sum_f(uint64_t i)
 /* The loop body: chunks [begin, end). */
 static void sum_chunks(size_t begin, size_t end, void *ctx)
 {
-    sum_state *s = ctx;
+    sum_state *s = (sum_state *)ctx;
     for (size_t c = begin; c < end; c++) {
         uint64_t lo = (uint64_t)c * SUM_CHUNK;
         uint64_t hi = lo + SUM_CHUNK < s->count ? lo + SUM_CHUNK : s->count;
@@ -38,7 +38,7 @@ static void sum_chunks(size_t begin, size_t end, void *ctx)
 
 BENCH_KERNEL(sum_kernel)
 {
-    sum_state *s = arg;
+    sum_state *s = (sum_state *)arg;
     /* Grain 1 chunk: a task per 64 Ki elements, about 1500 in all. */
     BENCH_PARALLEL_FOR(0, s->chunks, 1, sum_chunks, s);
     uint64_t total = 0;
@@ -48,7 +48,7 @@ BENCH_KERNEL(sum_kernel)
 }
 
 /* ---- untimed parts (compiled once) ------------------------------------ */
-#ifndef WEFT_BENCH_SEQ
+#ifdef BENCH_HARNESS
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,7 +111,7 @@ const bench_workload bench_sum = {
     .setup = sum_setup,
     .prepare = sum_prepare,
     .run_seq = sum_kernel_seq,
-    .run_weft = sum_kernel_weft,
+    .run_par = sum_kernel_par,
     .check = sum_check,
     .describe = sum_describe,
     .teardown = sum_teardown,

@@ -68,6 +68,7 @@ static uint64_t uts_children(const uts_state *p, uint64_t parent, uint32_t lo,
 {
     if (hi - lo == 1)
         return uts_visit(p, uts_child_id(parent, lo));
+    BENCH_SCOPE;
     uint32_t mid = lo + (hi - lo) / 2;
     uts_frame upper = {.p = p, .parent = parent, .lo = mid, .hi = hi};
     BENCH_SPAWN(&upper, uts_child);
@@ -78,13 +79,13 @@ static uint64_t uts_children(const uts_state *p, uint64_t parent, uint32_t lo,
 
 BENCH_KERNEL(uts_kernel)
 {
-    uts_state *s = arg;
+    uts_state *s = (uts_state *)arg;
     /* The root always has children: its hash is not drawn. */
     s->nodes = 1 + uts_children(s, uts_node_hash(s, s->seed), 0, s->root_kids);
 }
 
 /* ---- untimed parts (compiled once) ------------------------------------ */
-#ifndef WEFT_BENCH_SEQ
+#ifdef BENCH_HARNESS
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,7 +144,7 @@ const bench_workload bench_uts = {
     .setup = uts_setup,
     .prepare = uts_prepare,
     .run_seq = uts_kernel_seq,
-    .run_weft = uts_kernel_weft,
+    .run_par = uts_kernel_par,
     .check = uts_check,
     .describe = uts_describe,
     .teardown = free,
