@@ -323,8 +323,13 @@ static inline int wf_join_fn(wf_task *t, wf_task_fn fn)
 {
     struct wf__fast *w = wf__self;
     /* head is this thread's newest private task: a match means t is ours
-     * and nobody else can see it (rule P1). */
-    if (__builtin_expect(w->head == t && t != NULL, 1)) {
+     * and nobody else can see it (rule P1).  A thief's request is answered
+     * here too (P2), so a worker that spawns rarely (long leaves between
+     * spawns) still gives work away at its joins.  Relaxed: a hint. */
+    if (__builtin_expect(w->head == t && t != NULL &&
+                             !atomic_load_explicit(&w->asked,
+                                                   memory_order_relaxed),
+                         1)) {
         w->head = t->older_;
         t->owner_ = WF__JOINED;
         fn(t);

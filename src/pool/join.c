@@ -175,6 +175,9 @@ int wf__join_slow(wf_task *t)
         wf__task_wait(t);
         return finish_join(t);
     }
+    /* A request: give away the older half of the tasks older than t. */
+    if (take_request(&w->fast))
+        wf__publish_some(w, private_count(w) / 2);
     /* Acquire pairs with the release in wf__task_complete. */
     if (wf_load_acquire(&t->done_) == WF__DONE)
         goto done; /* ran already: out of order, or stolen and finished */
