@@ -40,6 +40,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
+#include <time.h>
 
 #include "fib_task.h"
 #include "test_alloc.h"
@@ -189,6 +190,44 @@ static void scenario_for(void)
         CHECK_OK(wf_pool_destroy(p));
     }
     printf("for: exactly-once on 1/2/4 workers, both sides: ok\n");
+}
+
+/* Lazy splitting: all the work of a loop lies in its first adaptive piece
+ * (1/16 of the range on 2 workers).  Without splitting on demand one worker
+ * would run all of it; with it, the idle worker asks, the piece splits
+ * between two chunks, and both workers run heavy iterations. */
+enum { LAZY_N = 2048, LAZY_HEAVY = LAZY_N / 16 };
+static _Atomic(void *) lazy_ran_on[LAZY_HEAVY];
+static _Thread_local char lazy_thread; /* its address names the thread */
+
+static void lazy_body(size_t b, size_t e, void *c)
+{
+    (void)c;
+    for (size_t i = b; i < e && i < LAZY_HEAVY; i++) {
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        do /* ~0.3 ms of CPU */
+            clock_gettime(CLOCK_MONOTONIC, &t);
+        while ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec <
+               300000L);
+        atomic_store(&lazy_ran_on[i], (void *)&lazy_thread);
+    }
+}
+
+static void scenario_for_lazy_split(void)
+{
+    wf_pool *p = make_pool(2, 0, NULL);
+    CHECK_OK(wf_parallel_for(p, 0, LAZY_N, 0, lazy_body, NULL));
+    void *first = atomic_load(&lazy_ran_on[0]);
+    int others = 0;
+    for (size_t i = 0; i < LAZY_HEAVY; i++)
+        others += atomic_load(&lazy_ran_on[i]) != first;
+    CHECK_MSG(others > 0, "one worker ran all %d heavy iterations of the "
+                          "first piece: it never split on demand",
+              LAZY_HEAVY);
+    CHECK_OK(wf_pool_destroy(p));
+    printf("for_lazy_split: %d of %d heavy iterations moved to the other "
+           "worker\n", others, LAZY_HEAVY);
 }
 
 /* ======================================================================== */
@@ -1138,6 +1177,7 @@ int main(int argc, char **argv)
 {
     static const check_scenario scenarios[] = {
         {"for", scenario_for},
+        {"for_lazy_split", scenario_for_lazy_split},
         {"reduce", scenario_reduce},
         {"invoke", scenario_invoke},
         {"group", scenario_group},

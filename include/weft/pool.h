@@ -150,9 +150,9 @@ typedef void (*wf_range_fn)(size_t begin, size_t end, void *ctx);
 
 /* Call body on disjoint subranges covering [begin, end), in parallel.
  * grain > 0: pieces are halved until at most `grain` long.  grain 0: the
- * split adapts, as oneTBB's auto_partitioner: about 8 pieces per worker,
- * and a piece that another worker steals is split further (thieves are
- * active, so finer pieces balance the load).  Returns 0, or WF_EINVAL
+ * split adapts to demand: about 8 pieces per worker, each run as 32 calls
+ * of body, and between two calls a piece splits off the upper half of what
+ * is left when an idle worker asks for work.  Returns 0, or WF_EINVAL
  * (pool or body NULL, end < begin). */
 WF_API int wf_parallel_for(wf_pool *pool, size_t begin, size_t end,
                            size_t grain, wf_range_fn body, void *ctx);

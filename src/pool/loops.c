@@ -8,10 +8,12 @@
 
 #include "internal/pool.h"
 
-/* Adaptive grain: pieces per worker to start with, and how many more times
- * a stolen piece may be halved (2 = four times finer). */
+/* Adaptive grain: pieces per worker to start with; each piece then runs in
+ * AUTO_CHUNKS calls of the body and, between two, splits off the upper half
+ * of what is left when a thief has asked for work (lazy splitting: pieces
+ * get finer exactly where and when other workers are idle). */
 #define AUTO_PIECES_PER_WORKER 8
-#define AUTO_STEAL_SPLITS 2
+#define AUTO_CHUNKS 32
 
 /* Levels of halving that give about AUTO_PIECES_PER_WORKER pieces per
  * worker. */
@@ -36,37 +38,64 @@ typedef struct {
     wf_task task;
     const for_spec *spec;
     size_t begin, end;
-    int depth;        /* halvings left (adaptive mode) */
-    void *spawned_by; /* worker that spawned it: a mismatch means stolen */
+    int depth; /* halvings left before the piece runs (adaptive mode) */
+    size_t chunk; /* body calls' length in the piece (adaptive mode) */
 } for_frame;
 
-static void for_range(const for_spec *s, size_t begin, size_t end, int depth);
+static void for_range(const for_spec *s, size_t begin, size_t end, int depth,
+                      size_t chunk);
 
 static void for_task(wf_task *t)
 {
     for_frame *f = (for_frame *)t;
-    int depth = f->depth;
-    if (f->spec->grain == 0 && (void *)wf__self != f->spawned_by)
-        depth += AUTO_STEAL_SPLITS; /* stolen: thieves are active */
-    for_range(f->spec, f->begin, f->end, depth);
+    for_range(f->spec, f->begin, f->end, f->depth, f->chunk);
 }
 
-static bool for_fits(const for_spec *s, size_t n, int depth)
+/* Has a thief asked this worker for work?  Relaxed: a hint (P2). */
+static bool thief_waiting(void)
 {
-    return s->grain ? n <= s->grain : (n <= 1 || depth <= 0);
+    return wf_load_relaxed(&wf__self->asked) != 0;
 }
 
-static void for_range(const for_spec *s, size_t begin, size_t end, int depth)
+/* Adaptive piece: the body in chunks; when a thief waits and more than a
+ * chunk is left, the upper half of the rest becomes a task (its spawn
+ * publishes it, P2) and this piece goes on with the lower half. */
+static void for_piece(const for_spec *s, size_t begin, size_t end,
+                      size_t chunk)
 {
-    if (for_fits(s, end - begin, depth)) {
-        s->body(begin, end, s->ctx);
+    while (end - begin > chunk) {
+        if (thief_waiting()) {
+            size_t mid = begin + (end - begin) / 2;
+            for_frame upper = {.spec = s, .begin = mid, .end = end,
+                               .chunk = chunk};
+            wf_spawn(&upper.task, for_task);
+            for_piece(s, begin, mid, chunk);
+            wf_join_fn(&upper.task, for_task);
+            return;
+        }
+        s->body(begin, begin + chunk, s->ctx);
+        begin += chunk;
+    }
+    s->body(begin, end, s->ctx);
+}
+
+static void for_range(const for_spec *s, size_t begin, size_t end, int depth,
+                      size_t chunk)
+{
+    bool fits = s->grain ? end - begin <= s->grain
+                         : end - begin <= 1 || depth <= 0;
+    if (fits) {
+        if (s->grain)
+            s->body(begin, end, s->ctx);
+        else
+            for_piece(s, begin, end, chunk);
         return;
     }
     size_t mid = begin + (end - begin) / 2;
     for_frame upper = {.spec = s, .begin = mid, .end = end,
-                       .depth = depth - 1, .spawned_by = (void *)wf__self};
+                       .depth = depth - 1, .chunk = chunk};
     wf_spawn(&upper.task, for_task);
-    for_range(s, begin, mid, depth - 1);
+    for_range(s, begin, mid, depth - 1, chunk);
     wf_join_fn(&upper.task, for_task);
 }
 
@@ -74,12 +103,13 @@ typedef struct {
     const for_spec *spec;
     size_t begin, end;
     int depth;
+    size_t chunk;
 } for_root;
 
 static void for_root_fn(void *arg)
 {
     for_root *r = arg;
-    for_range(r->spec, r->begin, r->end, r->depth);
+    for_range(r->spec, r->begin, r->end, r->depth, r->chunk);
 }
 
 int wf_parallel_for(wf_pool *pool, size_t begin, size_t end, size_t grain,
@@ -90,7 +120,10 @@ int wf_parallel_for(wf_pool *pool, size_t begin, size_t end, size_t grain,
     if (begin == end)
         return 0;
     for_spec spec = {.grain = grain, .body = body, .ctx = ctx};
-    for_root root = {&spec, begin, end, auto_depth(pool)};
+    int depth = auto_depth(pool);
+    size_t pieces = (size_t)1 << depth, n = end - begin;
+    size_t chunk = n / pieces / AUTO_CHUNKS;
+    for_root root = {&spec, begin, end, depth, chunk ? chunk : 1};
     return wf_run(pool, for_root_fn, &root);
 }
 
