@@ -360,7 +360,8 @@ int wf__store_init(wf__store *s, wf_node *n, size_t size, bool broadcast);
 void wf__store_free(wf__store *s);
 /* Inside the handler: apply a WF__ST_* op to the node's store. */
 void wf__store_handle(wf_node *n, wf__store *s, wf__store_op *op);
-/* Inside the handler: may the forwarder start now?  Sets fwd_busy. */
+/* Inside the handler: may the forwarder start now?  Sets fwd_busy and
+ * lends the forwarder the head (in item), which wf__store_kick offers. */
 bool wf__store_should_start(wf_node *n, wf__store *s);
 /* Outside: run the forwarder that an op told us to start (G4). */
 void wf__store_kick(wf_node *n, wf__store *s);

@@ -1,47 +1,89 @@
-/* Key- and tag-matching joins: a hash table from key to, per port, the
- * messages with that key in arrival order.  When every port holds a
- * message for a key, the oldest of each leaves as one tuple (to the store,
- * as in the queueing join).
+/* Key- and tag-matching joins: a hash table from key to the tuple being
+ * assembled for it.  Each entry holds the key and, in place, the tuple:
+ * each port's oldest message for the key at its offset in the tuple.
+ * When every port holds one the tuple leaves as it is (to the store, as
+ * in the queueing join), so the common case allocates nothing and copies
+ * only the message in and the tuple out.
+ *
+ * The table is split as in CPython's compact dict: a small open-addressing
+ * index (linear probing, 8 bytes a slot: 32 bits of the hash and the entry
+ * number) over a dense array of entries in arrival order, whose freed
+ * entries are reused last-freed first.  A probe touches the index and one
+ * entry, and keys that arrive close together sit close together, so a
+ * table of many waiting keys stays cache friendly.
  *
  * Duplicates: a second message with a key its port already holds waits
- * behind the first and pairs with the next arrivals on the other ports.
- * The spec does not say; oneTBB's implementation overwrites the held
- * message and rejects the put.  Keeping both loses nothing that was
- * accepted, which the issue asks of every node. */
+ * behind the first, in the entry's `extra` list (arrival order, allocated),
+ * and pairs with the next arrivals on the other ports.  The spec does not
+ * say; oneTBB's implementation overwrites the held message and rejects the
+ * put.  Keeping both loses nothing that was accepted, which the issue asks
+ * of every node. */
 #include <stdalign.h>
 
 #include "graph/join.h"
 
 typedef struct kmsg {
     struct kmsg *next;
+    unsigned port;
     alignas(16) unsigned char data[]; /* the message, aligned for any type */
 } kmsg;
 
-typedef struct kentry {
-    struct kentry *next; /* bucket chain */
+/* An entry's head; the key follows, then the tuple at tuple_off. */
+typedef struct kent {
     uint64_t hash;
-    unsigned filled;     /* ports holding at least one message */
-    struct {
-        kmsg *head, *tail;
-    } port[WF_JOIN_MAX_PORTS];
-    unsigned char key[];
-} kentry;
+    uint32_t filled;    /* bit p: port p's message is in the tuple */
+    uint32_t next_free; /* free entries: the next one + 1, or 0 */
+    kmsg *extra;        /* later messages of the key, arrival order */
+} kent;
+
+/* An index slot: ent == 0 is empty, else entry ent - 1. */
+typedef struct kidx {
+    uint32_t tag; /* the low 32 bits of the key's hash */
+    uint32_t ent;
+} kidx;
 
 typedef struct wf__keys {
-    kentry **bucket;
-    size_t nbuckets; /* power of two */
-    size_t entries;
-    size_t msgs;     /* messages held in the table */
+    kidx *idx;
+    size_t cap;       /* index slots, a power of two */
+    char *ents;       /* entries of `stride` bytes, 16-aligned */
+    size_t ents_cap, ents_top; /* allocated, ever used */
+    uint32_t free;    /* the last freed entry + 1, or 0 */
+    size_t stride;
+    size_t tuple_off; /* where an entry's tuple starts */
+    size_t entries;   /* keys in the table */
+    size_t msgs;      /* messages held in the table */
 } wf__keys;
 
-/* FNV-1a: keys are short byte strings; this is enough to spread them. */
+#define KEYS_MIN_CAP 64
+
+static size_t round16(size_t n)
+{
+    return (n + 15) & ~(size_t)15;
+}
+
+/* A 64-bit finaliser (MurmurHash3's): keys that differ in any bit land
+ * far apart, so linear probing sees few clusters. */
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
+
 static uint64_t hash_bytes(const void *key, size_t len)
 {
-    const unsigned char *p = key;
+    if (len <= sizeof(uint64_t)) {
+        uint64_t v = 0;
+        memcpy(&v, key, len);
+        return mix(v ^ len);
+    }
+    const unsigned char *p = key; /* FNV-1a, then mixed */
     uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < len; i++)
         h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
+    return mix(h);
 }
 
 uint64_t wf__join_key_of(join_node *j, unsigned port, const void *msg, void *key)
@@ -55,13 +97,47 @@ uint64_t wf__join_key_of(join_node *j, unsigned port, const void *msg, void *key
     return hash_bytes(key, j->key_size);
 }
 
+static kent *ent(wf__keys *k, uint32_t e)
+{
+    return (kent *)(k->ents + (size_t)e * k->stride);
+}
+
+static unsigned char *key_in(kent *e)
+{
+    return (unsigned char *)(e + 1);
+}
+
+static char *tuple_in(wf__keys *k, kent *e)
+{
+    return (char *)e + k->tuple_off;
+}
+
+static bool key_eq(const void *a, const void *b, size_t len)
+{
+    if (len == sizeof(uint32_t)) { /* the usual int key, without a call */
+        uint32_t x, y;
+        memcpy(&x, a, sizeof x);
+        memcpy(&y, b, sizeof y);
+        return x == y;
+    }
+    if (len == sizeof(uint64_t)) {
+        uint64_t x, y;
+        memcpy(&x, a, sizeof x);
+        memcpy(&y, b, sizeof y);
+        return x == y;
+    }
+    return memcmp(a, b, len) == 0;
+}
+
 int wf__join_keys_create(join_node *j)
 {
     wf__keys *k = calloc(1, sizeof *k);
     if (k == NULL)
         return WF_ENOMEM;
-    k->nbuckets = 64;
-    if ((k->bucket = calloc(k->nbuckets, sizeof *k->bucket)) == NULL) {
+    k->tuple_off = round16(sizeof(kent) + j->key_size);
+    k->stride = round16(k->tuple_off + j->tuple_size);
+    k->cap = KEYS_MIN_CAP;
+    if ((k->idx = calloc(k->cap, sizeof *k->idx)) == NULL) {
         free(k);
         return WF_ENOMEM;
     }
@@ -71,134 +147,186 @@ int wf__join_keys_create(join_node *j)
 
 /* ---- inside the handler ------------------------------------------------------- */
 
-static kentry **slot_of(wf__keys *k, uint64_t hash)
+/* The index slot of key, or the empty slot where it would go. */
+static size_t probe(join_node *j, const void *key, uint64_t hash)
 {
-    return &k->bucket[hash & (k->nbuckets - 1)];
-}
-
-static kentry *find(join_node *j, const void *key, uint64_t hash)
-{
-    for (kentry *e = *slot_of(j->keys, hash); e; e = e->next)
-        if (e->hash == hash && memcmp(e->key, key, j->key_size) == 0)
-            return e;
-    return NULL;
-}
-
-/* Double the buckets when the table gets full; on no memory keep going
- * with longer chains. */
-static void maybe_grow(wf__keys *k)
-{
-    if (k->entries < k->nbuckets)
-        return;
-    size_t nb = k->nbuckets * 2;
-    kentry **b = calloc(nb, sizeof *b);
-    if (b == NULL)
-        return;
-    for (size_t i = 0; i < k->nbuckets; i++) {
-        for (kentry *e = k->bucket[i], *next; e; e = next) {
-            next = e->next;
-            e->next = b[e->hash & (nb - 1)];
-            b[e->hash & (nb - 1)] = e;
+    wf__keys *k = j->keys;
+    size_t mask = k->cap - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+        kidx x = k->idx[i];
+        if (x.ent == 0)
+            return i;
+        if (x.tag == (uint32_t)hash) {
+            kent *e = ent(k, x.ent - 1);
+            if (e->hash == hash && key_eq(key_in(e), key, j->key_size))
+                return i;
         }
     }
-    free(k->bucket);
-    k->bucket = b;
-    k->nbuckets = nb;
 }
 
-static kentry *insert(join_node *j, const void *key, uint64_t hash)
+/* Keep the index at most half full.  False when it could not grow and has
+ * no room for one more key (a probe must always reach an empty slot). */
+static bool index_room(wf__keys *k)
 {
-    kentry *e = calloc(1, sizeof *e + j->key_size);
-    if (e == NULL)
-        return NULL;
-    e->hash = hash;
-    memcpy(e->key, key, j->key_size);
-    maybe_grow(j->keys);
-    kentry **slot = slot_of(j->keys, hash);
-    e->next = *slot;
-    *slot = e;
-    j->keys->entries++;
-    return e;
+    if ((k->entries + 1) * 2 <= k->cap)
+        return true;
+    size_t cap = k->cap * 2;
+    kidx *idx = cap > k->cap && cap <= UINT32_MAX ? calloc(cap, sizeof *idx)
+                                                   : NULL;
+    if (idx == NULL)
+        return k->entries + 2 <= k->cap; /* longer probes, still correct */
+    for (size_t i = 0; i < k->cap; i++) {
+        if (k->idx[i].ent == 0)
+            continue;
+        size_t d = k->idx[i].tag & (cap - 1);
+        while (idx[d].ent)
+            d = (d + 1) & (cap - 1);
+        idx[d] = k->idx[i];
+    }
+    free(k->idx);
+    k->idx = idx;
+    k->cap = cap;
+    return true;
 }
 
-static void unlink_entry(join_node *j, kentry *e)
+/* A new entry: the last freed one, else the next never used; UINT32_MAX
+ * when there is no memory. */
+static uint32_t new_entry(wf__keys *k)
 {
-    kentry **p = slot_of(j->keys, e->hash);
-    while (*p != e)
-        p = &(*p)->next;
-    *p = e->next;
-    j->keys->entries--;
-    free(e);
+    if (k->free) {
+        uint32_t e = k->free - 1;
+        k->free = ent(k, e)->next_free;
+        return e;
+    }
+    if (k->ents_top == k->ents_cap) {
+        size_t n = k->ents_cap ? k->ents_cap * 2 : KEYS_MIN_CAP;
+        /* stride is a multiple of 16, as aligned_alloc wants. */
+        char *ents = n < UINT32_MAX ? aligned_alloc(16, n * k->stride) : NULL;
+        if (ents == NULL)
+            return UINT32_MAX;
+        if (k->ents_top)
+            memcpy(ents, k->ents, k->ents_top * k->stride);
+        free(k->ents);
+        k->ents = ents;
+        k->ents_cap = n;
+    }
+    return (uint32_t)k->ents_top++;
 }
 
-/* Take the oldest message of each port of e into the tuple. */
-static void take_tuple(join_node *j, kentry *e)
+/* Remove the key at index slot i and free its entry; the index slots after
+ * it that probed past it shift back (deletion without tombstones). */
+static void remove_at(wf__keys *k, size_t i)
 {
-    for (unsigned i = 0; i < j->n; i++) {
-        kmsg *m = e->port[i].head;
-        memcpy(j->tuple + j->offset[i], m->data, j->base.in[i].size);
-        if ((e->port[i].head = m->next) == NULL) {
-            e->port[i].tail = NULL;
-            e->filled--;
+    uint32_t e = k->idx[i].ent - 1;
+    ent(k, e)->next_free = k->free;
+    k->free = e + 1;
+    size_t mask = k->cap - 1;
+    for (size_t d = (i + 1) & mask; k->idx[d].ent; d = (d + 1) & mask) {
+        /* It may move to i if its home is not within (i, d]. */
+        if (((d - (k->idx[d].tag & mask)) & mask) >= ((d - i) & mask)) {
+            k->idx[i] = k->idx[d];
+            i = d;
         }
+    }
+    k->idx[i].ent = 0;
+    k->entries--;
+}
+
+/* After a tuple left: each port's oldest waiting message moves in. */
+static void refill(join_node *j, kent *e)
+{
+    for (kmsg **p = &e->extra, *m; (m = *p) != NULL;) {
+        uint32_t bit = 1u << m->port;
+        if (e->filled & bit) {
+            p = &m->next;
+            continue;
+        }
+        memcpy(tuple_in(j->keys, e) + j->offset[m->port], m->data,
+               j->base.in[m->port].size);
+        e->filled |= bit;
+        *p = m->next;
         free(m);
-        j->keys->msgs--;
     }
+}
+
+/* A message behind the one its port already holds for the key. */
+static int add_extra(join_node *j, kent *e, const join_op *op)
+{
+    size_t size = j->base.in[op->port].size;
+    kmsg *m = malloc(sizeof *m + size);
+    if (m == NULL)
+        return WF_ENOMEM;
+    memcpy(m->data, op->msg, size);
+    m->port = op->port;
+    m->next = NULL;
+    kmsg **p = &e->extra;
+    while (*p)
+        p = &(*p)->next;
+    *p = m;
+    return 0;
 }
 
 void wf__join_key_put(join_node *j, join_op *op)
 {
-    kentry *e = find(j, op->key, op->hash);
-    bool fresh = e == NULL;
-    if (fresh && (e = insert(j, op->key, op->hash)) == NULL) {
-        op->result = WF_ENOMEM;
-        return;
+    wf__keys *k = j->keys;
+    bool room = index_room(k);
+    size_t i = probe(j, op->key, op->hash);
+    kent *e;
+    if (k->idx[i].ent == 0) {
+        uint32_t n = room ? new_entry(k) : UINT32_MAX;
+        if (n == UINT32_MAX) {
+            op->result = WF_ENOMEM;
+            return;
+        }
+        k->idx[i] = (kidx){(uint32_t)op->hash, n + 1};
+        e = ent(k, n);
+        e->hash = op->hash;
+        e->filled = 0;
+        e->extra = NULL;
+        memcpy(key_in(e), op->key, j->key_size);
+        k->entries++;
+    } else {
+        e = ent(k, k->idx[i].ent - 1);
     }
-    kmsg *m = malloc(sizeof *m + j->base.in[op->port].size);
-    if (m == NULL) {
-        if (fresh)
-            unlink_entry(j, e);
-        op->result = WF_ENOMEM;
-        return;
+    uint32_t bit = 1u << op->port;
+    if (!(e->filled & bit)) {
+        memcpy(tuple_in(k, e) + j->offset[op->port], op->msg,
+               j->base.in[op->port].size);
+        e->filled |= bit;
+    } else if ((op->result = add_extra(j, e, op)) != 0) {
+        return; /* the key held a message already: the entry stays */
     }
-    memcpy(m->data, op->msg, j->base.in[op->port].size);
-    m->next = NULL;
-    if (e->port[op->port].tail)
-        e->port[op->port].tail->next = m;
-    else {
-        e->port[op->port].head = m;
-        e->filled++;
-    }
-    e->port[op->port].tail = m;
-    j->keys->msgs++;
+    k->msgs++;
     op->result = WF__ACCEPT;
     /* With no room for the tuple, it waits in the table (still accepted)
      * and forms at the key's next put. */
-    while (e->filled == j->n && wf__fifo_grow(&j->store.q) == 0) {
-        take_tuple(j, e);
-        wf__fifo_push(&j->store.q, j->tuple);
+    uint32_t all = (1u << j->n) - 1; /* n <= WF_JOIN_MAX_PORTS (16) */
+    while (e->filled == all && wf__fifo_grow(&j->store.q) == 0) {
+        wf__fifo_push(&j->store.q, tuple_in(k, e));
+        k->msgs -= j->n;
+        e->filled = 0;
+        refill(j, e);
     }
     if (e->filled == 0)
-        unlink_entry(j, e);
+        remove_at(k, i);
     op->start = wf__store_should_start(&j->base, &j->store);
 }
 
 void wf__join_key_reset(join_node *j)
 {
     wf__keys *k = j->keys;
-    for (size_t i = 0; i < k->nbuckets; i++) {
-        while (k->bucket[i]) {
-            kentry *e = k->bucket[i];
-            k->bucket[i] = e->next;
-            for (unsigned p = 0; p < j->n; p++)
-                for (kmsg *m = e->port[p].head, *next; m; m = next) {
-                    next = m->next;
-                    free(m);
-                }
-            free(e);
+    for (size_t i = 0; i < k->cap; i++) {
+        if (k->idx[i].ent == 0)
+            continue;
+        for (kmsg *m = ent(k, k->idx[i].ent - 1)->extra, *next; m; m = next) {
+            next = m->next;
+            free(m);
         }
+        k->idx[i].ent = 0;
     }
     k->entries = k->msgs = 0;
+    k->ents_top = 0;
+    k->free = 0;
 }
 
 size_t wf__join_key_held(join_node *j)
@@ -211,7 +339,8 @@ void wf__join_keys_destroy(join_node *j)
     if (j->keys == NULL)
         return;
     wf__join_key_reset(j);
-    free(j->keys->bucket);
+    free(j->keys->idx);
+    free(j->keys->ents);
     free(j->keys);
     j->keys = NULL;
 }

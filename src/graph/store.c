@@ -4,7 +4,9 @@
  *
  * The forwarder takes the head under the aggregator as if it reserved it
  * (WF__RES_FWD), offers it outside, then removes or releases it in the op
- * that takes the next one.  While it is out, try_get and try_reserve fail,
+ * that takes the next one.  The op that starts the forwarder (a put, a
+ * join's tuple, a consume...) already lends it the first, so a message
+ * that finds the forwarder idle costs two aggregator ops, not three.  While it is out, try_get and try_reserve fail,
  * so no message is handed out twice and a queue stays in order.
  *
  * Two variants (graph_impl.h): a max-heap instead of the FIFO for the
@@ -174,27 +176,35 @@ void wf__store_free(wf__store *s)
     free(s->item);
 }
 
+/* Lend the head to the forwarder (as if it reserved it) in its copy. */
+static void lend(wf__store *s)
+{
+    s->fwd_again = false;
+    s->reserved = WF__RES_FWD;
+    memcpy(s->item, wf__fifo_front(&s->q), s->q.size);
+}
+
 bool wf__store_should_start(wf_node *n, wf__store *s)
 {
     if (s->fwd_busy || s->q.count == 0 || s->reserved || wf__node_stopped(n) ||
         !wf__has_edge(&n->out[0], WF__PUSH))
         return false;
+    /* The op that starts the forwarder also lends it the head, which
+     * saves the forwarder an aggregator round trip per start. */
     s->fwd_busy = true;
-    s->fwd_again = false;
+    lend(s);
     return true;
 }
 
-enum { FWD_NONE, FWD_ACCEPTED, FWD_REJECTED }; /* op->prev */
-enum { FWD_STOP, FWD_GO, FWD_HANDOFF };        /* op->result */
+enum { FWD_ACCEPTED, FWD_REJECTED };    /* op->prev */
+enum { FWD_STOP, FWD_GO, FWD_HANDOFF }; /* op->result */
 
 /* The forwarder's step: settle the last item, then lend it the next. */
 static void fwd_step(wf_node *n, wf__store *s, wf__store_op *op)
 {
-    if (op->prev != FWD_NONE) {
-        if (op->prev == FWD_ACCEPTED || s->discard)
-            pop_item(s, NULL);
-        unlend(s);
-    }
+    if (op->prev == FWD_ACCEPTED || s->discard)
+        pop_item(s, NULL);
+    unlend(s);
     bool more = s->q.count > 0 && !wf__node_stopped(n) &&
                 wf__has_edge(&n->out[0], WF__PUSH);
     if (!more && s->discard)
@@ -205,14 +215,11 @@ static void fwd_step(wf_node *n, wf__store *s, wf__store_op *op)
     if (!more || (op->prev == FWD_REJECTED && !s->fwd_again && !s->discard)) {
         s->fwd_busy = s->fwd_again = false;
         op->result = FWD_STOP;
-    } else if (op->handoff) {
-        op->result = FWD_HANDOFF; /* stays busy: the task takes over */
-    } else {
-        s->fwd_again = false;
-        s->reserved = WF__RES_FWD;
-        memcpy(s->item, wf__fifo_front(&s->q), s->q.size);
-        op->result = FWD_GO;
+        return;
     }
+    lend(s);
+    /* Handoff: budget spent; stays busy, a task offers what we lent. */
+    op->result = op->handoff ? FWD_HANDOFF : FWD_GO;
 }
 
 static void puller_done(wf_node *n, wf__store *s, wf__store_op *op, bool pop)
@@ -278,11 +285,16 @@ void wf__store_handle(wf_node *n, wf__store *s, wf__store_op *op)
 
 static _Thread_local unsigned inline_depth;
 
+/* Offer the lent item, settle it and take the next, until the store has
+ * nothing more to offer or the budget is spent. */
 static void forward(wf_node *n, wf__store *s, int budget)
 {
-    wf__store_op op = {.op.type = WF__ST_FWD, .prev = FWD_NONE};
+    wf__store_op op = {.op.type = WF__ST_FWD};
     for (;;) {
-        op.handoff = budget-- <= 0;
+        bool ok = s->broadcast ? wf__push_broadcast(&n->out[0], s->item) > 0
+                               : wf__push_single(&n->out[0], s->item) != 0;
+        op.prev = ok ? FWD_ACCEPTED : FWD_REJECTED;
+        op.handoff = --budget <= 0;
         wf__node_exec(n, &op.op);
         if (op.result == FWD_STOP)
             return;
@@ -290,9 +302,6 @@ static void forward(wf_node *n, wf__store *s, int budget)
             wf__spawn(wf__node_graph(n), &s->task);
             return;
         }
-        bool ok = s->broadcast ? wf__push_broadcast(&n->out[0], s->item) > 0
-                               : wf__push_single(&n->out[0], s->item) != 0;
-        op.prev = ok ? FWD_ACCEPTED : FWD_REJECTED;
     }
 }
 
