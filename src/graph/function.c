@@ -28,6 +28,7 @@ typedef struct runner {
     struct fn_node *node;
     char *in, *out;
     struct runner *next_free;
+    bool primed; /* in holds an input put gave it (see handle_put) */
 } runner;
 
 typedef struct fn_node fn_node;
@@ -113,6 +114,19 @@ static void handle_put(fn_node *f, fn_op *op)
         op->result = WF__REJECT_PULL;
         return;
     }
+    /* An idle node: the input goes straight to the runner it starts, which
+     * runs it before its first take, so a message that finds the node
+     * idle costs one aggregator operation here and one when the runner
+     * stops (the spawn orders r->in for the runner). */
+    runner *r = f->q.count == 0 ? grab(f) : NULL;
+    if (r) {
+        memcpy(r->in, op->in, f->in_size);
+        r->primed = true;
+        f->busy++;
+        op->r = r;
+        op->result = WF__ACCEPT;
+        return;
+    }
     op->result = wf__fifo_push(&f->q, op->in);
     if (op->result == 0) {
         op->result = WF__ACCEPT;
@@ -195,6 +209,11 @@ static void run(wf__gtask *t)
     runner *r = (runner *)t;
     fn_node *f = r->node;
     fn_op op = {.op.type = FN_TAKE, .r = r, .prev = PREV_NONE};
+    if (r->primed) { /* its input came with the put (its slot is busy) */
+        r->primed = false;
+        f->call(f, r);
+        op.prev = PREV_RAN;
+    }
     for (int budget = RUNNER_BUDGET;; budget--) {
         op.handoff = budget <= 0;
         wf__node_exec(&f->base, &op.op);
