@@ -88,7 +88,7 @@ typedef struct fn_op {
 } fn_op;
 
 #define RUNNER_BUDGET 256 /* takes per pool task before it yields */
-#define SERIAL_BATCH 16   /* inputs a serial node's runner takes at once */
+#define RUNNER_BATCH 16   /* most inputs a runner takes at once */
 
 /* ---- inside the handler ------------------------------------------------------ */
 
@@ -141,9 +141,11 @@ static void handle_put(fn_node *f, fn_op *op)
     }
 }
 
-/* A runner asks for its next inputs.  A serial node's runner takes up to
- * `batch` at once: they would run one after another on it anyway, and a
- * take costs an aggregator operation.  Inputs it took but did not run
+/* A runner asks for its next inputs.  It takes up to `batch` at once (a
+ * take costs an aggregator operation), but no more than its share of the
+ * queue among the node's runners, which are all out (a put starts an
+ * idle one), so batching never leaves a runner without work that another
+ * one holds back.  Inputs it took but did not run
  * because the graph was cancelled are stashed: counted as held, like the
  * queue, until wf_graph_reset empties both. */
 static void handle_take(fn_node *f, fn_op *op)
@@ -158,10 +160,13 @@ static void handle_take(fn_node *f, fn_op *op)
     } else if (op->handoff) {
         op->result = TAKE_HANDOFF;
     } else if (f->q.count > 0) {
+        size_t share = f->q.count / f->runners;
+        unsigned max = share < 1 ? 1 : share < f->batch ? (unsigned)share
+                                                         : f->batch;
         unsigned n = 0;
         do
             wf__fifo_pop(&f->q, op->r->in + n * f->in_size);
-        while (++n < f->batch && f->q.count > 0);
+        while (++n < max);
         f->busy += n;
         op->n = n;
         op->result = TAKE_RUN;
@@ -381,8 +386,7 @@ static int create(wf_node **out, wf_graph *g, const fn_spec *c, fn_node **fp)
     f->in_size = c->in_size;
     f->out_size = c->out_size;
     f->limit = c->concurrency;
-    /* Batches only where bodies run one at a time anyway. */
-    f->batch = f->limit == 1 ? SERIAL_BATCH : 1;
+    f->batch = RUNNER_BATCH;
     f->rejecting = c->policy == WF_REJECTING;
     wf__fifo_init(&f->q, c->in_size);
     unsigned threads = wf_pool_threads(g->pool);

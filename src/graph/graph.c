@@ -17,9 +17,13 @@
 #include "graph/graph_impl.h"
 #include "internal/pool.h" /* wf__help_once */
 
+/* Thread-locals read on every body: no __tls_get_addr call in the shared
+ * library (as wf__self in pool.h). */
+#define TLS_FAST __attribute__((tls_model("initial-exec")))
+
 /* The graph whose task this thread is running, to refuse a wait that
  * would wait for itself. */
-static _Thread_local wf_graph *running_graph;
+static _Thread_local wf_graph *running_graph TLS_FAST;
 
 /* Task bypass (as oneTBB's): the first priority-0 task that the running
  * task of a graph spawns is kept here instead of going to the pool, and
@@ -31,7 +35,7 @@ static _Thread_local wf_graph *running_graph;
  * could take.  At most BYPASS_MAX tasks run in a row this way; the next
  * one goes to the pool, so a cycle or a runner's hand-off (which yields on
  * purpose) lets other tasks in. */
-static _Thread_local wf__gtask *bypass;
+static _Thread_local wf__gtask *bypass TLS_FAST;
 #define BYPASS_MAX 64
 
 static void drainer_main(wf_task *task);
@@ -394,7 +398,8 @@ wf_node *wf_graph_failed_node(const wf_graph *g)
 
 void wf__body_begin(wf_node *n)
 {
-    flush_bypass(); /* another worker may run it while this body runs */
+    if (bypass) /* another worker may run it while this body runs */
+        flush_bypass();
     wf_graph *g = wf__node_graph(n);
     /* Relaxed hint: an entry pushed right after this load is run by a
      * drainer; it only decides whether to look under the lock. */

@@ -69,7 +69,6 @@ typedef struct wf__gtask wf__gtask;
 
 struct wf_graph {
     wf_pool *pool;
-    _Atomic long pending;  /* tasks in flight (G5)                */
     _Atomic int cancelled;
     _Atomic int error;     /* first negative code from a body     */
     pthread_mutex_t idle_lock; /* the 1 -> 0 step of pending, waits */
@@ -84,6 +83,12 @@ struct wf_graph {
     wf__gtask *prio_list;  /* ready tasks of priority > 0, highest first */
     wf__gtask *free_drainers; /* idle drainer records           */
     wf__gtask *drainers;   /* one per pool thread                 */
+    /* Tasks in flight (G5).  Every hold and release writes it: padded
+     * off the fields that every body reads (cancelled, prio_count), so
+     * that workers do not steal that line from each other. */
+    char pad_before_[WF_CACHE_LINE];
+    _Atomic long pending;
+    char pad_after_[WF_CACHE_LINE - sizeof(long)];
 };
 
 /* A pool task owned by a node (a runner, a forwarder).  The pool may run
