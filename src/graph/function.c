@@ -20,7 +20,8 @@
  * edge to pull and the node pulls from it when a body finishes (G3).
  *
  * After cancel, runners stop taking inputs; what they have not taken stays
- * queued until wf_graph_reset, so nothing accepted is silently lost. */
+ * queued (or stashed, if taken in a batch and not yet run) until
+ * wf_graph_reset, so nothing accepted is silently lost. */
 #include "graph/graph_impl.h"
 
 typedef struct runner {
