@@ -3,23 +3,37 @@
  * Its input port carries signals (WF_SIGNAL: no data).  The threshold is
  * the number of in-edges plus cfg->predecessors; the in-edge list is the
  * port's own, which wf_make_edge / wf_remove_edge publish through this
- * node's aggregator (WF__OP_SET_EDGES), so the handler reads the current
- * threshold without any hook of its own.  As in oneTBB, a signal that
+ * node's aggregator (WF__OP_SET_EDGES).  As in oneTBB, a signal that
  * brings the count to the threshold (or past it, after a remove_edge)
  * completes a round: the count restarts at 0 and one body is due.  A
  * threshold of 0 makes every signal a round.
  *
+ * A signal is one CAS on the count, not an aggregator operation: the
+ * count is the node's only state a signal changes, and the threshold is
+ * read from the published edge list.  This departs from G1 on purpose (a
+ * wavefront of continue nodes is nothing but signals); the node still
+ * handles SET_EDGES / RESET / HELD through its aggregator.
+ *
  * Due bodies are a counter, not a queue (a round carries no data).  They
- * run in runners as function_node's do: one record per body that could
- * run at once (the pool's thread count), so a round never allocates. */
+ * run in runners, one record per body that could run at once (the pool's
+ * thread count, at most 32), so a round never allocates.  The due count
+ * and the set of idle runners share one atomic word (`work`), so that a
+ * completed round either finds an idle runner and starts it holding that
+ * round, or is counted as due, in one CAS; and a runner that ends a body
+ * either takes a due round or goes idle, in one CAS.  No round is left
+ * due with every runner idle. */
 #include "graph/graph_impl.h"
 
 typedef struct runner {
     wf__gtask task; /* first */
     struct cont_node *node;
     char *out; /* the body's output; NULL for a signal */
-    struct runner *next_free;
+    uint64_t bit; /* its bit in the idle mask */
 } runner;
+
+#define MAX_SLOTS 32
+#define DUE_ONE ((uint64_t)1 << 32) /* work: due rounds above bit 32 */
+#define IDLE_MASK (DUE_ONE - 1)     /* work: idle runners, a bit each */
 
 typedef struct cont_node {
     wf_node base;
@@ -27,95 +41,86 @@ typedef struct cont_node {
     void *ctx;
     size_t out_size;
     unsigned extra; /* cfg->predecessors */
-    /* state, under the aggregator */
-    size_t count; /* signals in this round */
-    size_t due;   /* completed rounds whose body has not started */
-    runner *free; /* idle runner records */
+    _Atomic size_t count;   /* signals in this round */
+    _Atomic uint64_t work;  /* due rounds << 32 | idle runners' bits */
     unsigned n_slots;
     runner *slots;
 } cont_node;
 
-enum { CN_SIGNAL = WF__OP_KIND, CN_TAKE };
-enum { TAKE_EXIT, TAKE_RUN, TAKE_HANDOFF };
-
-typedef struct cont_op {
-    wf__op op;
-    int result;
-    bool handoff; /* CN_TAKE: budget spent */
-    runner *r;    /* CN_TAKE: the runner; CN_SIGNAL: one to spawn */
-} cont_op;
-
 #define RUNNER_BUDGET 256 /* bodies per pool task before it yields */
-
-/* ---- inside the handler ------------------------------------------------------ */
 
 static size_t threshold(cont_node *c)
 {
-    /* Relaxed: only this aggregator writes the list, and we are it. */
-    wf__edges *l = wf_load_relaxed(&c->base.in[0].edges);
+    /* Acquire pairs with the release store of the list in node_handle
+     * (SET_EDGES); a signal racing with an edge edit counts against the
+     * threshold before or after it, as it would under a lock. */
+    wf__edges *l = wf_load_acquire(&c->base.in[0].edges);
     return (l ? l->n : 0) + c->extra;
-}
-
-static void handle_signal(cont_node *c, cont_op *op)
-{
-    if (++c->count < threshold(c))
-        return;
-    c->count = 0;
-    c->due++;
-    runner *r = c->free;
-    if (r && !wf__node_stopped(&c->base)) {
-        c->free = r->next_free;
-        op->r = r;
-    }
-}
-
-static void handle_take(cont_node *c, cont_op *op)
-{
-    if (c->due == 0 || wf__node_stopped(&c->base)) {
-        op->r->next_free = c->free;
-        c->free = op->r;
-        op->result = TAKE_EXIT;
-    } else if (op->handoff) {
-        op->result = TAKE_HANDOFF;
-    } else {
-        c->due--;
-        op->result = TAKE_RUN;
-    }
-}
-
-static void cont_handle(wf_node *n, wf__op *op)
-{
-    cont_node *c = (cont_node *)n;
-    if (op->type == CN_SIGNAL)
-        handle_signal(c, (cont_op *)op);
-    else if (op->type == CN_TAKE)
-        handle_take(c, (cont_op *)op);
-    else
-        WF__GBUG("unknown continue_node operation");
 }
 
 /* ---- runners ------------------------------------------------------------------ */
 
+/* A runner ended its round(s): take a due one (true) or go idle. */
+static bool next_round(cont_node *c, runner *r, bool may_take)
+{
+    /* Relaxed first read: the CAS checks it. */
+    uint64_t w = wf_load_relaxed(&c->work), nw;
+    bool take;
+    do {
+        take = may_take && w >= DUE_ONE && !wf__node_stopped(&c->base);
+        nw = take ? w - DUE_ONE : w | r->bit;
+        /* Acq_rel: taking a round acquires what its signals released (the
+         * predecessors' bodies, through the count's CAS chain and the
+         * firer's CAS here); going idle releases this runner's body to
+         * whoever starts it next. */
+    } while (!wf_cas_acqrel(&c->work, &w, nw));
+    return take;
+}
+
+/* A runner starts holding one round (fire gave it one). */
 static void run(wf__gtask *t)
 {
     runner *r = (runner *)t;
     cont_node *c = r->node;
-    cont_op op = {.op.type = CN_TAKE, .r = r};
+    if (wf__node_stopped(&c->base)) { /* cancelled: the round stays due */
+        uint64_t w = wf_load_relaxed(&c->work); /* the CAS checks it */
+        /* Acq_rel, as in next_round; retried until no one else moved. */
+        while (!wf_cas_acqrel(&c->work, &w, (w + DUE_ONE) | r->bit))
+            continue;
+        return;
+    }
     for (int budget = RUNNER_BUDGET;; budget--) {
-        op.handoff = budget <= 0;
-        wf__node_exec(&c->base, &op.op);
-        if (op.result == TAKE_EXIT)
-            return;
-        if (op.result == TAKE_HANDOFF) { /* let other tasks in */
-            wf__spawn(wf__node_graph(&c->base), &r->task);
-            return;
-        }
         wf__body_begin(&c->base);
         int rc = c->body(r->out, c->ctx);
         wf__body_end(&c->base, rc);
         if (rc == 0) /* r->out is NULL for a signal, which has no data */
             wf__push_broadcast(&c->base.out[0], r->out);
+        if (!next_round(c, r, true))
+            return;
+        if (budget <= 1) { /* let other tasks in, holding the round */
+            wf__spawn(wf__node_graph(&c->base), &r->task);
+            return;
+        }
     }
+}
+
+/* A round is complete: start an idle runner with it, or count it due. */
+static void fire(cont_node *c)
+{
+    /* Relaxed first read: the CAS checks it. */
+    uint64_t w = wf_load_relaxed(&c->work), nw;
+    uint64_t idle;
+    do {
+        idle = w & IDLE_MASK;
+        if (idle && !wf__node_stopped(&c->base))
+            nw = w & ~(idle & -idle); /* the lowest idle runner */
+        else
+            nw = w + DUE_ONE, idle = 0;
+        /* Acq_rel: see next_round. */
+    } while (!wf_cas_acqrel(&c->work, &w, nw));
+    if (idle)
+        wf__spawn(wf__node_graph(&c->base),
+                  &c->slots[__builtin_ctzll(idle)].task);
 }
 
 /* ---- node ops --------------------------------------------------------------- */
@@ -123,23 +128,41 @@ static void run(wf__gtask *t)
 static int cont_put(wf__port *in, const void *msg)
 {
     (void)msg; /* a signal: nothing to copy */
-    cont_op op = {.op.type = CN_SIGNAL};
-    wf__node_exec(in->node, &op.op);
-    if (op.r)
-        wf__spawn(wf__node_graph(in->node), &op.r->task);
+    cont_node *c = (cont_node *)in->node;
+    size_t t = threshold(c);
+    /* Relaxed first read: the CAS checks it. */
+    size_t n = wf_load_relaxed(&c->count), next;
+    do {
+        next = n + 1 >= t ? 0 : n + 1;
+        /* Acq_rel: the signal that completes a round acquires the earlier
+         * signals' releases (their senders' bodies), and fire passes them
+         * on to the body. */
+    } while (!wf_cas_acqrel(&c->count, &n, next));
+    if (next == 0)
+        fire(c);
     return WF__ACCEPT;
+}
+
+static void cont_handle(wf_node *n, wf__op *op)
+{
+    (void)n;
+    (void)op;
+    WF__GBUG("unknown continue_node operation");
 }
 
 static void cont_reset(wf_node *n)
 {
     cont_node *c = (cont_node *)n;
-    c->count = 0;
-    c->due = 0;
+    /* Relaxed: reset runs on an idle graph; the aggregator and the
+     * restart of the graph order these stores for later signals. */
+    wf_store_relaxed(&c->count, 0);
+    wf_store_relaxed(&c->work, ((uint64_t)1 << c->n_slots) - 1);
 }
 
 static size_t cont_held(wf_node *n)
 {
-    return ((cont_node *)n)->due;
+    /* Relaxed: a snapshot, as the other kinds' held counts are. */
+    return (size_t)(wf_load_relaxed(&((cont_node *)n)->work) / DUE_ONE);
 }
 
 static void cont_destroy(wf_node *n)
@@ -170,11 +193,12 @@ static int make_slots(cont_node *c, unsigned n)
         r->task.run = run;
         r->task.node = &c->base; /* its priority and trace name */
         r->node = c;
+        r->bit = (uint64_t)1 << i;
         if (c->out_size && (r->out = malloc(c->out_size)) == NULL)
             return WF_ENOMEM;
-        r->next_free = c->free;
-        c->free = r;
     }
+    /* Not shared yet: relaxed.  Every runner idle, nothing due. */
+    wf_store_relaxed(&c->work, ((uint64_t)1 << n) - 1);
     return 0;
 }
 
@@ -195,7 +219,8 @@ int wf_continue_node_create(wf_node **out, wf_graph *g,
     c->out_size = cfg->out_size;
     c->extra = cfg->predecessors;
     unsigned threads = wf_pool_threads(g->pool);
-    if (make_slots(c, threads ? threads : 1) != 0) {
+    threads = threads == 0 ? 1 : threads > MAX_SLOTS ? MAX_SLOTS : threads;
+    if (make_slots(c, threads) != 0) {
         wf__node_free(n);
         return WF_ENOMEM;
     }

@@ -20,14 +20,16 @@
  * edge to pull and the node pulls from it when a body finishes (G3).
  *
  * After cancel, runners stop taking inputs; what they have not taken stays
- * queued until wf_graph_reset, so nothing accepted is silently lost. */
+ * queued (or stashed, if taken in a batch and not yet run) until
+ * wf_graph_reset, so nothing accepted is silently lost. */
 #include "graph/graph_impl.h"
 
 typedef struct runner {
     wf__gtask task; /* first */
     struct fn_node *node;
-    char *in, *out;
+    char *in, *out; /* in: up to fn_node.batch inputs */
     struct runner *next_free;
+    bool primed; /* in holds an input put gave it (see handle_put) */
 } runner;
 
 typedef struct fn_node fn_node;
@@ -45,7 +47,8 @@ struct wf_gateway {
 
 struct fn_node {
     wf_node base;
-    void (*call)(fn_node *f, runner *r); /* the kind's body step */
+    /* the kind's body step, on one input */
+    void (*call)(fn_node *f, runner *r, const void *in);
     union {
         wf_body_fn fn;
         wf_multifunction_fn multi;
@@ -56,10 +59,12 @@ struct fn_node {
     wf_gateway gw;         /* async */
     size_t in_size, out_size; /* out_size: a function body's output */
     unsigned limit; /* 0: unlimited */
+    unsigned batch; /* inputs a runner takes at once (see handle_take) */
     bool rejecting;
     /* state, under the aggregator */
     wf__fifo q;         /* accepted, not yet started */
-    unsigned busy;      /* bodies running, and runners pulling */
+    unsigned busy;      /* inputs taken by runners, and runners pulling */
+    size_t stashed;     /* taken, not run: the graph was cancelled */
     unsigned runners;   /* runners alive */
     bool pull_again;    /* an edge turned to pull while runners were out */
     runner *free;       /* idle runner records */
@@ -76,11 +81,15 @@ typedef struct fn_op {
     const void *in;
     int result;
     int prev;       /* FN_TAKE */
+    unsigned done;  /* FN_TAKE: busy slots the runner gives back */
+    unsigned left;  /* FN_TAKE: of those, inputs it did not run */
+    unsigned n;     /* FN_TAKE: inputs taken (TAKE_RUN) */
     bool handoff;   /* FN_TAKE: budget spent */
     runner *r;      /* FN_TAKE: the runner; FN_PUT / PRED_PULL: to spawn */
 } fn_op;
 
-#define RUNNER_BUDGET 256 /* bodies per pool task before it yields */
+#define RUNNER_BUDGET 256 /* takes per pool task before it yields */
+#define RUNNER_BATCH 16   /* most inputs a runner takes at once */
 
 /* ---- inside the handler ------------------------------------------------------ */
 
@@ -113,6 +122,19 @@ static void handle_put(fn_node *f, fn_op *op)
         op->result = WF__REJECT_PULL;
         return;
     }
+    /* An idle node: the input goes straight to the runner it starts, which
+     * runs it before its first take, so a message that finds the node
+     * idle costs one aggregator operation here and one when the runner
+     * stops (the spawn orders r->in for the runner). */
+    runner *r = f->q.count == 0 ? grab(f) : NULL;
+    if (r) {
+        memcpy(r->in, op->in, f->in_size);
+        r->primed = true;
+        f->busy++;
+        op->r = r;
+        op->result = WF__ACCEPT;
+        return;
+    }
     op->result = wf__fifo_push(&f->q, op->in);
     if (op->result == 0) {
         op->result = WF__ACCEPT;
@@ -120,11 +142,17 @@ static void handle_put(fn_node *f, fn_op *op)
     }
 }
 
-/* A runner asks for its next input. */
+/* A runner asks for its next inputs.  It takes up to `batch` at once (a
+ * take costs an aggregator operation), but no more than its share of the
+ * queue among the node's runners, which are all out (a put starts an
+ * idle one), so batching never leaves a runner without work that another
+ * one holds back.  Inputs it took but did not run
+ * because the graph was cancelled are stashed: counted as held, like the
+ * queue, until wf_graph_reset empties both. */
 static void handle_take(fn_node *f, fn_op *op)
 {
-    if (op->prev != PREV_NONE)
-        f->busy--;
+    f->busy -= op->done;
+    f->stashed += op->left;
     bool may_pull = !full(f) && wf__has_edge(&f->base.in[0], WF__PULL) &&
                     (op->prev != PREV_PULL_FAILED || f->pull_again);
     if (wf__node_stopped(&f->base) || (f->q.count == 0 && !may_pull)) {
@@ -133,8 +161,15 @@ static void handle_take(fn_node *f, fn_op *op)
     } else if (op->handoff) {
         op->result = TAKE_HANDOFF;
     } else if (f->q.count > 0) {
-        wf__fifo_pop(&f->q, op->r->in);
-        f->busy++;
+        size_t share = f->q.count / f->runners;
+        unsigned max = share < 1 ? 1 : share < f->batch ? (unsigned)share
+                                                         : f->batch;
+        unsigned n = 0;
+        do
+            wf__fifo_pop(&f->q, op->r->in + n * f->in_size);
+        while (++n < max);
+        f->busy += n;
+        op->n = n;
         op->result = TAKE_RUN;
     } else {
         f->pull_again = false;
@@ -167,27 +202,41 @@ static void fn_handle(wf_node *n, wf__op *op)
 
 /* The kinds' body steps; each calls the user's body between
  * wf__body_begin and wf__body_end. */
-static void call_function(fn_node *f, runner *r)
+static void call_function(fn_node *f, runner *r, const void *in)
 {
     wf__body_begin(&f->base);
-    int rc = f->body.fn(r->in, f->out_size ? r->out : NULL, f->ctx);
+    int rc = f->body.fn(in, f->out_size ? r->out : NULL, f->ctx);
     wf__body_end(&f->base, rc);
     if (rc == 0 && f->out_size)
         wf__push_broadcast(&f->base.out[0], r->out);
 }
 
-static void call_multifunction(fn_node *f, runner *r)
+static void call_multifunction(fn_node *f, runner *r, const void *in)
 {
+    (void)r;
     wf__body_begin(&f->base);
-    int rc = f->body.multi(r->in, &f->ports, f->ctx);
+    int rc = f->body.multi(in, &f->ports, f->ctx);
     wf__body_end(&f->base, rc);
 }
 
-static void call_async(fn_node *f, runner *r)
+static void call_async(fn_node *f, runner *r, const void *in)
 {
+    (void)r;
     wf__body_begin(&f->base);
-    int rc = f->body.async(r->in, &f->gw, f->ctx);
+    int rc = f->body.async(in, &f->gw, f->ctx);
     wf__body_end(&f->base, rc);
+}
+
+/* Run the n inputs a take gave r; stop early if the graph is cancelled.
+ * Returns how many were left unrun. */
+static unsigned run_batch(fn_node *f, runner *r, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        if (i > 0 && wf__node_stopped(&f->base))
+            return n - i;
+        f->call(f, r, r->in + i * f->in_size);
+    }
+    return 0;
 }
 
 static void run(wf__gtask *t)
@@ -195,20 +244,33 @@ static void run(wf__gtask *t)
     runner *r = (runner *)t;
     fn_node *f = r->node;
     fn_op op = {.op.type = FN_TAKE, .r = r, .prev = PREV_NONE};
+    if (r->primed) { /* its input came with the put (its slot is busy) */
+        r->primed = false;
+        f->call(f, r, r->in);
+        op.prev = PREV_RAN;
+        op.done = 1;
+    }
     for (int budget = RUNNER_BUDGET;; budget--) {
         op.handoff = budget <= 0;
         wf__node_exec(&f->base, &op.op);
+        op.done = op.left = 0;
         if (op.result == TAKE_EXIT)
             return;
         if (op.result == TAKE_HANDOFF) { /* let other tasks in */
             wf__spawn(wf__node_graph(&f->base), &r->task);
             return;
         }
-        if (op.result == TAKE_PULL && !wf__pull_get(&f->base.in[0], r->in)) {
-            op.prev = PREV_PULL_FAILED;
-            continue;
+        if (op.result == TAKE_PULL) {
+            op.done = 1; /* the slot it held while pulling */
+            if (!wf__pull_get(&f->base.in[0], r->in)) {
+                op.prev = PREV_PULL_FAILED;
+                continue;
+            }
+            f->call(f, r, r->in);
+        } else {
+            op.done = op.n;
+            op.left = run_batch(f, r, op.n);
         }
-        f->call(f, r);
         op.prev = PREV_RAN;
     }
 }
@@ -242,13 +304,14 @@ static void fn_reset(wf_node *n)
 {
     fn_node *f = (fn_node *)n;
     wf__fifo_clear(&f->q);
+    f->stashed = 0;
     f->pull_again = false;
 }
 
 static size_t fn_held(wf_node *n)
 {
     fn_node *f = (fn_node *)n;
-    return f->q.count + f->busy;
+    return f->q.count + f->busy + f->stashed;
 }
 
 static void fn_destroy(wf_node *n)
@@ -283,7 +346,7 @@ static int make_slots(fn_node *f, unsigned n)
         r->task.run = run;
         r->task.node = &f->base; /* its priority and trace name */
         r->node = f;
-        r->in = malloc(f->in_size);
+        r->in = malloc(f->batch * f->in_size);
         r->out = f->out_size ? malloc(f->out_size) : NULL;
         if (r->in == NULL || (f->out_size && r->out == NULL))
             return WF_ENOMEM;
@@ -302,7 +365,7 @@ typedef struct fn_spec {
     const size_t *out_sizes;
     unsigned concurrency;
     wf_fn_policy policy;
-    void (*call)(fn_node *f, runner *r);
+    void (*call)(fn_node *f, runner *r, const void *in);
     void *ctx;
 } fn_spec;
 
@@ -324,6 +387,7 @@ static int create(wf_node **out, wf_graph *g, const fn_spec *c, fn_node **fp)
     f->in_size = c->in_size;
     f->out_size = c->out_size;
     f->limit = c->concurrency;
+    f->batch = RUNNER_BATCH;
     f->rejecting = c->policy == WF_REJECTING;
     wf__fifo_init(&f->q, c->in_size);
     unsigned threads = wf_pool_threads(g->pool);

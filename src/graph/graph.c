@@ -17,9 +17,26 @@
 #include "graph/graph_impl.h"
 #include "internal/pool.h" /* wf__help_once */
 
+/* Thread-locals read on every body: no __tls_get_addr call in the shared
+ * library (as wf__self in pool.h). */
+#define TLS_FAST __attribute__((tls_model("initial-exec")))
+
 /* The graph whose task this thread is running, to refuse a wait that
  * would wait for itself. */
-static _Thread_local wf_graph *running_graph;
+static _Thread_local wf_graph *running_graph TLS_FAST;
+
+/* Task bypass (as oneTBB's): the first priority-0 task that the running
+ * task of a graph spawns is kept here instead of going to the pool, and
+ * run_gtask runs it on this thread when the running task returns.  A chain
+ * of nodes then costs no pool round trip per hop.  The running task's
+ * count in pending covers the kept task (G5) and passes on to it.  Before
+ * a body starts, the slot goes to the pool (wf__body_begin): a runner
+ * that goes on with more messages must not hold back work another worker
+ * could take.  At most BYPASS_MAX tasks run in a row this way; the next
+ * one goes to the pool, so a cycle or a runner's hand-off (which yields on
+ * purpose) lets other tasks in. */
+static _Thread_local wf__gtask *bypass TLS_FAST;
+#define BYPASS_MAX 64
 
 static void drainer_main(wf_task *task);
 
@@ -117,26 +134,7 @@ void wf__graph_release(wf_graph *g)
     release(g);
 }
 
-/* Run a task of g on this thread and stop counting it (G5). */
-static void run_gtask(wf_graph *g, wf__gtask *t)
-{
-    wf_graph *outer = running_graph;
-    running_graph = g;
-    bool traced = wf__trace_enabled();
-    if (traced)
-        wf__trace_span('B', WF__TRACE_TASK, t->node);
-    t->run(t); /* t may be respawned from here on: do not touch it */
-    if (traced)
-        wf__trace_span('E', WF__TRACE_TASK, NULL);
-    running_graph = outer;
-    release(g);
-}
-
-static void gtask_main(wf_task *task)
-{
-    wf__gtask *t = (wf__gtask *)task;
-    run_gtask(t->graph, t);
-}
+static void gtask_main(wf_task *task);
 
 static void submit(wf_graph *g, wf__gtask *t, wf_task_fn fn)
 {
@@ -145,6 +143,51 @@ static void submit(wf_graph *g, wf__gtask *t, wf_task_fn fn)
     memset(&t->task, 0, sizeof t->task);
     if (wf_submit(g->pool, &t->task, fn) != 0)
         fn(&t->task); /* cannot happen (the arguments are valid): run it */
+}
+
+/* Give the bypassed task, if any, to the pool, counted on its own. */
+static void flush_bypass(void)
+{
+    wf__gtask *t = bypass;
+    if (t) {
+        bypass = NULL;
+        hold(t->graph);
+        submit(t->graph, t, gtask_main);
+    }
+}
+
+/* Run a task of g on this thread, then the tasks it bypassed to, and stop
+ * counting (G5): one count covers the whole row. */
+static void run_gtask(wf_graph *g, wf__gtask *t)
+{
+    wf_graph *outer = running_graph;
+    wf__gtask *outer_bypass = bypass; /* a nested run has its own slot */
+    running_graph = g;
+    bypass = NULL;
+    bool traced = wf__trace_enabled();
+    for (unsigned row = 1;; row++) {
+        if (traced)
+            wf__trace_span('B', WF__TRACE_TASK, t->node);
+        t->run(t); /* t may be respawned from here on: do not touch it */
+        if (traced)
+            wf__trace_span('E', WF__TRACE_TASK, NULL);
+        if ((t = bypass) == NULL)
+            break;
+        if (row == BYPASS_MAX) {
+            flush_bypass();
+            break;
+        }
+        bypass = NULL;
+    }
+    bypass = outer_bypass;
+    running_graph = outer;
+    release(g);
+}
+
+static void gtask_main(wf_task *task)
+{
+    wf__gtask *t = (wf__gtask *)task;
+    run_gtask(t->graph, t);
 }
 
 /* ---- priorities ------------------------------------------------------------ */
@@ -218,10 +261,14 @@ void wf__spawn(wf_graph *g, wf__gtask *t)
         return;
     }
     t->graph = g;
-    hold(g);
     /* Relaxed: the priority is set before the node gets messages; a
      * change racing with a spawn applies to the next one. */
     int prio = t->node ? wf_load_relaxed(&t->node->priority) : 0;
+    if (prio == 0 && running_graph == g && bypass == NULL) {
+        bypass = t; /* counted by the running task (see bypass) */
+        return;
+    }
+    hold(g);
     if (prio > 0)
         prio_push(g, t, prio);
     else
@@ -351,6 +398,8 @@ wf_node *wf_graph_failed_node(const wf_graph *g)
 
 void wf__body_begin(wf_node *n)
 {
+    if (bypass) /* another worker may run it while this body runs */
+        flush_bypass();
     wf_graph *g = wf__node_graph(n);
     /* Relaxed hint: an entry pushed right after this load is run by a
      * drainer; it only decides whether to look under the lock. */

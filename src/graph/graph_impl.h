@@ -3,7 +3,9 @@
  * The rules every file here follows (docs/graph.md explains them for users):
  *
  * G1  A node's state (buffers, counters, busy flags, edge lists) changes
- *     only inside its aggregator's handler (aggregator.c).
+ *     only inside its aggregator's handler (aggregator.c).  One exception:
+ *     continue_node's signal count and due rounds are atomics changed by
+ *     CAS (continue.c says why and how); its edge lists still follow G1.
  * G2  A handler never calls another node, a user function or the pool: it
  *     changes local state and tells its caller what to do next ("start the
  *     forwarder", "spawn a runner").  No thread therefore ever waits for a
@@ -20,7 +22,8 @@
  *     or fire_busy for a reserving join); a request that finds it busy sets
  *     `again` and the forwarder looks once more before it stops.
  * G5  The graph counts tasks in flight (pending); a task that starts new
- *     work counts it before it stops counting itself. */
+ *     work counts it before it stops counting itself.  A task it bypasses
+ *     to (graph.c) runs under the same count, so it is counted throughout. */
 #ifndef WF_GRAPH_IMPL_H
 #define WF_GRAPH_IMPL_H
 
@@ -69,7 +72,6 @@ typedef struct wf__gtask wf__gtask;
 
 struct wf_graph {
     wf_pool *pool;
-    _Atomic long pending;  /* tasks in flight (G5)                */
     _Atomic int cancelled;
     _Atomic int error;     /* first negative code from a body     */
     pthread_mutex_t idle_lock; /* the 1 -> 0 step of pending, waits */
@@ -84,6 +86,12 @@ struct wf_graph {
     wf__gtask *prio_list;  /* ready tasks of priority > 0, highest first */
     wf__gtask *free_drainers; /* idle drainer records           */
     wf__gtask *drainers;   /* one per pool thread                 */
+    /* Tasks in flight (G5).  Every hold and release writes it: padded
+     * off the fields that every body reads (cancelled, prio_count), so
+     * that workers do not steal that line from each other. */
+    char pad_before_[WF_CACHE_LINE];
+    _Atomic long pending;
+    char pad_after_[WF_CACHE_LINE - sizeof(long)];
 };
 
 /* A pool task owned by a node (a runner, a forwarder).  The pool may run
