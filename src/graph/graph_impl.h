@@ -155,8 +155,6 @@ void wf__trace_env(void);
 
 /* Is this thread running a task of g?  (Waiting for g would deadlock.) */
 bool wf__graph_running_here(const wf_graph *g);
-/* True when the node's graph is cancelled or gone: stop starting work. */
-bool wf__node_stopped(const wf_node *n);
 
 /* ---- edges, ports, nodes (edge.c, node.c) ------------------------------ */
 
@@ -242,6 +240,19 @@ struct wf_node {
     _Atomic unsigned long n_accepted, n_rejected, n_forwarded;
     _Atomic uint64_t trace_flow;       /* arrow to the next body   */
 };
+
+/* True when the node's graph is cancelled or gone: stop starting work.
+ * Relaxed loads: the answer guards no data.  Stopping is a hint that
+ * cancel and destroy only need eventually (a task that misses the flag
+ * runs one more body, which cancel allows: bodies already started finish
+ * anyway), and the node's state that a caller goes on to read is ordered
+ * by its aggregator (G1), not by this flag.  A graph found non-NULL is
+ * alive: destroy waits for every task and caller first. */
+static inline bool wf__node_stopped(const wf_node *n)
+{
+    wf_graph *g = wf_load_relaxed(&((wf_node *)n)->graph);
+    return g == NULL || wf_load_relaxed(&g->cancelled);
+}
 
 /* Common operation types; kind-specific ones start at WF__OP_KIND. */
 enum {

@@ -33,9 +33,13 @@ int wf__fifo_grow(wf__fifo *q)
     char *buf = malloc(cap * q->size);
     if (buf == NULL)
         return WF_ENOMEM;
-    for (size_t i = 0; i < q->count; i++)
-        memcpy(buf + i * q->size,
-               q->buf + ((q->head + i) & (q->cap - 1)) * q->size, q->size);
+    /* The messages in order: head to the end of the ring, then its
+     * wrapped part from the start; two copies, not one per message. */
+    size_t first = q->count < q->cap - q->head ? q->count : q->cap - q->head;
+    if (q->count) {
+        memcpy(buf, q->buf + q->head * q->size, first * q->size);
+        memcpy(buf + first * q->size, q->buf, (q->count - first) * q->size);
+    }
     free(q->buf);
     q->buf = buf;
     q->cap = cap;
