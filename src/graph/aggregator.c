@@ -1,13 +1,20 @@
 /* The aggregator: one thread at a time applies a node's operations (G1).
  *
- * As in oneTBB's aggregator, a caller pushes its operation record on a
- * lock-free stack (the mailbox).  The caller that finds the mailbox empty
- * becomes the next handler: it waits until the current handler, if any,
- * has finished, takes the whole mailbox at once and applies the batch in
- * arrival order.  Every other caller only waits for its own record to be
- * marked done.  At most one caller waits to become handler at a time: a
- * second one would need an empty mailbox, and the first one's record stays
- * in it until that one takes the batch.
+ * `busy` is the lock: whoever takes it by CAS (0 -> 1) applies operations
+ * until it stores 0.  A caller that finds the node free (busy 0 and the
+ * mailbox empty) takes busy and applies its own operation directly: one
+ * locked instruction and no record traffic, the common case.
+ *
+ * Otherwise, as in oneTBB's aggregator, the caller pushes its operation
+ * record on a lock-free stack (the mailbox).  The caller that finds the
+ * mailbox empty becomes the next handler: it waits until it can take
+ * busy, takes the whole mailbox at once and applies the batch in arrival
+ * order.  Every other caller only waits for its own record to be marked
+ * done.  At most one caller waits to become handler at a time: a second
+ * one would need an empty mailbox, and the first one's record stays in it
+ * until that one takes the batch.  A non-empty mailbox turns callers away
+ * from the direct path, so the waiting handler competes for busy with at
+ * most the callers that looked just before it pushed.
  *
  * Handlers are short and call no other node (G2), so the waits below are
  * bounded by the work queued ahead; they still yield after a short spin, so
@@ -43,17 +50,21 @@ static wf__op *reverse(wf__op *list)
     return fifo;
 }
 
+/* Take busy if it is free.  Acquire (the CAS's success order) pairs with
+ * the release store of busy by the previous holder: its changes to the
+ * node's state are visible to us.  The relaxed pre-load only avoids a
+ * locked instruction that would fail; the CAS decides. */
+static inline bool try_take(wf__agg *a)
+{
+    int free_ = 0;
+    return wf_load_relaxed(&a->busy) == 0 && wf_cas_acqrel(&a->busy, &free_, 1);
+}
+
 static void handle_batch(wf__agg *a, wf__agg_handler h, void *self)
 {
     unsigned round = 0;
-    /* Acquire pairs with the release store of busy below, by the previous
-     * handler: its changes to the node's state are visible to us. */
-    while (wf_load_acquire(&a->busy))
+    while (!try_take(a))
         wf__backoff(&round);
-    /* Only we can set it now (we are the one waiting handler); the
-     * acq_rel exchange below publishes this store to the next candidate,
-     * whose acquire CAS in wf__agg_execute reads the emptied mailbox. */
-    wf_store_relaxed(&a->busy, 1);
     /* Acquire pairs with each pusher's release CAS: we see their records. */
     wf__op *op = reverse(wf_exchange_acqrel(&a->mailbox, NULL));
     while (op) {
@@ -64,7 +75,7 @@ static void handle_batch(wf__agg *a, wf__agg_handler h, void *self)
         wf_store_release(&op->status, 1);
         op = next;
     }
-    /* Release pairs with the next handler's acquire load of busy. */
+    /* Release pairs with the next holder's acquire CAS of busy. */
     wf_store_release(&a->busy, 0);
 }
 
@@ -78,14 +89,20 @@ static void wait_done(wf__op *op)
 
 void wf__agg_execute(wf__agg *a, wf__op *op, wf__agg_handler h, void *self)
 {
+    /* Relaxed: only a hint that no handler is waiting (see the top); the
+     * busy CAS alone gives mutual exclusion and the order. */
+    if (wf_load_relaxed(&a->mailbox) == NULL && try_take(a)) {
+        h(self, op);
+        /* Release pairs with the next holder's acquire CAS of busy. */
+        wf_store_release(&a->busy, 0);
+        return;
+    }
     wf_store_relaxed(&op->status, 0); /* not shared yet */
     wf__op *head = wf_load_relaxed(&a->mailbox);
     do {
         op->next = head;
         /* Release: the handler that takes the mailbox sees the record.
-         * Acquire (on success and failure): a pusher that finds the
-         * mailbox empty reads it from the handler's exchange, and so sees
-         * that handler's busy = 1 before it waits on busy. */
+         * (Failure needs no order: we only retry with the new head.) */
     } while (!wf_cas_acqrel(&a->mailbox, &head, op));
     if (head == NULL)
         handle_batch(a, h, self);

@@ -128,7 +128,7 @@ static void handle_put(fn_node *f, fn_op *op)
      * stops (the spawn orders r->in for the runner). */
     runner *r = f->q.count == 0 ? grab(f) : NULL;
     if (r) {
-        memcpy(r->in, op->in, f->in_size);
+        wf__msg_copy(r->in, op->in, f->in_size);
         r->primed = true;
         f->busy++;
         op->r = r;

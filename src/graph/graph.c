@@ -349,8 +349,8 @@ int wf_graph_wait_for_all(wf_graph *g)
  * per cancellation.  Takes the topology lock: never from a handler (G2). */
 static void cancel(wf_graph *g)
 {
-    /* Acq_rel: the release pairs with the acquire loads in
-     * wf__node_stopped; the exchange elects one caller. */
+    /* Acq_rel: the release pairs with the acquire load in
+     * wf_graph_is_cancelled; the exchange elects one caller. */
     if (wf_exchange_acqrel(&g->cancelled, 1) != 0)
         return;
     pthread_mutex_lock(&g->topo);
@@ -441,13 +441,6 @@ void wf__count_pulled(wf_node *from)
     wf_fetch_add_relaxed(&from->n_forwarded, 1); /* see wf__count_offer */
 }
 
-bool wf__node_stopped(const wf_node *n)
-{
-    /* Acquire pairs with the release store in wf_graph_destroy / cancel. */
-    wf_graph *g = wf_load_acquire(&((wf_node *)n)->graph);
-    return g == NULL || wf_load_acquire(&g->cancelled);
-}
-
 /* Under the topology lock, graph idle: what every reset does to n. */
 static void reset_node(wf_node *n, unsigned flags)
 {
@@ -477,8 +470,8 @@ int wf_graph_reset(wf_graph *g, unsigned flags)
         for (wf_node *n = g->nodes; n; n = n->next)
             wf__edges_detach_all(n);
     pthread_mutex_unlock(&g->topo);
-    /* Release pairs with the acquire loads in status / wf__node_stopped /
-     * wf_graph_failed_node: whoever sees the graph running again sees the
+    /* Release pairs with the acquire loads in status /
+     * wf_graph_is_cancelled / wf_graph_failed_node: whoever sees the graph running again sees the
      * emptied nodes. */
     wf_store_release(&g->failed, NULL);
     wf_store_release(&g->error, 0);

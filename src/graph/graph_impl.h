@@ -54,7 +54,7 @@ typedef struct wf__op {
 
 typedef struct wf__agg {
     wf__op *_Atomic mailbox; /* Treiber stack of queued operations */
-    _Atomic int busy;        /* a handler is applying a batch      */
+    _Atomic int busy;        /* held by the thread applying ops    */
 } wf__agg;
 
 typedef void (*wf__agg_handler)(void *self, wf__op *op);
@@ -155,8 +155,6 @@ void wf__trace_env(void);
 
 /* Is this thread running a task of g?  (Waiting for g would deadlock.) */
 bool wf__graph_running_here(const wf_graph *g);
-/* True when the node's graph is cancelled or gone: stop starting work. */
-bool wf__node_stopped(const wf_node *n);
 
 /* ---- edges, ports, nodes (edge.c, node.c) ------------------------------ */
 
@@ -243,6 +241,19 @@ struct wf_node {
     _Atomic uint64_t trace_flow;       /* arrow to the next body   */
 };
 
+/* True when the node's graph is cancelled or gone: stop starting work.
+ * Relaxed loads: the answer guards no data.  Stopping is a hint that
+ * cancel and destroy only need eventually (a task that misses the flag
+ * runs one more body, which cancel allows: bodies already started finish
+ * anyway), and the node's state that a caller goes on to read is ordered
+ * by its aggregator (G1), not by this flag.  A graph found non-NULL is
+ * alive: destroy waits for every task and caller first. */
+static inline bool wf__node_stopped(const wf_node *n)
+{
+    wf_graph *g = wf_load_relaxed(&((wf_node *)n)->graph);
+    return g == NULL || wf_load_relaxed(&g->cancelled);
+}
+
 /* Common operation types; kind-specific ones start at WF__OP_KIND. */
 enum {
     WF__OP_SET_EDGES = 1,
@@ -306,16 +317,63 @@ void wf__edges_detach_all(wf_node *n);
 typedef struct wf__fifo {
     char *buf;
     size_t size; /* bytes per message */
-    size_t cap, head, count;
+    size_t cap;  /* 0 or a power of two (8, doubled by wf__fifo_grow) */
+    size_t head, count;
 } wf__fifo;
 
 void wf__fifo_init(wf__fifo *q, size_t size);
 int wf__fifo_grow(wf__fifo *q); /* room for one more: 0 or WF_ENOMEM */
-int wf__fifo_push(wf__fifo *q, const void *msg);
-void *wf__fifo_front(wf__fifo *q);
-void wf__fifo_pop(wf__fifo *q, void *msg); /* msg may be NULL */
 void wf__fifo_clear(wf__fifo *q);
 void wf__fifo_free(wf__fifo *q);
+
+/* Copy one message.  Sizes of one or two machine words are copied inline
+ * (the common messages): no libc call for a 4-byte int. */
+static inline void wf__msg_copy(void *dst, const void *src, size_t size)
+{
+    switch (size) {
+    case 0:
+        return;
+    case 4:
+        memcpy(dst, src, 4);
+        return;
+    case 8:
+        memcpy(dst, src, 8);
+        return;
+    case 16:
+        memcpy(dst, src, 16);
+        return;
+    default:
+        memcpy(dst, src, size);
+    }
+}
+
+/* Append a copy of msg: 0 or WF_ENOMEM (the FIFO is unchanged then). */
+static inline int wf__fifo_push(wf__fifo *q, const void *msg)
+{
+    if (q->count == q->cap) {
+        int err = wf__fifo_grow(q);
+        if (err)
+            return err;
+    }
+    wf__msg_copy(q->buf + ((q->head + q->count) & (q->cap - 1)) * q->size,
+                 msg, q->size);
+    q->count++;
+    return 0;
+}
+
+static inline void *wf__fifo_front(wf__fifo *q)
+{
+    return q->count ? q->buf + q->head * q->size : NULL;
+}
+
+/* Remove the head (the FIFO is not empty), copied to msg unless NULL. */
+static inline void wf__fifo_pop(wf__fifo *q, void *msg)
+{
+    if (msg)
+        wf__msg_copy(msg, q->buf + q->head * q->size, q->size);
+    q->head = (q->head + 1) & (q->cap - 1);
+    q->count--;
+}
 
 /* The sender side of a buffering node: its messages, the reservation of
  * the head, and the forwarder (G4).  Buffer and queue nodes and the

@@ -142,7 +142,7 @@ static int fire_once(join_node *j, void *into)
     }
     bool taken = true;
     if (into)
-        memcpy(into, j->fire_buf, j->tuple_size);
+        wf__msg_copy(into, j->fire_buf, j->tuple_size);
     else
         taken = wf__push_broadcast(&j->base.out[0], j->fire_buf) > 0;
     settle(j, j->n, taken);

@@ -76,7 +76,7 @@ static uint64_t hash_bytes(const void *key, size_t len)
 {
     if (len <= sizeof(uint64_t)) {
         uint64_t v = 0;
-        memcpy(&v, key, len);
+        wf__msg_copy(&v, key, len);
         return mix(v ^ len);
     }
     const unsigned char *p = key; /* FNV-1a, then mixed */
@@ -241,7 +241,7 @@ static void refill(join_node *j, kent *e)
             p = &m->next;
             continue;
         }
-        memcpy(tuple_in(j->keys, e) + j->offset[m->port], m->data,
+        wf__msg_copy(tuple_in(j->keys, e) + j->offset[m->port], m->data,
                j->base.in[m->port].size);
         e->filled |= bit;
         *p = m->next;
@@ -256,7 +256,7 @@ static int add_extra(join_node *j, kent *e, const join_op *op)
     kmsg *m = malloc(sizeof *m + size);
     if (m == NULL)
         return WF_ENOMEM;
-    memcpy(m->data, op->msg, size);
+    wf__msg_copy(m->data, op->msg, size);
     m->port = op->port;
     m->next = NULL;
     kmsg **p = &e->extra;
@@ -283,14 +283,14 @@ void wf__join_key_put(join_node *j, join_op *op)
         e->hash = op->hash;
         e->filled = 0;
         e->extra = NULL;
-        memcpy(key_in(e), op->key, j->key_size);
+        wf__msg_copy(key_in(e), op->key, j->key_size);
         k->entries++;
     } else {
         e = ent(k, k->idx[i].ent - 1);
     }
     uint32_t bit = 1u << op->port;
     if (!(e->filled & bit)) {
-        memcpy(tuple_in(k, e) + j->offset[op->port], op->msg,
+        wf__msg_copy(tuple_in(k, e) + j->offset[op->port], op->msg,
                j->base.in[op->port].size);
         e->filled |= bit;
     } else if ((op->result = add_extra(j, e, op)) != 0) {

@@ -33,37 +33,18 @@ int wf__fifo_grow(wf__fifo *q)
     char *buf = malloc(cap * q->size);
     if (buf == NULL)
         return WF_ENOMEM;
-    for (size_t i = 0; i < q->count; i++)
-        memcpy(buf + i * q->size, q->buf + ((q->head + i) % q->cap) * q->size,
-               q->size);
+    /* The messages in order: head to the end of the ring, then its
+     * wrapped part from the start; two copies, not one per message. */
+    size_t first = q->count < q->cap - q->head ? q->count : q->cap - q->head;
+    if (q->count) {
+        memcpy(buf, q->buf + q->head * q->size, first * q->size);
+        memcpy(buf + first * q->size, q->buf, (q->count - first) * q->size);
+    }
     free(q->buf);
     q->buf = buf;
     q->cap = cap;
     q->head = 0;
     return 0;
-}
-
-int wf__fifo_push(wf__fifo *q, const void *msg)
-{
-    int err = wf__fifo_grow(q);
-    if (err)
-        return err;
-    memcpy(q->buf + ((q->head + q->count) % q->cap) * q->size, msg, q->size);
-    q->count++;
-    return 0;
-}
-
-void *wf__fifo_front(wf__fifo *q)
-{
-    return q->count ? q->buf + q->head * q->size : NULL;
-}
-
-void wf__fifo_pop(wf__fifo *q, void *msg)
-{
-    if (msg)
-        memcpy(msg, wf__fifo_front(q), q->size);
-    q->head = (q->head + 1) % q->cap;
-    q->count--;
 }
 
 void wf__fifo_clear(wf__fifo *q)
@@ -139,9 +120,9 @@ static void pop_item(wf__store *s, void *msg)
         return;
     }
     if (msg)
-        memcpy(msg, slot(s, 0), s->q.size);
+        wf__msg_copy(msg, slot(s, 0), s->q.size);
     if (--s->q.count > 0) {
-        memcpy(slot(s, 0), slot(s, s->q.count), s->q.size);
+        wf__msg_copy(slot(s, 0), slot(s, s->q.count), s->q.size);
         sift_down(s, 0);
     }
 }
@@ -181,7 +162,7 @@ static void lend(wf__store *s)
 {
     s->fwd_again = false;
     s->reserved = WF__RES_FWD;
-    memcpy(s->item, wf__fifo_front(&s->q), s->q.size);
+    wf__msg_copy(s->item, wf__fifo_front(&s->q), s->q.size);
 }
 
 bool wf__store_should_start(wf_node *n, wf__store *s)
@@ -255,7 +236,7 @@ void wf__store_handle(wf_node *n, wf__store *s, wf__store_op *op)
         if (op->result && op->op.type == WF__ST_GET) {
             pop_item(s, op->out);
         } else if (op->result) {
-            memcpy(op->out, wf__fifo_front(&s->q), s->q.size);
+            wf__msg_copy(op->out, wf__fifo_front(&s->q), s->q.size);
             s->reserved = WF__RES_PULLER;
         }
         break;
