@@ -12,10 +12,7 @@
  *                   leak-free; stack_size 1 gives WF_ERANGE; (normal build)
  *                   an address-space limit that lets a few workers start before one fails.
  * grow_failure      memory runs out after creation; 10000 spawns before
- *                   the first join, published (wf_blocking_begin publishes
- *                   every private task) where neither the scratch array
- *                   nor the deque can grow, and fib, still run every task
- *                   once.
+ *                   the first join, and fib, still run every task once.
  * no_default_pool   WEFT_NUM_THREADS out of range: no default pool, and
  *                   wf_spawn from outside runs the task inline.
  * The submission queue's failure and the pool under load are in
@@ -230,12 +227,6 @@ static void wide_root(void *arg)
     for (int i = 0; i < WIDE; i++) {
         j->frames[i] = (wide_frame){.hit = &j->hits[i]};
         CHECK_OK(wf_spawn(&j->frames[i].task, wide_body));
-    }
-    /* Each publishes all private tasks: the first fills the deque as far as
-     * the scratch array allows, the second finds the deque full. */
-    for (int k = 0; k < 2; k++) {
-        CHECK_OK(wf_blocking_begin());
-        CHECK_OK(wf_blocking_end());
     }
     for (int i = 0; i < WIDE; i++)
         CHECK_OK(wf_join(&j->frames[j->forward ? i : WIDE - 1 - i].task));

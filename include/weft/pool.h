@@ -1,10 +1,9 @@
 /* weft — the work-stealing fork-join pool.
  *
  * A pool owns N worker threads.  Each worker keeps the tasks it spawns in a
- * private list (linked through the tasks); when another worker asks for
- * work (or one is parked) the oldest half of that list moves to the
- * worker's public deque (wf_deque, the ForkJoinPool WorkQueue), where
- * thieves poll it.  Spawn and the common join
+ * private stack; when another worker asks for work (or one is parked) the
+ * oldest half of that stack moves to the worker's public deque (wf_deque, the
+ * ForkJoinPool WorkQueue), where thieves poll it.  Spawn and the common join
  * are therefore a few plain loads and stores, inlined below; no fence and no
  * atomic read-modify-write.  See docs/pool.md and docs/protocols.md.
  *
@@ -51,7 +50,6 @@ typedef void (*wf_task_fn)(wf_task *task);
 struct wf_task {
     wf_task_fn fn;
     void *owner_;                   /* spawning thread's token, or a mark  */
-    wf_task *older_;                /* next older private task (owner's)   */
     void *_Atomic thief_;           /* worker that stole it (a hint)       */
     _Atomic uint32_t done_;         /* 0, WF__DONE or WF__WAITING          */
     uint32_t flags_;
@@ -150,9 +148,9 @@ typedef void (*wf_range_fn)(size_t begin, size_t end, void *ctx);
 
 /* Call body on disjoint subranges covering [begin, end), in parallel.
  * grain > 0: pieces are halved until at most `grain` long.  grain 0: the
- * split adapts to demand: about 8 pieces per worker, each run as 32 calls
- * of body, and between two calls a piece splits off the upper half of what
- * is left when an idle worker asks for work.  Returns 0, or WF_EINVAL
+ * split adapts, as oneTBB's auto_partitioner: about 8 pieces per worker,
+ * and a piece that another worker steals is split further (thieves are
+ * active, so finer pieces balance the load).  Returns 0, or WF_EINVAL
  * (pool or body NULL, end < begin). */
 WF_API int wf_parallel_for(wf_pool *pool, size_t begin, size_t end,
                            size_t grain, wf_range_fn body, void *ctx);
@@ -273,20 +271,17 @@ WF_API int wf_pool_stats(wf_pool *pool, wf_worker_stats *out, size_t n);
 #define WF__JOINED ((void *)1) /* owner_ of a task that has been joined */
 
 /* The part of a worker that spawn and join touch.  Owner-private but for
- * `asked` (thieves set it to ask for work) and the counter (read by
- * wf_pool_stats).
- *
- * The private tasks form a list linked through the tasks themselves, newest
- * first: head, head->older_, ... down to NULL.  Spawn stores head = t and
- * join stores head = t->older_, neither a value computed from a load of
- * head, so consecutive spawns and joins do not wait for each other through
- * memory the way an index (sp++ / sp--) would (rule P1). */
+ * `limit` (thieves store NULL there to ask for work) and the counter (read
+ * by wf_pool_stats). */
 struct wf__fast {
-    wf_task *head; /* newest private task, NULL when none */
+    wf_task **sp;  /* next free slot of the private stack  */
+    wf_task **end; /* one past the last slot               */
+    wf_task **bp;  /* oldest entry not yet published       */
     _Atomic uint64_t spawns;
-    /* Spawn's one test: a thief asked for work, so the spawn takes its slow
-     * path and publishes (rule P2).  Own line: thieves write it. */
-    _Alignas(WF_CACHE_LINE) _Atomic int asked;
+    /* Spawn's one test: sp below limit.  limit is `end`, or NULL once a
+     * thief asks for work, so a full stack and a request both send the
+     * spawn to its slow path (rule P2). */
+    _Alignas(WF_CACHE_LINE) wf_task **_Atomic limit;
 };
 
 WF_API extern _Thread_local struct wf__fast *wf__self
@@ -300,17 +295,15 @@ WF_API __attribute__((cold)) int wf__join_slow(wf_task *t);
 static inline int wf_spawn(wf_task *t, wf_task_fn fn)
 {
     struct wf__fast *w = wf__self;
-    /* Relaxed: asked is a hint that a thief wants work; answering it
+    /* Relaxed: limit is a hint that a thief wants work; answering it
      * (publishing) has its own release and wake-up protocol (P2, P3). */
+    wf_task **limit = atomic_load_explicit(&w->limit, memory_order_relaxed);
     if (__builtin_expect(t == NULL || fn == NULL ||
-                             atomic_load_explicit(&w->asked,
-                                                  memory_order_relaxed),
-                         0))
-        return wf__spawn_slow(t, fn); /* not a worker, asked, bad input */
+                             (uintptr_t)w->sp >= (uintptr_t)limit, 0))
+        return wf__spawn_slow(t, fn); /* not a worker, full, asked, bad */
     t->fn = fn;
     t->owner_ = w;
-    t->older_ = w->head;
-    w->head = t;
+    *w->sp++ = t;
     /* Owner-only counter: relaxed load+store, no RMW (rule P4). */
     atomic_store_explicit(&w->spawns,
                           atomic_load_explicit(&w->spawns,
@@ -322,15 +315,17 @@ static inline int wf_spawn(wf_task *t, wf_task_fn fn)
 static inline int wf_join_fn(wf_task *t, wf_task_fn fn)
 {
     struct wf__fast *w = wf__self;
-    /* head is this thread's newest private task: a match means t is ours
-     * and nobody else can see it (rule P1).  A thief's request is answered
-     * here too (P2), so a worker that spawns rarely (long leaves between
-     * spawns) still gives work away at its joins.  Relaxed: a hint. */
-    if (__builtin_expect(w->head == t && t != NULL &&
-                             !atomic_load_explicit(&w->asked,
-                                                   memory_order_relaxed),
+    /* sp[-1] is always readable: the slot below the stack is a NULL
+     * sentinel and published slots are cleared (rule P1).  A match means t
+     * is ours and nobody else can see it.  A thief's request (limit NULL)
+     * is answered here too (P2), so a worker that spawns rarely (long
+     * leaves between spawns) still gives work away at its joins.  Relaxed:
+     * a hint. */
+    if (__builtin_expect(w->sp[-1] == t && t != NULL &&
+                             atomic_load_explicit(&w->limit,
+                                                  memory_order_relaxed),
                          1)) {
-        w->head = t->older_;
+        w->sp--;
         t->owner_ = WF__JOINED;
         fn(t);
         return 0;

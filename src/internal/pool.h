@@ -37,8 +37,8 @@ typedef struct wf__worker {
     _Alignas(WF_CACHE_LINE) wf_pool *pool;
     unsigned index;
     uint64_t rng;          /* victim selection */
-    wf_task **scratch;     /* publishing: tasks in deque order */
-    size_t scratch_cap;
+    wf_task **stack_mem;   /* [0] is the NULL sentinel below the stack */
+    size_t stack_cap;      /* usable slots */
     wf__counters stats;
     pthread_t thread;
     bool started;
@@ -137,8 +137,8 @@ bool wf__work_visible(wf_pool *pool);
 bool wf__help_once(void);
 void wf__run_stolen(wf__worker *w, wf_task *t);
 void wf__run_root(wf__worker *w, wf_task *t);
-int wf__scratch_init(wf__worker *w, size_t cap);
-void wf__scratch_destroy(wf__worker *w);
+int wf__stack_init(wf__worker *w, size_t cap);
+void wf__stack_destroy(wf__worker *w);
 
 /* join.c */
 void wf__publish_some(wf__worker *w, size_t k);
@@ -150,9 +150,9 @@ void wf__submit_root(wf_pool *pool, wf_task *t);
 wf_task *wf__take_submitted(wf_pool *pool);
 void wf__root_done(wf_pool *pool);
 
-/* What wf__self points to in threads that are not workers: always asked
- * (the inline spawn takes the slow path) and no private task (the inline
- * join never matches). */
+/* What wf__self points to in threads that are not workers: a full, empty
+ * stack, so the inline spawn takes the slow path and the inline join never
+ * matches. */
 extern struct wf__fast wf__no_worker;
 
 static inline wf__worker *wf__current(void)

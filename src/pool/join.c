@@ -2,10 +2,9 @@
  *
  * The fast paths are inline in include/weft/pool.h.  A worker's tasks live
  * in two places, in spawn order: its public deque holds the older ones,
- * its private list (head, head->older_, ...) the newer ones.  Publishing
- * moves the oldest private tasks to the deque's top, so the order is kept
- * and a task that was stolen has no older sibling left (P6).  Rules:
- * docs/protocols.md. */
+ * its private stack [bp, sp) the newer ones.  Publishing moves the oldest
+ * private tasks to the deque's top, so the order is kept and a task that
+ * was stolen has no older sibling left (P6).  Rules: docs/protocols.md. */
 #include <sched.h>
 #include <string.h>
 
@@ -21,60 +20,63 @@ void *wf__thread_token(void)
     return w ? (void *)w : (void *)&external_token;
 }
 
-static size_t private_count(const wf__worker *w)
-{
-    size_t n = 0;
-    for (const wf_task *x = w->fast.head; x != NULL; x = x->older_)
-        n++;
-    return n;
-}
-
-/* Room in the scratch array for k tasks; fewer when memory is short. */
-static size_t scratch_reserve(wf__worker *w, size_t k)
-{
-    if (k <= w->scratch_cap)
-        return k;
-    size_t cap = w->scratch_cap;
-    while (cap < k)
-        cap *= 2;
-    wf_task **mem = wf__alloc(&w->pool->alloc, cap * sizeof *mem);
-    if (mem == NULL)
-        return w->scratch_cap;
-    wf__scratch_destroy(w);
-    w->scratch = mem;
-    w->scratch_cap = cap;
-    return k;
-}
-
-/* Move the k oldest private tasks (all of them when there are fewer) to
- * the deque (P2, P6) and wake a sleeper if there is one.  On allocation
- * failure they stay private. */
+/* Move the k oldest private tasks to the deque (P2, P6) and wake a
+ * sleeper if there is one.  On allocation failure they stay private. */
 void wf__publish_some(wf__worker *w, size_t k)
 {
-    size_t n = private_count(w);
-    k = scratch_reserve(w, k < n ? k : n);
-    if (k == 0)
-        return;
-    /* Skip the n - k newest; *cut is then the newest task to publish. */
-    wf_task **cut = &w->fast.head;
-    for (size_t i = k; i < n; i++)
-        cut = &(*cut)->older_;
-    wf_task *x = *cut;
-    for (size_t i = k; i-- > 0; x = x->older_)
-        w->scratch[i] = x; /* oldest first: the deque's order */
-    if (wf_deque_push_n(&w->deque, (void *const *)w->scratch, k) != 0)
-        return; /* no memory: the tasks stay private */
-    *cut = NULL; /* P1: the published tasks leave the private list */
+    struct wf__fast *f = &w->fast;
+    if (k == 0 || wf_deque_push_n(&w->deque, (void *const *)f->bp, k) != 0)
+        return; /* nothing to give, or no memory: the tasks stay private */
+    /* P1: cleared slots never match the inline join's sp[-1] test. */
+    memset(f->bp, 0, k * sizeof *f->bp);
+    f->bp += k;
+    if (f->bp == f->sp)
+        f->bp = f->sp = w->stack_mem + 1;
     wf_counter_inc(&w->stats.publishes);
     wf__wake_one(w->pool, w);
 }
 
-/* Clear the request and say whether a thief had asked for work (P2).  An
- * exchange, so a request stored meanwhile is either taken here or left for
- * the next spawn, never lost.  acq_rel: this slow path is rare. */
+/* Answer a request: the older half of the private tasks (the larger
+ * ones). */
+static void publish_half(wf__worker *w)
+{
+    size_t priv = (size_t)(w->fast.sp - w->fast.bp);
+    wf__publish_some(w, (priv + 1) / 2);
+}
+
+/* Set limit back to end and say whether a thief had asked for work (P2).
+ * An exchange, so a request stored meanwhile is either taken here or left
+ * for the next spawn, never lost.  acq_rel: this slow path is rare. */
 static bool take_request(struct wf__fast *f)
 {
-    return wf_exchange_acqrel(&f->asked, 0) != 0;
+    return wf_exchange_acqrel(&f->limit, f->end) == NULL;
+}
+
+/* Room for one more private task: compact, else grow.  WF_ENOMEM if
+ * neither is possible.  The caller resets limit to the new end. */
+static int stack_make_room(wf__worker *w)
+{
+    struct wf__fast *f = &w->fast;
+    size_t n = (size_t)(f->sp - f->bp);
+    wf_task **base = w->stack_mem + 1;
+    if (f->bp > base) {
+        memmove(base, f->bp, n * sizeof *base);
+        memset(base + n, 0, (size_t)(f->bp - base) * sizeof *base);
+    } else {
+        size_t cap = w->stack_cap * 2;
+        wf_task **mem = wf__alloc(&w->pool->alloc, (cap + 1) * sizeof *mem);
+        if (mem == NULL)
+            return WF_ENOMEM;
+        memcpy(mem, w->stack_mem, (n + 1) * sizeof *mem);
+        wf__stack_destroy(w);
+        w->stack_mem = mem;
+        w->stack_cap = cap;
+        base = mem + 1;
+    }
+    f->bp = base;
+    f->sp = base + n;
+    f->end = base + w->stack_cap;
+    return 0;
 }
 
 /* Spawn from a thread that is not a worker: the task goes to pool's
@@ -104,24 +106,31 @@ int wf__spawn_slow(wf_task *t, wf_task_fn fn)
     t->fn = fn;
     t->flags_ = 0;
     t->owner_ = w;
-    t->older_ = w->fast.head;
-    w->fast.head = t;
     wf_counter_inc(&w->fast.spawns);
-    /* Answer a request with the older half of the private tasks (the
-     * larger ones). */
-    if (take_request(&w->fast))
-        wf__publish_some(w, (private_count(w) + 1) / 2);
+    bool asked = take_request(&w->fast);
+    if (w->fast.sp == w->fast.end) {
+        int err = stack_make_room(w);
+        asked |= take_request(&w->fast); /* end may have moved */
+        if (err != 0) {
+            fn(t); /* no memory: run it now rather than lose it */
+            wf_store_relaxed(&t->done_, WF__DONE); /* only we read it */
+            if (asked)
+                publish_half(w);
+            return 0;
+        }
+    }
+    *w->fast.sp++ = t;
+    if (asked)
+        publish_half(w);
     return 0;
 }
 
-/* Newest of this worker's own tasks: private list first, then deque. */
+/* Newest of this worker's own tasks: private stack first, then deque. */
 static wf_task *pop_own(wf__worker *w)
 {
-    wf_task *t = w->fast.head;
-    if (t != NULL) {
-        w->fast.head = t->older_;
-        return t;
-    }
+    struct wf__fast *f = &w->fast;
+    if (f->sp > f->bp)
+        return *--f->sp;
     return wf_deque_pop(&w->deque);
 }
 
@@ -175,9 +184,9 @@ int wf__join_slow(wf_task *t)
         wf__task_wait(t);
         return finish_join(t);
     }
-    /* A request: give away the older half of the tasks older than t. */
+    /* A request: give away the older half of the tasks below t. */
     if (take_request(&w->fast))
-        wf__publish_some(w, private_count(w) / 2);
+        wf__publish_some(w, (size_t)(w->fast.sp - w->fast.bp) / 2);
     /* Acquire pairs with the release in wf__task_complete. */
     if (wf_load_acquire(&t->done_) == WF__DONE)
         goto done; /* ran already: out of order, or stolen and finished */

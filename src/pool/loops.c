@@ -54,7 +54,7 @@ static void for_task(wf_task *t)
 /* Has a thief asked this worker for work?  Relaxed: a hint (P2). */
 static bool thief_waiting(void)
 {
-    return wf_load_relaxed(&wf__self->asked) != 0;
+    return wf_load_relaxed(&wf__self->limit) == NULL;
 }
 
 /* Adaptive piece: the body in chunks; when a thief waits and more than a

@@ -8,9 +8,13 @@
 #define WF_DEFAULT_SPARES 256u
 #define WF_MAX_CAPACITY ((size_t)1 << 30)
 
-/* Threads that are not workers: spawn always takes the slow path, join
- * never finds a private task. */
-struct wf__fast wf__no_worker = {.head = NULL, .asked = 1};
+/* Threads that are not workers see a stack that is full (spawn takes the
+ * slow path) and empty (join's sp[-1] is the NULL sentinel). */
+static wf_task *no_worker_stack[1];
+struct wf__fast wf__no_worker = {.sp = no_worker_stack + 1,
+                                 .end = no_worker_stack + 1,
+                                 .bp = no_worker_stack + 1,
+                                 .limit = no_worker_stack + 1};
 _Thread_local struct wf__fast *wf__self = &wf__no_worker;
 
 #ifdef WF__TSAN
@@ -68,7 +72,7 @@ static void free_workers(wf_pool *p)
         wf__worker *w = p->workers[i];
         if (w == NULL)
             continue;
-        wf__scratch_destroy(w);
+        wf__stack_destroy(w);
         wf_deque_destroy(&w->deque);
         wf__free_aligned(&p->alloc, w->mem, sizeof *w);
     }
@@ -100,10 +104,10 @@ int wf__worker_create(wf_pool *p, unsigned index)
     w->index = index;
     w->rng = 0x9E3779B97F4A7C15ull * (index + 1);
     w->spare = index >= p->n;
-    int err = wf__scratch_init(w, p->cfg.deque_capacity);
+    int err = wf__stack_init(w, p->cfg.deque_capacity);
     if (!err && (err = wf_deque_init(&w->deque, p->cfg.deque_capacity,
                                      p->cfg.alloc)) != 0)
-        wf__scratch_destroy(w);
+        wf__stack_destroy(w);
     if (err) {
         wf__free_aligned(&p->alloc, raw, sizeof *w);
         return err;

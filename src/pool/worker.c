@@ -1,4 +1,4 @@
-/* A worker thread: its publishing scratch, and the loop that finds work when it
+/* A worker thread: its private stack, and the loop that finds work when it
  * has none (submissions, then stealing), spins, yields, and parks.
  * Rule numbers refer to docs/protocols.md. */
 #include <sched.h>
@@ -6,33 +6,34 @@
 
 #include "internal/pool.h"
 
-/* The scratch array that publishing fills (join.c); allocated up front so
- * that a worker publishes up to cap tasks at once even when memory is
- * short. */
-int wf__scratch_init(wf__worker *w, size_t cap)
+int wf__stack_init(wf__worker *w, size_t cap)
 {
-    w->scratch = wf__alloc(&w->pool->alloc, cap * sizeof(wf_task *));
-    if (w->scratch == NULL)
+    wf_allocator *a = &w->pool->alloc;
+    w->stack_mem = wf__alloc(a, (cap + 1) * sizeof(wf_task *));
+    if (w->stack_mem == NULL)
         return WF_ENOMEM;
-    w->scratch_cap = cap;
-    w->fast.head = NULL;
+    w->stack_cap = cap;
+    w->stack_mem[0] = NULL; /* P1: the sentinel below the stack */
+    w->fast.bp = w->fast.sp = w->stack_mem + 1;
+    w->fast.end = w->fast.sp + cap;
     /* Before the worker's thread starts: relaxed. */
-    wf_store_relaxed(&w->fast.asked, 0);
+    wf_store_relaxed(&w->fast.limit, w->fast.end);
     return 0;
 }
 
-void wf__scratch_destroy(wf__worker *w)
+void wf__stack_destroy(wf__worker *w)
 {
-    wf__free(&w->pool->alloc, w->scratch, w->scratch_cap * sizeof(wf_task *));
-    w->scratch = NULL;
+    wf__free(&w->pool->alloc, w->stack_mem,
+             (w->stack_cap + 1) * sizeof(wf_task *));
+    w->stack_mem = NULL;
 }
 
 /* Ask the owner of f to publish at its next spawn (P2).  Relaxed: a hint.
  * Read before writing, so idle thieves do not bounce the line. */
 void wf__ask_for_work(struct wf__fast *f)
 {
-    if (wf_load_relaxed(&f->asked) == 0)
-        wf_store_relaxed(&f->asked, 1);
+    if (wf_load_relaxed(&f->limit) != NULL)
+        wf_store_relaxed(&f->limit, NULL);
 }
 
 /* Poll victim's deque once.  On EMPTY, ask the victim to publish (P2). */
