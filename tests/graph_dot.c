@@ -11,8 +11,10 @@
  * back to push when the join found nothing to reserve there; buf_out holds
  * the tuple (3,4).  The counts: bn, buf1 and buf2 took every put; the
  * join rejected all three pushes (2, 3, 4) and forwarded one tuple; 7
- * never left buf2 (its edge was in pull state).  Also: the same graph with no names and a fresh edge,
- * a name with quotes is escaped, set_name(NULL) clears it. */
+ * never left buf2 (its edge was in pull state).  Also: the same graph with
+ * no names and a fresh edge, a name with quotes is escaped, set_name(NULL)
+ * clears it; and exact counts after messages ran through function nodes
+ * on two workers (those counts collect per thread inside tasks). */
 #include "graph_test.h"
 
 static char *dot_of(wf_graph *g)
@@ -29,6 +31,49 @@ static char *dot_of(wf_graph *g)
 static void expect(const char *dot, const char *line)
 {
     CHECK_MSG(strstr(dot, line) != NULL, "missing [%s] in\n%s", line, dot);
+}
+
+static int add_one(const void *in, void *out, void *ctx)
+{
+    (void)ctx;
+    *(int *)out = *(const int *)in + 1;
+    return 0;
+}
+
+/* queue -> function (unlimited) -> function (serial) -> queue, N messages
+ * from outside, on two workers: every node's counts are exact once
+ * wait_for_all has returned. */
+static void check_counts_through_tasks(wf_pool *pool, int n)
+{
+    wf_graph *g = gt_graph(pool);
+    wf_node *in = gt_queue(g, sizeof(int));
+    wf_node *f1 = gt_function(g, sizeof(int), sizeof(int), WF_UNLIMITED,
+                              WF_QUEUEING, add_one, NULL);
+    wf_node *f2 = gt_function(g, sizeof(int), sizeof(int), WF_SERIAL,
+                              WF_QUEUEING, add_one, NULL);
+    wf_node *out = gt_queue(g, sizeof(int));
+    CHECK_OK(wf_make_edge(in, f1));
+    CHECK_OK(wf_make_edge(f1, f2));
+    CHECK_OK(wf_make_edge(f2, out));
+    for (int i = 0; i < n; i++)
+        gt_put(in, i);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    char *dot = dot_of(g);
+    char want[160];
+    snprintf(want, sizeof want, "n0 [label=\"queue_node\\nholds 0\\nput %d: "
+             "accepted %d, rejected 0\\nforwarded %d\"];", n, n, n);
+    expect(dot, want);
+    snprintf(want, sizeof want, "n1 [label=\"function_node\\nholds 0\\nput "
+             "%d: accepted %d, rejected 0\\nforwarded %d\"];", n, n, n);
+    expect(dot, want);
+    snprintf(want, sizeof want, "n2 [label=\"function_node\\nholds 0\\nput "
+             "%d: accepted %d, rejected 0\\nforwarded %d\"];", n, n, n);
+    expect(dot, want);
+    snprintf(want, sizeof want, "n3 [label=\"queue_node\\nholds %d\\nput %d: "
+             "accepted %d, rejected 0\\nforwarded 0\"];", n, n, n);
+    expect(dot, want);
+    free(dot);
+    GT_DESTROY(g, in, f1, f2, out);
 }
 
 int main(int argc, char **argv)
@@ -84,6 +129,7 @@ int main(int argc, char **argv)
     free(dot);
     free(renamed);
     GT_DESTROY(g, bn, buf1, buf2, jn, out);
+    check_counts_through_tasks(pool, 20000);
     CHECK_OK(wf_pool_destroy(pool));
     CHECK_DONE("graph_dot");
 }
