@@ -180,10 +180,21 @@ static void test_continue_concurrent(void)
     GT_DESTROY(g, c, c0, b);
 }
 
-static int nop_body(const void *in, void *out, void *ctx)
+/* A function node whose input is a signal (oneTBB's
+ * function_node<continue_msg, int>): out = how many times it ran. */
+static int signal_body(const void *in, void *out, void *ctx)
 {
-    (void)in, (void)out, (void)ctx;
+    (void)in;
+    *(int *)out = atomic_fetch_add((_Atomic int *)ctx, 1) + 1;
     return 0;
+}
+
+/* A multifunction node on signals, with a signal output port: each input
+ * sends one signal on. */
+static int signal_multi(const void *in, wf_output_ports *ports, void *ctx)
+{
+    (void)in, (void)ctx;
+    return wf_output_put(ports, 0, NULL) == 1 ? 0 : -1;
 }
 
 static void test_signal_ports(void)
@@ -201,9 +212,6 @@ static void test_signal_ports(void)
     /* size 0 where a signal makes no sense */
     CHECK_ERR(wf_queue_node_create(&n, g, WF_SIGNAL), WF_EINVAL);
     CHECK_ERR(wf_buffer_node_create(&n, g, WF_SIGNAL), WF_EINVAL);
-    wf_function_config fc = WF_FUNCTION_CONFIG_INIT;
-    fc.body = nop_body;
-    CHECK_ERR(wf_function_node_create(&n, g, &fc), WF_EINVAL); /* in 0 */
     size_t sizes[2] = {WF_SIGNAL, 4};
     wf_join_config jc = WF_JOIN_CONFIG_INIT;
     jc.ports = 2;
@@ -230,7 +238,36 @@ static void test_signal_ports(void)
     CHECK_EQ(wf_try_get(b, NULL), 0);     /* nor does a broadcast */
     CHECK_ERR(wf_try_get(q, NULL), WF_EINVAL);
     CHECK(strcmp(wf_node_kind(c), "continue_node") == 0);
-    GT_DESTROY(g, c, b, bi, q);
+
+    /* Signals into function nodes: continue -> multifunction (signal in,
+     * signal out) -> function (signal in, int out) -> queue. */
+    _Atomic int runs = 0;
+    wf_multifunction_config mc = WF_MULTIFUNCTION_CONFIG_INIT;
+    size_t signal_out = WF_SIGNAL;
+    mc.in_size = WF_SIGNAL;
+    mc.out_ports = 1;
+    mc.out_sizes = &signal_out;
+    mc.body = signal_multi;
+    wf_node *m = NULL;
+    CHECK_OK(wf_multifunction_node_create(&m, g, &mc));
+    wf_node *f = gt_function(g, WF_SIGNAL, sizeof(int), WF_SERIAL,
+                             WF_QUEUEING, signal_body, (void *)&runs);
+    wf_node *c0 = gt_continue(g, WF_SIGNAL, 0, &s);
+    CHECK_OK(wf_make_edge(b, c0));
+    CHECK_OK(wf_make_edge(c0, m));
+    CHECK_OK(wf_make_edge(m, f));
+    CHECK_OK(wf_make_edge(f, q));
+    enum { SIGNALS = 100 };
+    for (int i = 0; i < SIGNALS; i++)
+        CHECK_EQ(wf_try_put(b, NULL), 1);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_EQ(atomic_load(&runs), SIGNALS);
+    for (int i = 1; i <= SIGNALS; i++) { /* serial: 1, 2, ... in order */
+        int v = 0;
+        CHECK_EQ(wf_try_get(q, &v), 1);
+        CHECK_EQ(v, i);
+    }
+    GT_DESTROY(g, c, b, bi, q, m, f, c0);
 }
 
 /* ---- input_node ------------------------------------------------------------ */

@@ -222,7 +222,8 @@ typedef enum wf_fn_policy {
 } wf_fn_policy;
 
 typedef struct wf_function_config {
-    size_t in_size;     /* input message size (> 0)                      */
+    size_t in_size;     /* input message size; WF_SIGNAL: signals, and
+                           `in` points to no data                       */
     size_t out_size;    /* output message size; 0 = no output port       */
     unsigned concurrency; /* WF_UNLIMITED (0), WF_SERIAL (1), or N      */
     wf_fn_policy policy;  /* WF_QUEUEING (default) or WF_REJECTING       */
@@ -441,14 +442,15 @@ typedef int (*wf_multifunction_fn)(const void *in, wf_output_ports *ports,
 /* Send msg (the port's message size, copied) to every successor of output
  * port i of the node running this body, now.  Call it only from the body
  * that received `ports`.  Returns 1 if a successor took it, 0 if none did
- * (or there is none), WF_EINVAL (ports or msg NULL), WF_ENOPORT (i out of
- * range). */
+ * (or there is none), WF_EINVAL (ports NULL, or msg NULL on a port that
+ * is not a signal port), WF_ENOPORT (i out of range). */
 WF_API int wf_output_put(wf_output_ports *ports, unsigned i, const void *msg);
 
 typedef struct wf_multifunction_config {
-    size_t in_size;          /* input message size (> 0)                */
+    size_t in_size;          /* input message size, or WF_SIGNAL        */
     unsigned out_ports;      /* number of output ports (>= 1)           */
-    const size_t *out_sizes; /* out_ports entries, each > 0             */
+    const size_t *out_sizes; /* out_ports entries; WF_SIGNAL: a port of
+                                signals (wf_output_put with msg NULL)  */
     unsigned concurrency;    /* WF_UNLIMITED (0), WF_SERIAL (1), or N   */
     wf_fn_policy policy;     /* WF_QUEUEING (default) or WF_REJECTING   */
     wf_multifunction_fn body;
@@ -489,7 +491,7 @@ WF_API int wf_gateway_release_wait(wf_gateway *gw);
 WF_API int wf_gateway_try_put(wf_gateway *gw, const void *msg);
 
 typedef struct wf_async_config {
-    size_t in_size;       /* input message size (> 0)               */
+    size_t in_size;       /* input message size, or WF_SIGNAL       */
     size_t out_size;      /* output message size (> 0)              */
     unsigned concurrency; /* WF_UNLIMITED (0), WF_SERIAL (1), or N  */
     wf_fn_policy policy;  /* WF_QUEUEING (default) or WF_REJECTING  */

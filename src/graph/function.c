@@ -325,11 +325,13 @@ static void fn_destroy(wf_node *n)
     free(f->slots);
 }
 
+/* signals: the input may be WF_SIGNAL (oneTBB's function_node<continue_msg>),
+ * and so may a multifunction node's output ports. */
 #define FN_OPS(name)                                                         \
     {                                                                        \
         .kind = name, .put = fn_put, .pred_pull = fn_pred_pull,             \
         .handle = fn_handle, .reset = fn_reset, .held = fn_held,            \
-        .destroy = fn_destroy,                                               \
+        .destroy = fn_destroy, .signals = true,                              \
     }
 
 static const wf__node_ops function_ops = FN_OPS("function_node");
@@ -346,7 +348,7 @@ static int make_slots(fn_node *f, unsigned n)
         r->task.run = run;
         r->task.node = &f->base; /* its priority and trace name */
         r->node = f;
-        r->in = malloc(f->batch * f->in_size);
+        r->in = malloc(f->in_size ? f->batch * f->in_size : 1);
         r->out = f->out_size ? malloc(f->out_size) : NULL;
         if (r->in == NULL || (f->out_size && r->out == NULL))
             return WF_ENOMEM;
@@ -371,7 +373,7 @@ typedef struct fn_spec {
 
 static int create(wf_node **out, wf_graph *g, const fn_spec *c, fn_node **fp)
 {
-    if (out == NULL || c->in_size == 0 ||
+    if (out == NULL ||
         (c->policy != WF_QUEUEING && c->policy != WF_REJECTING))
         return WF_EINVAL;
     wf_node *n;
@@ -449,11 +451,13 @@ int wf_multifunction_node_create(wf_node **out, wf_graph *g,
 
 int wf_output_put(wf_output_ports *ports, unsigned i, const void *msg)
 {
-    if (ports == NULL || msg == NULL)
+    if (ports == NULL)
         return WF_EINVAL;
     wf_node *n = &ports->node->base;
     if (i >= n->n_out)
         return WF_ENOPORT;
+    if (msg == NULL && n->out[i].size != WF_SIGNAL) /* a signal has no data */
+        return WF_EINVAL;
     return wf__push_broadcast(&n->out[i], msg) > 0;
 }
 

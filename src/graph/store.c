@@ -30,7 +30,7 @@ int wf__fifo_grow(wf__fifo *q)
     size_t cap = q->cap ? q->cap * 2 : 8;
     /* malloc's alignment and a multiple of the size keep every slot
      * aligned for the message type (its alignment divides its size). */
-    char *buf = malloc(cap * q->size);
+    char *buf = malloc(q->size ? cap * q->size : 1); /* signals: no bytes */
     if (buf == NULL)
         return WF_ENOMEM;
     /* The messages in order: head to the end of the ring, then its
