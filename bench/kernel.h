@@ -107,12 +107,6 @@ BENCH_EXTERN_C void bench_parallel_reduce(size_t begin, size_t end,
             _Pragma("omp taskwait") bench_pending_ = 0;                      \
         }                                                                    \
     } while (0)
-#define BENCH_PARALLEL_FOR(begin, end, grain, body, ctx)                     \
-    bench_parallel_for((begin), (end), (grain), (body), (ctx))
-#define BENCH_PARALLEL_REDUCE(begin, end, grain, result, size, identity,     \
-                              body, combine, ctx)                            \
-    bench_parallel_reduce((begin), (end), (grain), (result), (size),         \
-                          (identity), (body), (combine), (ctx))
 
 #elif defined(WEFT_BENCH_TBB)
 
@@ -138,14 +132,21 @@ BENCH_EXTERN_C void bench_parallel_reduce(size_t begin, size_t end,
             bench_pending_ = false;                                          \
         }                                                                    \
     } while (0)
+
+#endif
+
+/* The peers' loops: bench_parallel_for / _reduce, written once per peer. */
+#if defined(WEFT_BENCH_OMP) || defined(WEFT_BENCH_TBB)
 #define BENCH_PARALLEL_FOR(begin, end, grain, body, ctx)                     \
     bench_parallel_for((begin), (end), (grain), (body), (ctx))
 #define BENCH_PARALLEL_REDUCE(begin, end, grain, result, size, identity,     \
                               body, combine, ctx)                            \
     bench_parallel_reduce((begin), (end), (grain), (result), (size),         \
                           (identity), (body), (combine), (ctx))
+#endif
 
-#else /* weft */
+#if !defined(WEFT_BENCH_SEQ) && !defined(WEFT_BENCH_OMP) && !defined(WEFT_BENCH_TBB)
+/* weft */
 
 #include <weft.h>
 

@@ -13,8 +13,8 @@
  *   20 jobs done, never more than 3 in flight
  *
  * Build: cc -O2 graph_limiter_node.c $(pkg-config --cflags --libs weft) */
+#define _POSIX_C_SOURCE 200809L /* nanosleep; before any header */
 #include <stdatomic.h>
-#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
