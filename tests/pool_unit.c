@@ -1,7 +1,8 @@
 /* pool_unit: the fork-join pool's documented behaviour, on good input.
  *
  * Proves: fib by spawn/join is exact on 1, 2 and 4 workers; wf_submit runs
- * each detached task exactly once and wf_pool_wait_idle waits for them;
+ * each detached task exactly once and wf_pool_wait_idle waits for them,
+ * also when workers submit them (onto their own stacks);
  * wf_parallel_for visits each index exactly once with pieces no larger than
  * the grain, handles empty ranges and rejects begin > end; joins in any
  * order give the right results; one frame survives many spawn/join cycles;
@@ -101,6 +102,75 @@ static void test_submit(void)
                   atomic_load(&sub_hits[i]));
     CHECK_OK(wf_pool_wait_idle(p)); /* already idle: returns at once */
     CHECK_OK(wf_pool_destroy(p));
+}
+
+/* ---- wf_submit from inside the pool --------------------------------------
+ * A task submitted by a worker goes on that worker's own stack, like a
+ * spawn, with nobody to join it.  A tree of such tasks: each submits two
+ * children, and some also spawn and join a child around the submission,
+ * so the join finds a detached task above its own.  Every task runs once,
+ * wf_pool_wait_idle waits for the whole tree, and the statistics count
+ * each task run exactly once. */
+enum { TREE_DEPTH = 11 }; /* 2^12 - 1 tasks */
+static _Atomic int tree_ran;
+
+typedef struct {
+    wf_task task;
+    wf_pool *pool;
+    int depth;
+} tree_task;
+
+static void tree_body(wf_task *t);
+
+static void tree_submit(wf_pool *p, int depth)
+{
+    tree_task *c = calloc(1, sizeof *c);
+    CHECK(c != NULL);
+    c->pool = p;
+    c->depth = depth;
+    CHECK_OK(wf_submit(p, &c->task, tree_body));
+}
+
+static void tree_body(wf_task *t)
+{
+    tree_task *s = (tree_task *)t;
+    wf_pool *p = s->pool;
+    int depth = s->depth;
+    free(s); /* detached: the task may free itself */
+    atomic_fetch_add(&tree_ran, 1);
+    if (depth == 0)
+        return;
+    if (depth % 3 == 0) { /* a join with a detached task above it */
+        fib_frame f = {.n = 8};
+        CHECK_OK(wf_spawn(&f.task, fib_body));
+        tree_submit(p, depth - 1);
+        CHECK_OK(wf_join(&f.task));
+        CHECK_EQ(f.out, fib_seq(8));
+    } else {
+        tree_submit(p, depth - 1);
+    }
+    tree_submit(p, depth - 1);
+}
+
+static void test_submit_from_workers(void)
+{
+    for (unsigned threads = 1; threads <= 2; threads++) {
+        wf_pool *p = make_pool(threads);
+        atomic_store(&tree_ran, 0);
+        tree_submit(p, TREE_DEPTH); /* from outside; the rest from inside */
+        CHECK_OK(wf_pool_wait_idle(p));
+        CHECK_EQ(atomic_load(&tree_ran), (1 << (TREE_DEPTH + 1)) - 1);
+        wf_worker_stats st[2];
+        int n = wf_pool_stats(p, st, 2);
+        uint64_t spawns = 0, run = 0;
+        for (int i = 0; i < n; i++) {
+            spawns += st[i].spawns;
+            run += st[i].tasks_run;
+        }
+        /* Submissions are not spawns; every task, of either kind, ran. */
+        CHECK_EQ(run, spawns + (uint64_t)atomic_load(&tree_ran));
+        CHECK_OK(wf_pool_destroy(p));
+    }
 }
 
 /* ---- wf_parallel_for ---------------------------------------------------- */
@@ -386,6 +456,7 @@ int main(void)
     test_identity();
     test_fib_pools();
     test_submit();
+    test_submit_from_workers();
     test_parallel_for();
     test_join_order_and_reuse();
     test_external_spawn();

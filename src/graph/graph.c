@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "graph/graph_impl.h"
-#include "internal/pool.h" /* wf__help_once */
+#include "internal/pool.h" /* wf__help_once, wf__spawn_detached */
 
 /* Thread-locals read on every body: no __tls_get_addr call in the shared
  * library (as wf__self in pool.h). */
@@ -141,6 +141,11 @@ static void submit(wf_graph *g, wf__gtask *t, wf_task_fn fn)
     /* The previous run of this record has started and no longer reads it
      * (see wf__gtask), so it can be reinitialised for the pool. */
     memset(&t->task, 0, sizeof t->task);
+    /* From a worker of g's pool (a body, the common case) the task goes
+     * on that worker's own stack like a spawn: no lock, no RMW.  The
+     * graph's pending count (G5) is what waits for it, not the pool's. */
+    if (wf__spawn_detached(g->pool, &t->task, fn, 0))
+        return;
     if (wf_submit(g->pool, &t->task, fn) != 0)
         fn(&t->task); /* cannot happen (the arguments are valid): run it */
 }

@@ -21,7 +21,8 @@
      abort())
 
 /* Task flags (owner-written before the task is shared). */
-#define WF__TASK_DETACHED 1u /* wf_submit: nobody joins, may be freed     */
+#define WF__TASK_DETACHED 1u /* nobody joins it; it may be freed once run */
+#define WF__TASK_ROOT 2u     /* counted in pool->roots (wf_pool_wait_idle) */
 
 /* Counters written by one worker, read by wf_pool_stats (wf_counter_inc). */
 typedef struct wf__counters {
@@ -137,11 +138,24 @@ bool wf__work_visible(wf_pool *pool);
 bool wf__help_once(void);
 void wf__run_stolen(wf__worker *w, wf_task *t);
 void wf__run_root(wf__worker *w, wf_task *t);
+void wf__run_own(wf__worker *w, wf_task *t);
 int wf__stack_init(wf__worker *w, size_t cap);
 void wf__stack_destroy(wf__worker *w);
 
 /* join.c */
 void wf__publish_some(wf__worker *w, size_t k);
+wf_task *wf__pop_own(wf__worker *w);
+/* If a thief has asked this worker for work (P2), publish half of its
+ * private tasks. */
+void wf__answer_request(wf__worker *w);
+/* Spawn t detached (nobody joins it; flags adds WF__TASK_ROOT to count it
+ * for wf_pool_wait_idle) on the calling worker's own stack, as wf_spawn
+ * does, if the caller is one of pool's workers; else return false and do
+ * nothing.  For graph tasks and wf_submit from inside the pool: no lock,
+ * no RMW (but the root count), and the task stays on this worker unless a
+ * thief asks. */
+bool wf__spawn_detached(wf_pool *pool, wf_task *t, wf_task_fn fn,
+                        uint32_t flags);
 void wf__spawn_external(wf_pool *pool, wf_task *t, wf_task_fn fn);
 void *wf__thread_token(void);
 

@@ -52,6 +52,16 @@ static bool take_request(struct wf__fast *f)
     return wf_exchange_acqrel(&f->limit, f->end) == NULL;
 }
 
+void wf__answer_request(wf__worker *w)
+{
+    /* Relaxed: a hint, read first so that no request costs no RMW.  A
+     * request is taken only when there is a task to answer it with: the
+     * asker may be parked, and only the publish wakes it. */
+    if (w->fast.sp > w->fast.bp && wf_load_relaxed(&w->fast.limit) == NULL &&
+        take_request(&w->fast))
+        publish_half(w);
+}
+
 /* Room for one more private task: compact, else grow.  WF_ENOMEM if
  * neither is possible.  The caller resets limit to the new end. */
 static int stack_make_room(wf__worker *w)
@@ -94,6 +104,27 @@ void wf__spawn_external(wf_pool *pool, wf_task *t, wf_task_fn fn)
     }
 }
 
+/* Push t, whose fields are set, on w's private stack: the spawn's slow
+ * path (a full stack, or a thief's request to answer).  If no room can be
+ * found t runs at once rather than be lost. */
+static void push_private(wf__worker *w, wf_task *t)
+{
+    bool asked = take_request(&w->fast);
+    if (w->fast.sp == w->fast.end) {
+        int err = stack_make_room(w);
+        asked |= take_request(&w->fast); /* end may have moved */
+        if (err != 0) {
+            wf__run_own(w, t); /* no memory: run it now */
+            if (asked)
+                publish_half(w);
+            return;
+        }
+    }
+    *w->fast.sp++ = t;
+    if (asked)
+        publish_half(w);
+}
+
 int wf__spawn_slow(wf_task *t, wf_task_fn fn)
 {
     if (t == NULL || fn == NULL)
@@ -107,26 +138,34 @@ int wf__spawn_slow(wf_task *t, wf_task_fn fn)
     t->flags_ = 0;
     t->owner_ = w;
     wf_counter_inc(&w->fast.spawns);
-    bool asked = take_request(&w->fast);
-    if (w->fast.sp == w->fast.end) {
-        int err = stack_make_room(w);
-        asked |= take_request(&w->fast); /* end may have moved */
-        if (err != 0) {
-            fn(t); /* no memory: run it now rather than lose it */
-            wf_store_relaxed(&t->done_, WF__DONE); /* only we read it */
-            if (asked)
-                publish_half(w);
-            return 0;
-        }
-    }
-    *w->fast.sp++ = t;
-    if (asked)
-        publish_half(w);
+    push_private(w, t);
     return 0;
 }
 
+bool wf__spawn_detached(wf_pool *pool, wf_task *t, wf_task_fn fn,
+                        uint32_t flags)
+{
+    wf__worker *w = wf__current();
+    if (w == NULL || w->pool != pool)
+        return false;
+    t->fn = fn;
+    t->owner_ = WF__JOINED; /* nobody may join it */
+    t->flags_ = WF__TASK_DETACHED | flags;
+    /* Nobody else sees t until it is published: relaxed. */
+    wf_store_relaxed(&t->done_, 0);
+    wf_store_relaxed(&t->thief_, NULL);
+    if (flags & WF__TASK_ROOT) /* counted before it can run */
+        wf_fetch_add_seqcst(&pool->roots, 1);
+    /* The inline spawn's test and path; relaxed, as there. */
+    if ((uintptr_t)w->fast.sp < (uintptr_t)wf_load_relaxed(&w->fast.limit))
+        *w->fast.sp++ = t;
+    else
+        push_private(w, t);
+    return true;
+}
+
 /* Newest of this worker's own tasks: private stack first, then deque. */
-static wf_task *pop_own(wf__worker *w)
+wf_task *wf__pop_own(wf__worker *w)
 {
     struct wf__fast *f = &w->fast;
     if (f->sp > f->bp)
@@ -184,19 +223,21 @@ int wf__join_slow(wf_task *t)
         wf__task_wait(t);
         return finish_join(t);
     }
-    /* A request: give away the older half of the tasks below t. */
-    if (take_request(&w->fast))
+    /* A request: give away the older half of the tasks below t.  Taken
+     * only if there is one to give (see wf__answer_request). */
+    if (w->fast.sp - w->fast.bp >= 2 && take_request(&w->fast))
         wf__publish_some(w, (size_t)(w->fast.sp - w->fast.bp) / 2);
     /* Acquire pairs with the release in wf__task_complete. */
     if (wf_load_acquire(&t->done_) == WF__DONE)
         goto done; /* ran already: out of order, or stolen and finished */
     /* P6: everything above t in spawn order is newer; run it, then t.  If
      * t is gone, so is everything older: we never run an older task here. */
-    for (wf_task *x; (x = pop_own(w)) != NULL;) {
-        x->fn(x);
-        if (x == t)
+    for (wf_task *x; (x = wf__pop_own(w)) != NULL;) {
+        if (x == t) {
+            t->fn(t);
             return finish_join(t);
-        wf_store_relaxed(&x->done_, WF__DONE); /* its join is ours: relaxed */
+        }
+        wf__run_own(w, x);
     }
     help_until_done(w, t);
 done:

@@ -5,6 +5,7 @@
 void wf__submit_root(wf_pool *pool, wf_task *t)
 {
     wf__submitq *q = &pool->submit;
+    t->flags_ |= WF__TASK_ROOT;
     /* thief_ is the queue's link; the lock orders it: relaxed. */
     wf_store_relaxed(&t->thief_, NULL);
     pthread_mutex_lock(&q->lock);
@@ -51,21 +52,13 @@ void wf__root_done(wf_pool *pool)
     }
 }
 
-void wf__run_root(wf__worker *w, wf_task *t)
-{
-    wf_pool *pool = w->pool;
-    uint32_t detached = t->flags_ & WF__TASK_DETACHED; /* t may be freed */
-    wf_counter_inc(&w->stats.run_external);
-    t->fn(t);
-    if (!detached)
-        wf__task_complete(t);
-    wf__root_done(pool);
-}
-
 int wf_submit(wf_pool *pool, wf_task *t, wf_task_fn fn)
 {
     if (pool == NULL || t == NULL || fn == NULL)
         return WF_EINVAL;
+    /* From one of pool's workers: on its own stack, where a spawn goes. */
+    if (wf__spawn_detached(pool, t, fn, WF__TASK_ROOT))
+        return 0;
     t->fn = fn;
     t->owner_ = WF__JOINED; /* nobody may join it */
     t->flags_ = WF__TASK_DETACHED;

@@ -54,11 +54,43 @@ wf_task *wf__steal(wf__worker *w, wf__worker *victim)
     return NULL;
 }
 
+/* Run t and settle it.  A joinable task is marked done: with a release and
+ * a wake-up when its joiner may be another thread (`shared`: stolen or
+ * submitted), with a plain store when the joiner is this thread.  A
+ * detached task is not touched once it has run (it may be freed or
+ * spawned again), so its flags are read first.  A root leaves the pool's
+ * count. */
+static void run_task(wf__worker *w, wf_task *t, bool shared)
+{
+    uint32_t flags = t->flags_;
+    t->fn(t);
+    if (!(flags & WF__TASK_DETACHED)) {
+        if (shared)
+            wf__task_complete(t);
+        else /* its joiner is this thread: relaxed */
+            wf_store_relaxed(&t->done_, WF__DONE);
+    }
+    if (flags & WF__TASK_ROOT)
+        wf__root_done(w->pool);
+}
+
 void wf__run_stolen(wf__worker *w, wf_task *t)
 {
     wf_counter_inc(&w->stats.run_stolen);
-    t->fn(t);
-    wf__task_complete(t);
+    run_task(w, t, true);
+}
+
+void wf__run_root(wf__worker *w, wf_task *t)
+{
+    wf_counter_inc(&w->stats.run_external);
+    run_task(w, t, true);
+}
+
+void wf__run_own(wf__worker *w, wf_task *t)
+{
+    if (t->flags_ & WF__TASK_DETACHED) /* not counted as a spawn */
+        wf_counter_inc(&w->stats.run_external);
+    run_task(w, t, false);
 }
 
 /* Any work a parking worker could take?  Relaxed loads suffice after the
@@ -97,7 +129,15 @@ static wf_task *steal_any(wf__worker *w)
 
 static bool find_and_run(wf__worker *w)
 {
-    wf_task *t = wf__take_submitted(w->pool);
+    /* Own tasks first: detached ones (wf_submit, graph tasks) left on the
+     * stack or deque once the task that spawned them returned. */
+    wf__answer_request(w); /* a sleeper may wait for our private tasks */
+    wf_task *t = wf__pop_own(w);
+    if (t) {
+        wf__run_own(w, t);
+        return true;
+    }
+    t = wf__take_submitted(w->pool);
     if (t) {
         wf__run_root(w, t);
         return true;
