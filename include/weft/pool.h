@@ -131,7 +131,9 @@ static inline int wf_join_fn(wf_task *t, wf_task_fn fn);
 WF_API int wf_run(wf_pool *pool, void (*fn)(void *arg), void *arg);
 
 /* Fire and forget: fn(t) runs later on some worker.  t must stay valid until
- * fn starts; fn may free it.  Do not join t.  Any thread.
+ * fn starts; fn may free it.  Do not join t.  Any thread: from one of the
+ * pool's workers t goes on that worker's own stack, as a spawn does (no
+ * lock), from elsewhere to the pool's submission queue.
  * Returns 0, or WF_EINVAL.  Never allocates: t itself is queued. */
 WF_API int wf_submit(wf_pool *pool, wf_task *t, wf_task_fn fn);
 
