@@ -151,6 +151,11 @@ void *wf_deque_pop(wf_deque *dq)
     if (dq == NULL)
         return NULL;
     int64_t t = wf_load_relaxed(&dq->top) - 1; /* owner's own field */
+    /* D6: base >= base_seen, so top <= base_seen means empty, and the pop
+     * of an empty deque (a worker looking for its own tasks) skips the
+     * fence. */
+    if (t < dq->base_seen)
+        return NULL;
     struct wf__ring *a = wf_load_relaxed(&dq->array);
     /* D3 (seed: TOP.setOpaque): claim slot t before looking at base. */
     wf_store_relaxed(&dq->top, t);
