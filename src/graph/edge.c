@@ -216,7 +216,8 @@ static bool offer(wf__edge *e, const void *msg)
 {
     wf__port *to = e->to;
     int r = to->node->ops->put(to, msg);
-    wf__count_offer(e->from->node, to->node, r);
+    if (wf__observed(to->node))
+        wf__count_offer(e->from->node, to->node, r);
     if (r == WF__REJECT_PULL) {
         /* Relaxed: pred_pull's aggregator op orders it for the receiver. */
         wf_store_relaxed(&e->state, WF__PULL);
@@ -272,7 +273,8 @@ int wf__pull_get(wf__port *in, void *msg)
             continue;
         const wf__node_ops *ops = e->from->node->ops;
         if (ops->get && ops->get(e->from, msg) == 1) {
-            wf__count_pulled(e->from->node);
+            if (wf__observed(e->from->node))
+                wf__count_pulled(e->from->node);
             return 1;
         }
         back_to_push(e);
@@ -308,7 +310,8 @@ int wf_try_put_port(wf_port to, const void *msg)
     if (wf_graph_is_cancelled(wf__node_graph(to.node)))
         return WF_ECANCELED;
     int r = p->node->ops->put(p, msg);
-    wf__count_offer(NULL, p->node, r);
+    if (wf__observed(p->node))
+        wf__count_offer(NULL, p->node, r);
     return r < 0 ? r : r == WF__ACCEPT;
 }
 

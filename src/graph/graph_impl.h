@@ -73,6 +73,7 @@ typedef struct wf__gtask wf__gtask;
 struct wf_graph {
     wf_pool *pool;
     _Atomic int cancelled;
+    _Atomic int counting;  /* wf_graph_set_counting: DOT counts on  */
     _Atomic int error;     /* first negative code from a body     */
     pthread_mutex_t idle_lock; /* the 1 -> 0 step of pending, waits */
     pthread_cond_t idle;
@@ -125,8 +126,9 @@ void wf__body_begin(wf_node *n);
 void wf__body_end(wf_node *n, int result);
 /* A message offered by `from` (NULL: a caller outside the graph) to `to`
  * got the answer r (WF__ACCEPT, a rejection, or an error); pulled: a
- * receiver took one from `from` with a pull.  The DOT counters and the
- * trace's flow arrows (edge.c calls them on the push and pull paths). */
+ * receiver took one from `from` with a pull.  The DOT counters (when the
+ * graph counts) and the trace's flow arrows (when tracing): edge.c calls
+ * them on the push and pull paths, only when wf__observed(to or from). */
 void wf__count_offer(wf_node *from, wf_node *to, int r);
 void wf__count_pulled(wf_node *from);
 
@@ -142,6 +144,7 @@ static inline bool wf__trace_enabled(void)
     return wf_load_relaxed(&wf__tracing) != 0;
 }
 enum { WF__TRACE_BODY = 'b', WF__TRACE_TASK = 't' };
+
 /* Begin ('B', named after n, NULL: "graph task") or end ('E') a span on
  * this thread's track. */
 void wf__trace_span(char ph, char cat, const wf_node *n);
@@ -235,8 +238,8 @@ struct wf_node {
     void *cancel_ctx;
     void (*body_reset_fn)(void *);     /* under graph->topo        */
     void *body_reset_ctx;
-    /* Relaxed counters, shown by wf_graph_write_dot; put = accepted +
-     * rejected. */
+    /* Relaxed counters, bumped while the graph counts and shown by
+     * wf_graph_write_dot; put = accepted + rejected. */
     _Atomic unsigned long n_accepted, n_rejected, n_forwarded;
     _Atomic uint64_t trace_flow;       /* arrow to the next body   */
 };
@@ -252,6 +255,20 @@ static inline bool wf__node_stopped(const wf_node *n)
 {
     wf_graph *g = wf_load_relaxed(&((wf_node *)n)->graph);
     return g == NULL || wf_load_relaxed(&g->cancelled);
+}
+
+/* Does a message of n's graph need wf__count_offer / wf__count_pulled:
+ * is the graph counting, or a trace recording?  With both off, the push
+ * and pull paths pay these loads and one predictable branch.  Relaxed: a
+ * message racing with wf_graph_set_counting may or may not be counted
+ * (graph.h says so); a message put after the call returned, and every
+ * task that carries it on, is ordered after the switch by program order
+ * and the pool's hand-off of those tasks, so it sees the new value. */
+static inline bool wf__observed(const wf_node *n)
+{
+    wf_graph *g = wf_load_relaxed(&((wf_node *)n)->graph);
+    return (g != NULL && wf_load_relaxed(&g->counting) != 0) |
+           wf__trace_enabled();
 }
 
 /* Common operation types; kind-specific ones start at WF__OP_KIND. */
