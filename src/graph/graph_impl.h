@@ -44,24 +44,51 @@
 
 /* ---- aggregator (aggregator.c) ---------------------------------------- */
 
+typedef struct wf__op wf__op;
+typedef void (*wf__agg_handler)(void *self, wf__op *op);
+
 /* An operation record, embedded first in each node's op structs; lives on
  * the caller's stack until its status says done. */
-typedef struct wf__op {
-    struct wf__op *next;
+struct wf__op {
+    wf__op *next;
     _Atomic int status; /* 0 queued, 1 done */
     int type;
-} wf__op;
+    /* Set when queued: the handler the batch applies it with (a caller may
+     * pass one of its own that knows only its op's type). */
+    wf__agg_handler handler;
+};
 
 typedef struct wf__agg {
     wf__op *_Atomic mailbox; /* Treiber stack of queued operations */
     _Atomic int busy;        /* held by the thread applying ops    */
 } wf__agg;
 
-typedef void (*wf__agg_handler)(void *self, wf__op *op);
+/* The queued path of wf__agg_execute (aggregator.c). */
+void wf__agg_execute_queued(wf__agg *a, wf__op *op, wf__agg_handler h,
+                            void *self);
 
-/* Queue op and return once it has been applied, by this thread or by the
- * one that holds the aggregator. */
-void wf__agg_execute(wf__agg *a, wf__op *op, wf__agg_handler h, void *self);
+/* Apply op with h(self, op) and return once it has been applied, by this
+ * thread or by the one that holds the aggregator.  Inline: a caller that
+ * finds the node free (the common case) calls its handler directly, which
+ * the compiler can inline when h is a constant.  Relaxed mailbox load:
+ * only a hint that no handler is waiting (aggregator.c); the busy CAS
+ * alone gives mutual exclusion and the order.  The CAS's acquire pairs
+ * with the release store of busy by the previous holder (its changes to
+ * the node are visible), and our release store pairs with the next
+ * holder's CAS.  The relaxed busy pre-load only avoids a locked
+ * instruction that would fail. */
+static inline void wf__agg_execute(wf__agg *a, wf__op *op, wf__agg_handler h,
+                                   void *self)
+{
+    int free_ = 0;
+    if (wf_load_relaxed(&a->mailbox) == NULL &&
+        wf_load_relaxed(&a->busy) == 0 && wf_cas_acqrel(&a->busy, &free_, 1)) {
+        h(self, op);
+        wf_store_release(&a->busy, 0);
+        return;
+    }
+    wf__agg_execute_queued(a, op, h, self);
+}
 
 /* Spin, then yield (STYLE: never an unbounded busy loop). */
 void wf__backoff(unsigned *round);
@@ -410,6 +437,10 @@ typedef struct wf__store {
     bool fwd_busy, fwd_again;
     bool broadcast;      /* broadcast-push (joins) or single-push */
     bool discard;        /* offer once, then drop (see above) */
+    /* The node's handler passes every WF__ST_* op on to wf__store_handle
+     * unchanged (set by the kind after init): store.c applies them with
+     * wf__store_handle directly, without the node's dispatch. */
+    bool direct;
     wf_compare_fn cmp;   /* NULL: FIFO; else greatest first */
     void *cmp_ctx;
     char *item;          /* the forwarder's copy of the head */
@@ -437,6 +468,7 @@ typedef struct wf__store_op {
     int prev;     /* WF__ST_FWD: what became of the last item */
     bool handoff; /* WF__ST_FWD: budget spent, continue in a task */
     bool start;   /* the caller must run the forwarder */
+    wf__store *store; /* store.c: the store, for a direct op */
 } wf__store_op;
 
 int wf__store_init(wf__store *s, wf_node *n, size_t size, bool broadcast);
