@@ -408,6 +408,18 @@ wf_node *wf_graph_failed_node(const wf_graph *g)
     return g ? wf_load_acquire(&((wf_graph *)g)->failed) : NULL;
 }
 
+/* Run the listed tasks of a higher priority than n's before n's body.
+ * Out of line (and cold): the common body never gets here, and its
+ * wf__body_begin then saves no registers for this loop. */
+static __attribute__((noinline, cold)) void run_higher(wf_graph *g,
+                                                       wf_node *n)
+{
+    int mine = wf_load_relaxed(&n->priority); /* see wf__spawn */
+    wf__gtask *t;
+    while ((t = prio_pop(g, mine)) != NULL)
+        run_gtask(g, t);
+}
+
 void wf__body_begin(wf_node *n)
 {
     if (bypass) /* another worker may run it while this body runs */
@@ -415,14 +427,15 @@ void wf__body_begin(wf_node *n)
     wf_graph *g = wf__node_graph(n);
     /* Relaxed hint: an entry pushed right after this load is run by a
      * drainer; it only decides whether to look under the lock. */
-    if (g && wf_load_relaxed(&g->prio_count) > 0 && running_graph == g) {
-        int mine = wf_load_relaxed(&n->priority); /* see wf__spawn */
-        wf__gtask *t;
-        while ((t = prio_pop(g, mine)) != NULL)
-            run_gtask(g, t);
-    }
+    if (g && wf_load_relaxed(&g->prio_count) > 0 && running_graph == g)
+        run_higher(g, n);
     if (wf__trace_enabled())
         wf__trace_body_begin(n);
+}
+
+static __attribute__((noinline, cold)) void body_failed(wf_node *n, int err)
+{
+    fail(wf__node_graph(n), n, err);
 }
 
 void wf__body_end(wf_node *n, int result)
@@ -430,7 +443,7 @@ void wf__body_end(wf_node *n, int result)
     if (wf__trace_enabled())
         wf__trace_span('E', WF__TRACE_BODY, NULL);
     if (result < 0)
-        fail(wf__node_graph(n), n, result);
+        body_failed(n, result);
 }
 
 int wf_graph_set_counting(wf_graph *g, bool on)

@@ -331,7 +331,13 @@ int wf__node_create(wf_node **out, wf_graph *g, size_t size,
 void wf__node_free(wf_node *n);
 void wf__node_publish(wf_node *n); /* add to the graph's list */
 
-wf_graph *wf__node_graph(const wf_node *n);
+/* The node's graph, NULL once the graph is destroyed.  Inline: every
+ * body and spawn asks. */
+static inline wf_graph *wf__node_graph(const wf_node *n)
+{
+    /* Acquire pairs with the release store in wf_graph_destroy. */
+    return wf_load_acquire(&((wf_node *)n)->graph);
+}
 
 /* The internal port a wf_port names, through composites, checked as the
  * public calls check it (graph.h, wf_make_edge): 0 or a WF_E... code. */
