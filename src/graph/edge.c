@@ -197,17 +197,6 @@ void wf__edges_reset(wf_node *n)
     }
 }
 
-bool wf__has_edge(wf__port *p, int state)
-{
-    wf__edges *l = load_list(p);
-    for (size_t i = 0; l && i < l->n; i++)
-        /* Relaxed: a stale state is corrected by the notification that
-         * follows every change (G3). */
-        if (wf_load_relaxed(&l->e[i]->state) == state)
-            return true;
-    return false;
-}
-
 /* ---- push and pull ---------------------------------------------------------- */
 
 /* Offer msg along e.  A rejection that asks for pull reverses the edge and
@@ -307,7 +296,10 @@ int wf_try_put_port(wf_port to, const void *msg)
         return err;
     if (msg == NULL && p->size != WF_SIGNAL) /* a signal carries no data */
         return WF_EINVAL;
-    if (wf_graph_is_cancelled(wf__node_graph(to.node)))
+    wf_graph *g = wf__node_graph(to.node);
+    /* Acquire pairs with the exchange in cancel (graph.c), as in
+     * wf_graph_is_cancelled, without the call on every put. */
+    if (g && wf_load_acquire(&g->cancelled))
         return WF_ECANCELED;
     int r = p->node->ops->put(p, msg);
     if (wf__observed(p->node))

@@ -355,8 +355,19 @@ int wf__push_edge(wf__edge *e, const void *msg);
  * reserve: the edge whose sender now holds a reservation for us, or NULL. */
 int wf__pull_get(wf__port *in, void *msg);
 wf__edge *wf__pull_reserve(wf__port *in, void *msg);
-/* Any edge of port in state `state`?  Lock-free read of the list (G3). */
-bool wf__has_edge(wf__port *p, int state);
+/* Any edge of port in state `state`?  Lock-free read of the list (G3).
+ * Inline: a store asks after most of its operations. */
+static inline bool wf__has_edge(wf__port *p, int state)
+{
+    /* Acquire pairs with the release store in node_handle (SET_EDGES). */
+    wf__edges *l = wf_load_acquire(&p->edges);
+    for (size_t i = 0; l && i < l->n; i++)
+        /* Relaxed: a stale state is corrected by the notification that
+         * follows every change (G3). */
+        if (wf_load_relaxed(&l->e[i]->state) == state)
+            return true;
+    return false;
+}
 /* Turn every edge of the node back to push (reset). */
 void wf__edges_reset(wf_node *n);
 /* Remove every edge of n from its neighbours and free them (destroy). */

@@ -282,7 +282,10 @@ static void exec(wf_node *n, wf__store *s, wf__store_op *op)
 #define TASK_BUDGET 4096    /* items per pool task before it yields    */
 #define MAX_INLINE_DEPTH 8  /* nested inline forwarders on one thread  */
 
-static _Thread_local unsigned inline_depth;
+/* Initial-exec: read on every kick, so no __tls_get_addr call in the
+ * shared library (as the thread-locals of graph.c). */
+static _Thread_local unsigned inline_depth
+    __attribute__((tls_model("initial-exec")));
 
 /* Offer the lent item, settle it and take the next, until the store has
  * nothing more to offer or the budget is spent. */
