@@ -171,7 +171,6 @@ static inline bool wf__trace_enabled(void)
     return wf_load_relaxed(&wf__tracing) != 0;
 }
 enum { WF__TRACE_BODY = 'b', WF__TRACE_TASK = 't' };
-
 /* Begin ('B', named after n, NULL: "graph task") or end ('E') a span on
  * this thread's track. */
 void wf__trace_span(char ph, char cat, const wf_node *n);
