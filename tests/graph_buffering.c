@@ -571,7 +571,7 @@ static void test_composite_dot(void)
     CHECK_OK(wf_graph_write_dot(g, mem));
     fclose(mem);
     const char *want[] = {
-        "n2 [label=\"composite_node\\nbox\\nholds 0\\n",
+        "n2 [label=\"composite_node\\nbox\\nholds 0\"];",
         "n2 [shape=note];",
         "n2 -> n0 [style=dotted, arrowhead=none, constraint=false, "
         "label=\"in 0\"];",

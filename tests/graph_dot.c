@@ -14,7 +14,12 @@
  * never left buf2 (its edge was in pull state).  Also: the same graph with
  * no names and a fresh edge, a name with quotes is escaped, set_name(NULL)
  * clears it; and exact counts after messages ran through function nodes
- * on two workers (those counts collect per thread inside tasks). */
+ * on two workers.
+ *
+ * Counting is off by default: a graph that does not count shows no
+ * counts and counts nothing, wf_graph_set_counting turns it on and off,
+ * and WEFT_GRAPH_COUNTS=1 turns it on for every graph (`graph_dot --env`,
+ * run with that variable set). */
 #include "graph_test.h"
 
 static char *dot_of(wf_graph *g)
@@ -46,6 +51,7 @@ static int add_one(const void *in, void *out, void *ctx)
 static void check_counts_through_tasks(wf_pool *pool, int n)
 {
     wf_graph *g = gt_graph(pool);
+    CHECK_OK(wf_graph_set_counting(g, true));
     wf_node *in = gt_queue(g, sizeof(int));
     wf_node *f1 = gt_function(g, sizeof(int), sizeof(int), WF_UNLIMITED,
                               WF_QUEUEING, add_one, NULL);
@@ -76,10 +82,125 @@ static void check_counts_through_tasks(wf_pool *pool, int n)
     GT_DESTROY(g, in, f1, f2, out);
 }
 
+/* The labels of a drained queue -> function -> queue pipeline after k
+ * messages (k < 0: without counts); the last queue forwarded none. */
+static void expect_pipe(const char *dot, int k)
+{
+    static const char *const kind[3] = {"queue_node", "function_node",
+                                        "queue_node"};
+    for (int i = 0; i < 3; i++) {
+        char want[160];
+        if (k < 0)
+            snprintf(want, sizeof want, "n%d [label=\"%s\\nholds 0\"];", i,
+                     kind[i]);
+        else
+            snprintf(want, sizeof want, "n%d [label=\"%s\\nholds 0\\nput %d: "
+                     "accepted %d, rejected 0\\nforwarded %d\"];", i, kind[i],
+                     k, k, i == 2 ? 0 : k);
+        expect(dot, want);
+    }
+}
+
+/* The last queue keeps what it got; take it out so that "holds" reads 0
+ * and the counts alone change between the steps. */
+static void drain(wf_node *q, int n)
+{
+    int v;
+    for (int i = 0; i < n; i++)
+        CHECK(wf_try_get(q, &v) == 1);
+    CHECK(wf_try_get(q, &v) == 0);
+}
+
+static void run_pipe(wf_graph *g, wf_node *in, wf_node *out, int n)
+{
+    for (int i = 0; i < n; i++)
+        gt_put(in, i);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    drain(out, n);
+}
+
+/* Off by default: no counts in the DOT text, and none taken (turning it
+ * on shows zeros); on: exact counts; off again: they stop (and stay on
+ * show once it is back on); reset zeroes them. */
+static void check_counting_switch(wf_pool *pool)
+{
+    CHECK(wf_graph_set_counting(NULL, true) == WF_EINVAL);
+    CHECK(wf_graph_set_counting(NULL, false) == WF_EINVAL);
+    wf_graph *g = gt_graph(pool);
+    wf_node *in = gt_queue(g, sizeof(int));
+    wf_node *f = gt_function(g, sizeof(int), sizeof(int), WF_UNLIMITED,
+                             WF_QUEUEING, add_one, NULL);
+    wf_node *out = gt_queue(g, sizeof(int));
+    CHECK_OK(wf_make_edge(in, f));
+    CHECK_OK(wf_make_edge(f, out));
+    run_pipe(g, in, out, 1000);
+    char *dot = dot_of(g);
+    expect_pipe(dot, -1);
+    CHECK_MSG(strstr(dot, "put ") == NULL && strstr(dot, "forwarded") == NULL,
+              "counts shown while counting is off:\n%s", dot);
+    free(dot);
+    CHECK_OK(wf_graph_set_counting(g, true));
+    dot = dot_of(g);
+    expect_pipe(dot, 0);
+    free(dot);
+    run_pipe(g, in, out, 500);
+    dot = dot_of(g);
+    expect_pipe(dot, 500);
+    free(dot);
+    CHECK_OK(wf_graph_set_counting(g, false));
+    run_pipe(g, in, out, 300);
+    dot = dot_of(g);
+    expect_pipe(dot, -1);
+    free(dot);
+    CHECK_OK(wf_graph_set_counting(g, true));
+    dot = dot_of(g);
+    expect_pipe(dot, 500);
+    free(dot);
+    CHECK_OK(wf_graph_reset(g, 0));
+    dot = dot_of(g);
+    expect_pipe(dot, 0);
+    free(dot);
+    GT_DESTROY(g, in, f, out);
+}
+
+/* Run with WEFT_GRAPH_COUNTS=1: a new graph counts without being told,
+ * and wf_graph_set_counting still turns it off. */
+static int check_env(wf_pool *pool)
+{
+    wf_graph *g = gt_graph(pool);
+    wf_node *in = gt_queue(g, sizeof(int));
+    wf_node *f = gt_function(g, sizeof(int), sizeof(int), WF_UNLIMITED,
+                             WF_QUEUEING, add_one, NULL);
+    wf_node *out = gt_queue(g, sizeof(int));
+    CHECK_OK(wf_make_edge(in, f));
+    CHECK_OK(wf_make_edge(f, out));
+    run_pipe(g, in, out, 700);
+    char *dot = dot_of(g);
+    expect_pipe(dot, 700);
+    free(dot);
+    CHECK_OK(wf_graph_set_counting(g, false));
+    dot = dot_of(g);
+    expect_pipe(dot, -1);
+    free(dot);
+    GT_DESTROY(g, in, f, out);
+    CHECK_OK(wf_pool_destroy(pool));
+    CHECK_DONE("graph_dot --env");
+}
+
 int main(int argc, char **argv)
 {
     wf_pool *pool = gt_pool(2);
+    if (argc > 1 && strcmp(argv[1], "--env") == 0) {
+        const char *env = getenv("WEFT_GRAPH_COUNTS");
+        CHECK_MSG(env != NULL && strcmp(env, "1") == 0,
+                  "graph_dot --env needs WEFT_GRAPH_COUNTS=1");
+        return check_env(pool);
+    }
+    /* Read when the first graph is created: off for the tests below. */
+    CHECK(unsetenv("WEFT_GRAPH_COUNTS") == 0);
+    check_counting_switch(pool);
     wf_graph *g = gt_graph(pool);
+    CHECK_OK(wf_graph_set_counting(g, true));
     wf_node *bn = gt_broadcast(g, sizeof(int));
     wf_node *buf1 = gt_buffer(g, sizeof(int)), *buf2 = gt_buffer(g, sizeof(int));
     size_t sizes[2] = {sizeof(int), sizeof(int)};

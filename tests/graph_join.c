@@ -151,7 +151,9 @@ static void test_key_matching(void)
  * the puts interleaved, so keys come and go while the table grows (entry
  * reuse, deletions in the middle of probe runs); every 7th key comes
  * three times on every port.  Each key must pair with itself, its copies
- * in arrival order, and nothing may stay behind. */
+ * in arrival order, and nothing may stay behind.  Keys are i * scale:
+ * 64 repeats the low bits, 1 fills the index in runs of consecutive
+ * slots (join_key.c groups 8 consecutive keys). */
 typedef struct {
     int32_t key, val;
 } kv;
@@ -162,7 +164,7 @@ static void kv_key(const void *msg, void *key, void *ctx)
     memcpy(key, &((const kv *)msg)->key, sizeof(int32_t));
 }
 
-static void test_key_table(void)
+static void test_key_table(int scale)
 {
     enum { N = 5000, PORTS = 3, DUP = 3 };
     wf_graph *g = gt_graph(pool);
@@ -178,20 +180,21 @@ static void test_key_table(void)
     CHECK_OK(wf_join_node_create(&j, g, &c));
     static int order[PORTS][N * DUP];
     int len = 0;
-    for (int i = 0; i < N; i++) /* the keys, scaled so low bits repeat */
+    for (int i = 0; i < N; i++) /* the keys, scaled */
         for (int d = 0; d < (i % 7 == 0 ? DUP : 1); d++)
-            order[0][len++] = i * 64;
+            order[0][len++] = i * scale;
     for (int p = 1; p < PORTS; p++) /* the same multiset, shuffled */
         for (int i = 0; i < len; i++)
             order[p][i] = order[0][((long)i * (p == 1 ? 7919 : 104729)) % len];
     /* 7919 and 104729 are primes that do not divide len: permutations. */
     int next_val[N] = {0};
+    static int sent[PORTS][N];
+    memset(sent, 0, sizeof sent);
     for (int i = 0; i < len; i++)
         for (int p = 0; p < PORTS; p++) {
             kv m = {order[p][i], 0};
             /* val: which copy of its key this port is sending */
-            static int sent[PORTS][N];
-            m.val = sent[p][m.key / 64]++;
+            m.val = sent[p][m.key / scale]++;
             CHECK_EQ(wf_try_put(wf_input_port(j, p), &m), 1);
         }
     CHECK_OK(wf_graph_wait_for_all(g));
@@ -204,17 +207,17 @@ static void test_key_table(void)
             CHECK_EQ(b->key, a->key);
             CHECK_EQ(b->val, a->val); /* copies pair in arrival order */
         }
-        CHECK_EQ(a->val, next_val[a->key / 64]++);
+        CHECK_EQ(a->val, next_val[a->key / scale]++);
         tuples++;
     }
     CHECK_EQ(tuples, len);
     /* Leftovers, duplicates included, are freed by reset (ASan: leaks). */
     for (int d = 0; d < 3; d++) {
-        kv m = {-64, d};
+        kv m = {-scale, d};
         CHECK_EQ(wf_try_put(wf_input_port(j, 0), &m), 1);
     }
     CHECK_OK(wf_graph_reset(g, 0));
-    kv m = {-64, 9};
+    kv m = {-scale, 9};
     for (int p = 0; p < PORTS; p++)
         CHECK_EQ(wf_try_put(wf_input_port(j, p), &m), 1);
     CHECK_OK(wf_graph_wait_for_all(g));
@@ -379,7 +382,8 @@ int main(void)
     pool = gt_pool(2);
     test_queueing_unequal();
     test_key_matching();
-    test_key_table();
+    test_key_table(64); /* low bits repeat */
+    test_key_table(1);  /* consecutive keys: dense index groups */
     test_tag_matching();
 #ifdef WF_TEST_SANITIZED
     check_reserving_flow(2000, WF_UNLIMITED, WF_QUEUEING, 0);

@@ -237,6 +237,7 @@ static void test_reset(int rounds)
     enum { N = 20, EXTRA = 3 };
     wf_pool *pool = gt_pool(2);
     wf_graph *g = gt_graph(pool);
+    CHECK_OK(wf_graph_set_counting(g, true)); /* reset zeroes the counts */
     size_t sizes[2] = {sizeof(int), sizeof(int)};
     sink_state st = {0};
     wf_node *q = gt_queue(g, sizeof(int));

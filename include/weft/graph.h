@@ -83,12 +83,21 @@ WF_API int wf_graph_cancel(wf_graph *g);
 WF_API bool wf_graph_is_cancelled(const wf_graph *g);
 
 /* Write the topology in Graphviz DOT: each node with its kind, name, the
- * number of messages it holds now and its message counts since creation
- * or the last reset (put = accepted + rejected; forwarded: taken by a
+ * number of messages it holds now and, only while the graph counts
+ * (below), its message counts (put = accepted + rejected; forwarded: taken by a
  * successor), each edge with its state (solid: push, dashed: pull).
  * Render with `dot -Tsvg`.  Returns 0, WF_EINVAL, or WF_EAGAIN when
  * writing failed. */
 WF_API int wf_graph_write_dot(wf_graph *g, FILE *f);
+
+/* Count messages for the DOT picture (on) or stop counting (off, the
+ * default unless the environment has WEFT_GRAPH_COUNTS=1).  Counting
+ * costs two shared atomic adds per message; off, a message pays one
+ * branch.  The counts run from creation or the last wf_graph_reset, over
+ * the time counting was on; a message put while the switch changes may or
+ * may not be counted, one put after it returns is.  Any thread.  Returns 0
+ * or WF_EINVAL (g NULL). */
+WF_API int wf_graph_set_counting(wf_graph *g, bool on);
 
 /* ---- ports ----------------------------------------------------------------- */
 

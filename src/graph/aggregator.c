@@ -3,7 +3,11 @@
  * `busy` is the lock: whoever takes it by CAS (0 -> 1) applies operations
  * until it stores 0.  A caller that finds the node free (busy 0 and the
  * mailbox empty) takes busy and applies its own operation directly: one
- * locked instruction and no record traffic, the common case.
+ * locked instruction and no record traffic, the common case.  That path is
+ * inline (wf__agg_execute in graph_impl.h), so a node kind that passes its
+ * own handler for one op type gets no call and no dispatch on the type;
+ * a queued record carries its handler, so a batch applies each op with
+ * the handler its caller chose.
  *
  * Otherwise, as in oneTBB's aggregator, the caller pushes its operation
  * record on a lock-free stack (the mailbox).  The caller that finds the
@@ -60,7 +64,7 @@ static inline bool try_take(wf__agg *a)
     return wf_load_relaxed(&a->busy) == 0 && wf_cas_acqrel(&a->busy, &free_, 1);
 }
 
-static void handle_batch(wf__agg *a, wf__agg_handler h, void *self)
+static void handle_batch(wf__agg *a, void *self)
 {
     unsigned round = 0;
     while (!try_take(a))
@@ -69,7 +73,7 @@ static void handle_batch(wf__agg *a, wf__agg_handler h, void *self)
     wf__op *op = reverse(wf_exchange_acqrel(&a->mailbox, NULL));
     while (op) {
         wf__op *next = op->next; /* the record may vanish once done */
-        h(self, op);
+        op->handler(self, op);
         /* Release pairs with the acquire load in wait_done: the owner
          * sees the results written into its record. */
         wf_store_release(&op->status, 1);
@@ -87,17 +91,13 @@ static void wait_done(wf__op *op)
         wf__backoff(&round);
 }
 
-void wf__agg_execute(wf__agg *a, wf__op *op, wf__agg_handler h, void *self)
+/* The caller found the node busy or a handler waiting (wf__agg_execute,
+ * graph_impl.h, tried the direct path first): queue the record. */
+void wf__agg_execute_queued(wf__agg *a, wf__op *op, wf__agg_handler h,
+                            void *self)
 {
-    /* Relaxed: only a hint that no handler is waiting (see the top); the
-     * busy CAS alone gives mutual exclusion and the order. */
-    if (wf_load_relaxed(&a->mailbox) == NULL && try_take(a)) {
-        h(self, op);
-        /* Release pairs with the next holder's acquire CAS of busy. */
-        wf_store_release(&a->busy, 0);
-        return;
-    }
     wf_store_relaxed(&op->status, 0); /* not shared yet */
+    op->handler = h;
     wf__op *head = wf_load_relaxed(&a->mailbox);
     do {
         op->next = head;
@@ -105,7 +105,7 @@ void wf__agg_execute(wf__agg *a, wf__op *op, wf__agg_handler h, void *self)
          * (Failure needs no order: we only retry with the new head.) */
     } while (!wf_cas_acqrel(&a->mailbox, &head, op));
     if (head == NULL)
-        handle_batch(a, h, self);
+        handle_batch(a, self);
     else
         wait_done(op);
 }

@@ -147,6 +147,7 @@ static int create(wf_node **out, wf_graph *g, size_t msg_size,
     }
     store_of(n)->cmp = cmp;
     store_of(n)->cmp_ctx = ctx;
+    store_of(n)->direct = true; /* buffer_handle only passes ops on */
     wf__node_publish(n);
     *out = n;
     return 0;

@@ -1,9 +1,10 @@
 /* wf_graph_write_dot: the topology in Graphviz DOT.
  *
  * Nodes show kind, name and how many messages they hold (read through each
- * node's aggregator, so the count is a consistent snapshot per node), and
- * the counts of messages put to them, accepted, rejected and forwarded
- * (graph.c counts them on the push and pull paths).
+ * node's aggregator, so the count is a consistent snapshot per node), and,
+ * while the graph counts (wf_graph_set_counting), the counts of messages
+ * put to them, accepted, rejected and forwarded (graph.c counts them on
+ * the push and pull paths).
  * Edges are solid in push state and dashed in pull state, labelled with
  * the port numbers of multi-port nodes. */
 #include "graph/graph_impl.h"
@@ -24,7 +25,7 @@ static size_t held(wf_node *n)
     return op.held;
 }
 
-static void write_node(FILE *f, wf_node *n)
+static void write_node(FILE *f, wf_node *n, bool counting)
 {
     fprintf(f, "  n%u [label=\"", n->id);
     write_escaped(f, n->ops->kind);
@@ -32,12 +33,16 @@ static void write_node(FILE *f, wf_node *n)
         fputs("\\n", f);
         write_escaped(f, n->name);
     }
-    /* Relaxed: statistics; each counter is a snapshot of its own. */
-    unsigned long acc = wf_load_relaxed(&n->n_accepted);
-    unsigned long rej = wf_load_relaxed(&n->n_rejected);
-    unsigned long fwd = wf_load_relaxed(&n->n_forwarded);
-    fprintf(f, "\\nholds %zu\\nput %lu: accepted %lu, rejected %lu\\n"
-               "forwarded %lu\"];\n", held(n), acc + rej, acc, rej, fwd);
+    fprintf(f, "\\nholds %zu", held(n));
+    if (counting) {
+        /* Relaxed: statistics; each counter is a snapshot of its own. */
+        unsigned long acc = wf_load_relaxed(&n->n_accepted);
+        unsigned long rej = wf_load_relaxed(&n->n_rejected);
+        unsigned long fwd = wf_load_relaxed(&n->n_forwarded);
+        fprintf(f, "\\nput %lu: accepted %lu, rejected %lu\\nforwarded %lu",
+                acc + rej, acc, rej, fwd);
+    }
+    fputs("\"];\n", f);
     if (n->ops->write_dot)
         n->ops->write_dot(n, f);
 }
@@ -74,8 +79,10 @@ int wf_graph_write_dot(wf_graph *g, FILE *f)
     wf_node *last = g->nodes;
     while (last && last->next)
         last = last->next;
+    /* Relaxed: whether to show the counts; see wf__observed. */
+    bool counting = wf_load_relaxed(&g->counting) != 0;
     for (wf_node *n = last; n; n = n->prev)
-        write_node(f, n);
+        write_node(f, n, counting);
     for (wf_node *n = last; n; n = n->prev)
         write_edges(f, n);
     fputs("}\n", f);

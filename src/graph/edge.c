@@ -197,17 +197,6 @@ void wf__edges_reset(wf_node *n)
     }
 }
 
-bool wf__has_edge(wf__port *p, int state)
-{
-    wf__edges *l = load_list(p);
-    for (size_t i = 0; l && i < l->n; i++)
-        /* Relaxed: a stale state is corrected by the notification that
-         * follows every change (G3). */
-        if (wf_load_relaxed(&l->e[i]->state) == state)
-            return true;
-    return false;
-}
-
 /* ---- push and pull ---------------------------------------------------------- */
 
 /* Offer msg along e.  A rejection that asks for pull reverses the edge and
@@ -216,7 +205,8 @@ static bool offer(wf__edge *e, const void *msg)
 {
     wf__port *to = e->to;
     int r = to->node->ops->put(to, msg);
-    wf__count_offer(e->from->node, to->node, r);
+    if (wf__observed(to->node))
+        wf__count_offer(e->from->node, to->node, r);
     if (r == WF__REJECT_PULL) {
         /* Relaxed: pred_pull's aggregator op orders it for the receiver. */
         wf_store_relaxed(&e->state, WF__PULL);
@@ -272,7 +262,8 @@ int wf__pull_get(wf__port *in, void *msg)
             continue;
         const wf__node_ops *ops = e->from->node->ops;
         if (ops->get && ops->get(e->from, msg) == 1) {
-            wf__count_pulled(e->from->node);
+            if (wf__observed(e->from->node))
+                wf__count_pulled(e->from->node);
             return 1;
         }
         back_to_push(e);
@@ -305,10 +296,14 @@ int wf_try_put_port(wf_port to, const void *msg)
         return err;
     if (msg == NULL && p->size != WF_SIGNAL) /* a signal carries no data */
         return WF_EINVAL;
-    if (wf_graph_is_cancelled(wf__node_graph(to.node)))
+    wf_graph *g = wf__node_graph(to.node);
+    /* Acquire pairs with the exchange in cancel (graph.c), as in
+     * wf_graph_is_cancelled, without the call on every put. */
+    if (g && wf_load_acquire(&g->cancelled))
         return WF_ECANCELED;
     int r = p->node->ops->put(p, msg);
-    wf__count_offer(NULL, p->node, r);
+    if (wf__observed(p->node))
+        wf__count_offer(NULL, p->node, r);
     return r < 0 ? r : r == WF__ACCEPT;
 }
 

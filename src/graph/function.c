@@ -186,6 +186,19 @@ static void handle_pred_pull(fn_node *f, fn_op *op)
         op->r = grab(f);
 }
 
+/* The two operations of every message, applied through the aggregator
+ * with their own handlers (graph_impl.h, wf__agg_execute): no dispatch on
+ * the type, and the handler inlines into its caller's fast path. */
+static void put_handler(void *self, wf__op *op)
+{
+    handle_put(self, (fn_op *)op);
+}
+
+static void take_handler(void *self, wf__op *op)
+{
+    handle_take(self, (fn_op *)op);
+}
+
 static void fn_handle(wf_node *n, wf__op *op)
 {
     fn_node *f = (fn_node *)n;
@@ -252,7 +265,7 @@ static void run(wf__gtask *t)
     }
     for (int budget = RUNNER_BUDGET;; budget--) {
         op.handoff = budget <= 0;
-        wf__node_exec(&f->base, &op.op);
+        wf__agg_execute(&f->base.agg, &op.op, take_handler, f);
         op.done = op.left = 0;
         if (op.result == TAKE_EXIT)
             return;
@@ -287,7 +300,7 @@ static int fn_put(wf__port *in, const void *msg)
 {
     fn_node *f = (fn_node *)in->node;
     fn_op op = {.op.type = FN_PUT, .in = msg};
-    wf__node_exec(in->node, &op.op);
+    wf__agg_execute(&f->base.agg, &op.op, put_handler, f);
     spawn(f, op.r);
     return op.result;
 }

@@ -56,6 +56,14 @@ static int make_drainers(wf_graph *g)
     return 0;
 }
 
+/* WEFT_GRAPH_COUNTS=1: every graph counts from creation (read once). */
+static bool env_counts;
+
+static void read_counts_env(void)
+{
+    env_counts = wf__env_uint("WEFT_GRAPH_COUNTS", 0) != 0;
+}
+
 int wf_graph_create(wf_graph **out, wf_pool *pool)
 {
     if (out == NULL)
@@ -67,6 +75,10 @@ int wf_graph_create(wf_graph **out, wf_pool *pool)
     if (g == NULL)
         return WF_ENOMEM;
     g->pool = pool;
+    static pthread_once_t counts_once = PTHREAD_ONCE_INIT;
+    pthread_once(&counts_once, read_counts_env);
+    /* Relaxed: g is not shared yet; publishing it orders the store. */
+    wf_store_relaxed(&g->counting, env_counts);
     if (make_drainers(g) != 0)
         goto fail_drainers;
     if (pthread_mutex_init(&g->idle_lock, NULL) != 0)
@@ -401,6 +413,18 @@ wf_node *wf_graph_failed_node(const wf_graph *g)
     return g ? wf_load_acquire(&((wf_graph *)g)->failed) : NULL;
 }
 
+/* Run the listed tasks of a higher priority than n's before n's body.
+ * Out of line (and cold): the common body never gets here, and its
+ * wf__body_begin then saves no registers for this loop. */
+static __attribute__((noinline, cold)) void run_higher(wf_graph *g,
+                                                       wf_node *n)
+{
+    int mine = wf_load_relaxed(&n->priority); /* see wf__spawn */
+    wf__gtask *t;
+    while ((t = prio_pop(g, mine)) != NULL)
+        run_gtask(g, t);
+}
+
 void wf__body_begin(wf_node *n)
 {
     if (bypass) /* another worker may run it while this body runs */
@@ -408,14 +432,15 @@ void wf__body_begin(wf_node *n)
     wf_graph *g = wf__node_graph(n);
     /* Relaxed hint: an entry pushed right after this load is run by a
      * drainer; it only decides whether to look under the lock. */
-    if (g && wf_load_relaxed(&g->prio_count) > 0 && running_graph == g) {
-        int mine = wf_load_relaxed(&n->priority); /* see wf__spawn */
-        wf__gtask *t;
-        while ((t = prio_pop(g, mine)) != NULL)
-            run_gtask(g, t);
-    }
+    if (g && wf_load_relaxed(&g->prio_count) > 0 && running_graph == g)
+        run_higher(g, n);
     if (wf__trace_enabled())
         wf__trace_body_begin(n);
+}
+
+static __attribute__((noinline, cold)) void body_failed(wf_node *n, int err)
+{
+    fail(wf__node_graph(n), n, err);
 }
 
 void wf__body_end(wf_node *n, int result)
@@ -423,27 +448,42 @@ void wf__body_end(wf_node *n, int result)
     if (wf__trace_enabled())
         wf__trace_span('E', WF__TRACE_BODY, NULL);
     if (result < 0)
-        fail(wf__node_graph(n), n, result);
+        body_failed(n, result);
 }
 
+int wf_graph_set_counting(wf_graph *g, bool on)
+{
+    if (g == NULL)
+        return WF_EINVAL;
+    /* Relaxed: see wf__observed for which messages see the switch. */
+    wf_store_relaxed(&g->counting, on);
+    return 0;
+}
+
+/* Called when wf__observed(to): the graph counts, or a trace records. */
 void wf__count_offer(wf_node *from, wf_node *to, int r)
 {
-    /* Relaxed counters: statistics, read as a snapshot by the DOT writer. */
-    if (r != WF__ACCEPT) {
-        wf_fetch_add_relaxed(&to->n_rejected, 1);
-        return;
+    wf_graph *g = wf__node_graph(to);
+    /* Relaxed: see wf__observed.  The counters are relaxed too:
+     * statistics, read as a snapshot by the DOT writer after a wait. */
+    if (g && wf_load_relaxed(&g->counting)) {
+        if (r != WF__ACCEPT) {
+            wf_fetch_add_relaxed(&to->n_rejected, 1);
+            return;
+        }
+        wf_fetch_add_relaxed(&to->n_accepted, 1);
+        if (from)
+            wf_fetch_add_relaxed(&from->n_forwarded, 1);
     }
-    wf_fetch_add_relaxed(&to->n_accepted, 1);
-    if (from) {
-        wf_fetch_add_relaxed(&from->n_forwarded, 1);
-        if (wf__trace_enabled())
-            wf__trace_message(to);
-    }
+    if (r == WF__ACCEPT && from && wf__trace_enabled())
+        wf__trace_message(to);
 }
 
 void wf__count_pulled(wf_node *from)
 {
-    wf_fetch_add_relaxed(&from->n_forwarded, 1); /* see wf__count_offer */
+    wf_graph *g = wf__node_graph(from);
+    if (g && wf_load_relaxed(&g->counting)) /* see wf__count_offer */
+        wf_fetch_add_relaxed(&from->n_forwarded, 1);
 }
 
 /* Under the topology lock, graph idle: what every reset does to n. */

@@ -44,24 +44,51 @@
 
 /* ---- aggregator (aggregator.c) ---------------------------------------- */
 
+typedef struct wf__op wf__op;
+typedef void (*wf__agg_handler)(void *self, wf__op *op);
+
 /* An operation record, embedded first in each node's op structs; lives on
  * the caller's stack until its status says done. */
-typedef struct wf__op {
-    struct wf__op *next;
+struct wf__op {
+    wf__op *next;
     _Atomic int status; /* 0 queued, 1 done */
     int type;
-} wf__op;
+    /* Set when queued: the handler the batch applies it with (a caller may
+     * pass one of its own that knows only its op's type). */
+    wf__agg_handler handler;
+};
 
 typedef struct wf__agg {
     wf__op *_Atomic mailbox; /* Treiber stack of queued operations */
     _Atomic int busy;        /* held by the thread applying ops    */
 } wf__agg;
 
-typedef void (*wf__agg_handler)(void *self, wf__op *op);
+/* The queued path of wf__agg_execute (aggregator.c). */
+void wf__agg_execute_queued(wf__agg *a, wf__op *op, wf__agg_handler h,
+                            void *self);
 
-/* Queue op and return once it has been applied, by this thread or by the
- * one that holds the aggregator. */
-void wf__agg_execute(wf__agg *a, wf__op *op, wf__agg_handler h, void *self);
+/* Apply op with h(self, op) and return once it has been applied, by this
+ * thread or by the one that holds the aggregator.  Inline: a caller that
+ * finds the node free (the common case) calls its handler directly, which
+ * the compiler can inline when h is a constant.  Relaxed mailbox load:
+ * only a hint that no handler is waiting (aggregator.c); the busy CAS
+ * alone gives mutual exclusion and the order.  The CAS's acquire pairs
+ * with the release store of busy by the previous holder (its changes to
+ * the node are visible), and our release store pairs with the next
+ * holder's CAS.  The relaxed busy pre-load only avoids a locked
+ * instruction that would fail. */
+static inline void wf__agg_execute(wf__agg *a, wf__op *op, wf__agg_handler h,
+                                   void *self)
+{
+    int free_ = 0;
+    if (wf_load_relaxed(&a->mailbox) == NULL &&
+        wf_load_relaxed(&a->busy) == 0 && wf_cas_acqrel(&a->busy, &free_, 1)) {
+        h(self, op);
+        wf_store_release(&a->busy, 0);
+        return;
+    }
+    wf__agg_execute_queued(a, op, h, self);
+}
 
 /* Spin, then yield (STYLE: never an unbounded busy loop). */
 void wf__backoff(unsigned *round);
@@ -73,6 +100,7 @@ typedef struct wf__gtask wf__gtask;
 struct wf_graph {
     wf_pool *pool;
     _Atomic int cancelled;
+    _Atomic int counting;  /* wf_graph_set_counting: DOT counts on  */
     _Atomic int error;     /* first negative code from a body     */
     pthread_mutex_t idle_lock; /* the 1 -> 0 step of pending, waits */
     pthread_cond_t idle;
@@ -125,8 +153,9 @@ void wf__body_begin(wf_node *n);
 void wf__body_end(wf_node *n, int result);
 /* A message offered by `from` (NULL: a caller outside the graph) to `to`
  * got the answer r (WF__ACCEPT, a rejection, or an error); pulled: a
- * receiver took one from `from` with a pull.  The DOT counters and the
- * trace's flow arrows (edge.c calls them on the push and pull paths). */
+ * receiver took one from `from` with a pull.  The DOT counters (when the
+ * graph counts) and the trace's flow arrows (when tracing): edge.c calls
+ * them on the push and pull paths, only when wf__observed(to or from). */
 void wf__count_offer(wf_node *from, wf_node *to, int r);
 void wf__count_pulled(wf_node *from);
 
@@ -235,8 +264,8 @@ struct wf_node {
     void *cancel_ctx;
     void (*body_reset_fn)(void *);     /* under graph->topo        */
     void *body_reset_ctx;
-    /* Relaxed counters, shown by wf_graph_write_dot; put = accepted +
-     * rejected. */
+    /* Relaxed counters, bumped while the graph counts and shown by
+     * wf_graph_write_dot; put = accepted + rejected. */
     _Atomic unsigned long n_accepted, n_rejected, n_forwarded;
     _Atomic uint64_t trace_flow;       /* arrow to the next body   */
 };
@@ -252,6 +281,20 @@ static inline bool wf__node_stopped(const wf_node *n)
 {
     wf_graph *g = wf_load_relaxed(&((wf_node *)n)->graph);
     return g == NULL || wf_load_relaxed(&g->cancelled);
+}
+
+/* Does a message of n's graph need wf__count_offer / wf__count_pulled:
+ * is the graph counting, or a trace recording?  With both off, the push
+ * and pull paths pay these loads and one predictable branch.  Relaxed: a
+ * message racing with wf_graph_set_counting may or may not be counted
+ * (graph.h says so); a message put after the call returned, and every
+ * task that carries it on, is ordered after the switch by program order
+ * and the pool's hand-off of those tasks, so it sees the new value. */
+static inline bool wf__observed(const wf_node *n)
+{
+    wf_graph *g = wf_load_relaxed(&((wf_node *)n)->graph);
+    return (g != NULL && wf_load_relaxed(&g->counting) != 0) |
+           wf__trace_enabled();
 }
 
 /* Common operation types; kind-specific ones start at WF__OP_KIND. */
@@ -287,7 +330,13 @@ int wf__node_create(wf_node **out, wf_graph *g, size_t size,
 void wf__node_free(wf_node *n);
 void wf__node_publish(wf_node *n); /* add to the graph's list */
 
-wf_graph *wf__node_graph(const wf_node *n);
+/* The node's graph, NULL once the graph is destroyed.  Inline: every
+ * body and spawn asks. */
+static inline wf_graph *wf__node_graph(const wf_node *n)
+{
+    /* Acquire pairs with the release store in wf_graph_destroy. */
+    return wf_load_acquire(&((wf_node *)n)->graph);
+}
 
 /* The internal port a wf_port names, through composites, checked as the
  * public calls check it (graph.h, wf_make_edge): 0 or a WF_E... code. */
@@ -305,8 +354,19 @@ int wf__push_edge(wf__edge *e, const void *msg);
  * reserve: the edge whose sender now holds a reservation for us, or NULL. */
 int wf__pull_get(wf__port *in, void *msg);
 wf__edge *wf__pull_reserve(wf__port *in, void *msg);
-/* Any edge of port in state `state`?  Lock-free read of the list (G3). */
-bool wf__has_edge(wf__port *p, int state);
+/* Any edge of port in state `state`?  Lock-free read of the list (G3).
+ * Inline: a store asks after most of its operations. */
+static inline bool wf__has_edge(wf__port *p, int state)
+{
+    /* Acquire pairs with the release store in node_handle (SET_EDGES). */
+    wf__edges *l = wf_load_acquire(&p->edges);
+    for (size_t i = 0; l && i < l->n; i++)
+        /* Relaxed: a stale state is corrected by the notification that
+         * follows every change (G3). */
+        if (wf_load_relaxed(&l->e[i]->state) == state)
+            return true;
+    return false;
+}
 /* Turn every edge of the node back to push (reset). */
 void wf__edges_reset(wf_node *n);
 /* Remove every edge of n from its neighbours and free them (destroy). */
@@ -393,6 +453,10 @@ typedef struct wf__store {
     bool fwd_busy, fwd_again;
     bool broadcast;      /* broadcast-push (joins) or single-push */
     bool discard;        /* offer once, then drop (see above) */
+    /* The node's handler passes every WF__ST_* op on to wf__store_handle
+     * unchanged (set by the kind after init): store.c applies them with
+     * wf__store_handle directly, without the node's dispatch. */
+    bool direct;
     wf_compare_fn cmp;   /* NULL: FIFO; else greatest first */
     void *cmp_ctx;
     char *item;          /* the forwarder's copy of the head */
@@ -420,6 +484,7 @@ typedef struct wf__store_op {
     int prev;     /* WF__ST_FWD: what became of the last item */
     bool handoff; /* WF__ST_FWD: budget spent, continue in a task */
     bool start;   /* the caller must run the forwarder */
+    wf__store *store; /* store.c: the store, for a direct op */
 } wf__store_op;
 
 int wf__store_init(wf__store *s, wf_node *n, size_t size, bool broadcast);

@@ -389,6 +389,7 @@ static int init_join(join_node *j, const wf_join_config *c)
     j->tuple = malloc(j->tuple_size);
     j->fire_buf = malloc(j->tuple_size);
     int err = wf__store_init(&j->store, &j->base, j->tuple_size, true);
+    j->store.direct = true; /* join_handle passes WF__ST_* ops on */
     if (err == 0 && c->policy >= WF_JOIN_KEY_MATCHING)
         err = wf__join_keys_create(j);
     return j->tuple && j->fire_buf && err == 0 ? 0 : WF_ENOMEM;

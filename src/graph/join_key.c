@@ -72,12 +72,20 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 33);
 }
 
+/* Keys of up to 8 bytes (ints, the common case) keep their low 3 bits
+ * below the mixed rest: the 8 keys k..k+7 (k a multiple of 8) share one
+ * mixed group, so they land in consecutive index slots of one 64-byte
+ * line.  Keys that arrive in order (sequence numbers, ids) then cost one
+ * index cache miss per 8 keys instead of one each, while groups still
+ * spread over the whole index, so strided or high-bit keys do not pile
+ * up as an identity hash would let them (a run of consecutive keys would
+ * make one long probe cluster). */
 static uint64_t hash_bytes(const void *key, size_t len)
 {
     if (len <= sizeof(uint64_t)) {
         uint64_t v = 0;
         wf__msg_copy(&v, key, len);
-        return mix(v ^ len);
+        return (mix((v >> 3) ^ len) << 3) | (v & 7);
     }
     const unsigned char *p = key; /* FNV-1a, then mixed */
     uint64_t h = 0xcbf29ce484222325ull;

@@ -2,12 +2,6 @@
  * for the common operations, names, destruction. */
 #include "graph/graph_impl.h"
 
-wf_graph *wf__node_graph(const wf_node *n)
-{
-    /* Acquire pairs with the release store in wf_graph_destroy. */
-    return wf_load_acquire(&((wf_node *)n)->graph);
-}
-
 /* The handler for every node (G1): common operations here, the kind's own
  * through ops->handle. */
 static void node_handle(void *self, wf__op *op)

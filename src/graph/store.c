@@ -260,11 +260,32 @@ void wf__store_handle(wf_node *n, wf__store *s, wf__store_op *op)
 
 /* ---- the forwarder, outside ------------------------------------------------ */
 
+static void direct_handler(void *self, wf__op *op)
+{
+    wf__store_op *o = (wf__store_op *)op;
+    wf__store_handle(self, o->store, o);
+}
+
+/* Apply a store op of n: straight to the store when the node's handler
+ * would only pass it on (s->direct), else through the node's handler. */
+static void exec(wf_node *n, wf__store *s, wf__store_op *op)
+{
+    if (s->direct) {
+        op->store = s;
+        wf__agg_execute(&n->agg, &op->op, direct_handler, n);
+    } else {
+        wf__node_exec(n, &op->op);
+    }
+}
+
 #define INLINE_BUDGET 64    /* items a putting thread forwards itself */
 #define TASK_BUDGET 4096    /* items per pool task before it yields    */
 #define MAX_INLINE_DEPTH 8  /* nested inline forwarders on one thread  */
 
-static _Thread_local unsigned inline_depth;
+/* Initial-exec: read on every kick, so no __tls_get_addr call in the
+ * shared library (as the thread-locals of graph.c). */
+static _Thread_local unsigned inline_depth
+    __attribute__((tls_model("initial-exec")));
 
 /* Offer the lent item, settle it and take the next, until the store has
  * nothing more to offer or the budget is spent. */
@@ -276,7 +297,7 @@ static void forward(wf_node *n, wf__store *s, int budget)
                                : wf__push_single(&n->out[0], s->item) != 0;
         op.prev = ok ? FWD_ACCEPTED : FWD_REJECTED;
         op.handoff = --budget <= 0;
-        wf__node_exec(n, &op.op);
+        exec(n, s, &op);
         if (op.result == FWD_STOP)
             return;
         if (op.result == FWD_HANDOFF) {
@@ -310,7 +331,7 @@ void wf__store_kick(wf_node *n, wf__store *s)
 int wf__store_call(wf_node *n, wf__store *s, int type, const void *in, void *out)
 {
     wf__store_op op = {.op.type = type, .in = in, .out = out};
-    wf__node_exec(n, &op.op);
+    exec(n, s, &op);
     if (op.start)
         wf__store_kick(n, s);
     return op.result;
