@@ -151,9 +151,10 @@ typedef void (*wf_range_fn)(size_t begin, size_t end, void *ctx);
 /* Call body on disjoint subranges covering [begin, end), in parallel.
  * grain > 0: pieces are halved until at most `grain` long.  grain 0: the
  * split adapts, as oneTBB's auto_partitioner: about 8 pieces per worker,
- * and a piece that another worker steals is split further (thieves are
- * active, so finer pieces balance the load).  Returns 0, or WF_EINVAL
- * (pool or body NULL, end < begin). */
+ * each run as 32 calls of body, and between two calls a piece gives the
+ * upper half of what it has left to a new task when an idle worker asks
+ * for work (lazy splitting).  Returns 0, or WF_EINVAL (pool or body NULL,
+ * end < begin). */
 WF_API int wf_parallel_for(wf_pool *pool, size_t begin, size_t end,
                            size_t grain, wf_range_fn body, void *ctx);
 
@@ -170,8 +171,10 @@ typedef void (*wf_combine_fn)(void *left, const void *right, void *ctx);
  * right along a split tree that depends only on the range, the grain and
  * the pool's size, never on who stole what, so the result is the same
  * bit for bit on every run (floating-point sums included).  grain 0:
- * about 8 pieces per worker.  Returns 0, WF_EINVAL (NULL argument, end <
- * begin, size 0) or WF_ERANGE (size > WF_REDUCE_MAX_SIZE). */
+ * about 256 pieces per worker (as many body calls as wf_parallel_for's
+ * adaptive grain makes; the tree cannot adapt to stealing without losing
+ * determinism).  Returns 0, WF_EINVAL (NULL argument, end < begin, size
+ * 0) or WF_ERANGE (size > WF_REDUCE_MAX_SIZE). */
 WF_API int wf_parallel_reduce(wf_pool *pool, size_t begin, size_t end,
                               size_t grain, void *result, size_t size,
                               const void *identity, wf_reduce_fn body,
