@@ -17,12 +17,13 @@
  * push at each attempt, so a port fed only by such nodes never fires. */
 #include "graph/join.h"
 
-static const wf__node_ops queueing_ops, reserving_ops, key_ops, tag_ops;
+static void join_destroy(wf_node *n);
 
+/* Every policy's ops share join_destroy: one compare, not one per policy
+ * (wf_tuple_get asks on every element a body reads). */
 static bool is_join(const wf_node *n)
 {
-    return n->ops == &queueing_ops || n->ops == &reserving_ops ||
-           n->ops == &key_ops || n->ops == &tag_ops;
+    return n->ops->destroy == join_destroy;
 }
 
 /* ---- tuple layout (the layout itself: wf_tuple_layout, tuple.c) ---------- */
