@@ -464,6 +464,10 @@ typedef struct wf__store {
      * unchanged (set by the kind after init): store.c applies them with
      * wf__store_handle directly, without the node's dispatch. */
     bool direct;
+    /* A put's own offer was rejected once: the successors may ask to pull
+     * (a reserving join, a busy rejecting node), and would ask before the
+     * message is kept; from then on every put enters the store first. */
+    bool no_offer;
     wf_compare_fn cmp;   /* NULL: FIFO; else greatest first */
     void *cmp_ctx;
     char *item;          /* the forwarder's copy of the head */
@@ -484,7 +488,8 @@ enum {
     WF__ST_RELEASE,
     WF__ST_CONSUME,
     WF__ST_SUCC_PUSH,
-    WF__ST_FWD
+    WF__ST_FWD,
+    WF__ST_PUT_KEPT /* a put whose own offer nobody took (sets no_offer) */
 };
 
 typedef struct wf__store_op {

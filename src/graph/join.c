@@ -280,7 +280,8 @@ static int run_put(join_node *j, join_op *op, wf__agg_handler h)
     /* A tuple nobody took goes back to the store, as one a put kept; it
      * was accepted already, so a failure to keep it fails the graph. */
     if (op->direct && !wf__store_offer(&j->base, &j->store, op->out)) {
-        int r = wf__store_call(&j->base, &j->store, WF__ST_PUT, op->out, NULL);
+        int r = wf__store_call(&j->base, &j->store, WF__ST_PUT_KEPT, op->out,
+                               NULL);
         wf_graph *g = wf__node_graph(&j->base);
         if (r < 0 && g)
             wf__graph_fail(g, r);

@@ -163,7 +163,7 @@ int wf__store_init(wf__store *s, wf_node *n, size_t size, bool broadcast)
 void wf__store_settle(wf__store *s)
 {
     int quiet = s->q.count == 0 && !s->fwd_busy && !s->reserved &&
-                !s->discard;
+                !s->discard && !s->no_offer;
     /* Relaxed: only the handler writes it, and the reader needs nothing
      * but coherence: a put that returned after its message was kept here
      * happens after this store of 0 (through the aggregator, and the
@@ -201,7 +201,7 @@ bool wf__store_should_start(wf_node *n, wf__store *s)
 bool wf__store_take_direct(wf_node *n, wf__store *s, void *out)
 {
     if (s->q.count != 1 || s->fwd_busy || s->reserved || s->discard ||
-        wf__node_stopped(n) || !wf__has_edge(&n->out[0], WF__PUSH))
+        s->no_offer || wf__node_stopped(n) || !wf__has_edge(&n->out[0], WF__PUSH))
         return false;
     pop_item(s, out);
     return true;
@@ -249,6 +249,9 @@ static void puller_done(wf_node *n, wf__store *s, wf__store_op *op, bool pop)
 void wf__store_handle(wf_node *n, wf__store *s, wf__store_op *op)
 {
     switch (op->op.type) {
+    case WF__ST_PUT_KEPT:
+        s->no_offer = true;
+        /* fall through */
     case WF__ST_PUT:
         if (s->discard && !wf__has_edge(&n->out[0], WF__PUSH)) {
             op->result = WF__ACCEPT; /* nobody to offer it to */
@@ -381,11 +384,14 @@ int wf__store_put(wf_node *n, wf__store *s, const void *msg)
     /* Relaxed: see wf__store_settle.  A stale 0 only sends the message
      * through the aggregator; a 1 read while another put's message goes
      * in overlaps that put (G4). */
+    int type = WF__ST_PUT;
     if (wf_load_relaxed(&s->quiet) && wf__store_may_offer() &&
-        !wf__node_stopped(n) && wf__has_edge(&n->out[0], WF__PUSH) &&
-        wf__store_offer(n, s, msg))
-        return WF__ACCEPT;
-    return wf__store_call(n, s, WF__ST_PUT, msg, NULL);
+        !wf__node_stopped(n) && wf__has_edge(&n->out[0], WF__PUSH)) {
+        if (wf__store_offer(n, s, msg))
+            return WF__ACCEPT;
+        type = WF__ST_PUT_KEPT;
+    }
+    return wf__store_call(n, s, type, msg, NULL);
 }
 
 int wf__store_call(wf_node *n, wf__store *s, int type, const void *in, void *out)
