@@ -16,7 +16,11 @@
  * the inner ports for edges in and out, try_put, try_get and reservations,
  * also when nested; destroying it leaves the inner nodes and their edges;
  * bad inner ports are refused with the documented codes; the DOT export
- * shows it as a note. */
+ * shows it as a note.  A queue_node that producers put into while its
+ * serial successor is busy or idle passes each producer's messages once
+ * and in order, whether a put offered its message itself (an empty queue)
+ * or the message waited; so does a chain of queues deeper than a thread
+ * offers directly. */
 #include <pthread.h>
 
 #include "graph_test.h"
@@ -586,7 +590,90 @@ static void test_composite_dot(void)
     GT_DESTROY(g, c, f, q);
 }
 
+/* ---- queue_node: a put through an empty queue (G4's exception) ------------ */
+
+/* Serial body: each producer's messages (value = producer * PER + i) must
+ * come in the order it put them, each once. */
+enum { DQ_N = 4, DQ_PER = 3000 };
+
+typedef struct {
+    int next[DQ_N];     /* the next i expected of each producer */
+    _Atomic int wrong;  /* out of order or repeated */
+    _Atomic int calls;
+} dq_order;
+
+static int dq_body(const void *in, void *out, void *ctx)
+{
+    (void)out;
+    dq_order *o = ctx;
+    int v = *(const int *)in, p = v / DQ_PER, i = v % DQ_PER;
+    if (p < 0 || p >= DQ_N || o->next[p] != i) /* serial: no race */
+        atomic_fetch_add(&o->wrong, 1);
+    else
+        o->next[p] = i + 1;
+    if (atomic_fetch_add(&o->calls, 1) % 64 == 0)
+        gt_sleep_us(20); /* let the queue fill, and edges turn to pull */
+    return 0;
+}
+
+/* Producers race into a queue in front of a serial node, rejecting (the
+ * offers that find it busy turn the edge to pull and the message waits in
+ * the queue) or queueing (always taken).  Each producer's messages reach
+ * the body once each and in its order, whether they passed the queue
+ * directly or waited in it; nothing stays behind.  Then a chain of 40
+ * queues, deeper than a thread offers directly, passes 2000 messages to a
+ * serial node in order. */
+static void test_queue_direct(void)
+{
+    static const wf_fn_policy policies[] = {WF_REJECTING, WF_QUEUEING};
+    for (int k = 0; k < 2; k++) {
+        wf_graph *g = gt_graph(pool);
+        wf_node *q = gt_queue(g, sizeof(int));
+        dq_order o = {0};
+        wf_node *f = gt_function(g, sizeof(int), 0, WF_SERIAL, policies[k],
+                                 dq_body, &o);
+        CHECK_OK(wf_make_edge(q, f));
+        pthread_t t[DQ_N];
+        producer p[DQ_N];
+        for (int i = 0; i < DQ_N; i++) {
+            p[i] = (producer){q, i * DQ_PER, DQ_PER, 1};
+            CHECK(pthread_create(&t[i], NULL, produce, &p[i]) == 0);
+        }
+        for (int i = 0; i < DQ_N; i++)
+            pthread_join(t[i], NULL);
+        CHECK_OK(wf_graph_wait_for_all(g));
+        CHECK_EQ(atomic_load(&o.wrong), 0);
+        CHECK_EQ(atomic_load(&o.calls), DQ_N * DQ_PER);
+        for (int i = 0; i < DQ_N; i++)
+            CHECK_EQ(o.next[i], DQ_PER);
+        int left;
+        CHECK_EQ(wf_try_get(q, &left), 0);
+        GT_DESTROY(g, q, f);
+    }
+    enum { CHAIN = 40, MSGS = 2000 };
+    wf_graph *g = gt_graph(pool);
+    wf_node *chain[CHAIN];
+    for (int i = 0; i < CHAIN; i++) {
+        chain[i] = gt_queue(g, sizeof(int));
+        if (i > 0)
+            CHECK_OK(wf_make_edge(chain[i - 1], chain[i]));
+    }
+    dq_order o = {0};
+    wf_node *f = gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING,
+                             dq_body, &o);
+    CHECK_OK(wf_make_edge(chain[CHAIN - 1], f));
+    for (int i = 0; i < MSGS; i++)
+        gt_put(chain[0], i);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_EQ(atomic_load(&o.wrong), 0);
+    CHECK_EQ(o.next[0], MSGS);
+    for (int i = 0; i < CHAIN; i++)
+        CHECK_OK(wf_node_destroy(chain[i]));
+    GT_DESTROY(g, f);
+}
+
 static const check_scenario scenarios[] = {
+    {"queue_direct", test_queue_direct},
     {"pq_producers", test_pq_producers},
     {"pq_successor", test_pq_successor_pulls_greatest},
     {"pq_reservation", test_pq_reservation},

@@ -10,7 +10,10 @@
  * port fed only by a broadcast_node never fires and the buffers on the
  * other port keep their messages; a reserving join behind a slow rejecting
  * function_node (which must pull from the join) loses nothing; try_get on
- * a queueing join returns the tuples nobody took. */
+ * a queueing join returns the tuples nobody took; with one producer per
+ * port in front of a serial rejecting node, a queueing join delivers each
+ * pair once and in order, whether the put that formed it offered it or it
+ * waited in the join. */
 #include <pthread.h>
 #include <stdalign.h>
 
@@ -377,6 +380,71 @@ static void test_queueing_try_get(void)
     GT_DESTROY(g, j);
 }
 
+/* ---- tuples offered by the put that formed them (store.c) ------------------ */
+
+enum { DT_N = 3000 };
+
+typedef struct {
+    wf_node *join;
+    int next;           /* serial body: the next pair expected */
+    _Atomic int wrong;
+} dt_state;
+
+static int dt_body(const void *in, void *out, void *ctx)
+{
+    (void)out;
+    dt_state *s = ctx;
+    int a = *(const int *)wf_tuple_get(in, s->join, 0);
+    int b = *(const int *)wf_tuple_get(in, s->join, 1);
+    if (a != s->next || b != 10 * a)
+        atomic_fetch_add(&s->wrong, 1);
+    s->next = a + 1;
+    if (a % 64 == 0)
+        gt_sleep_us(20); /* busy: later tuples are rejected and wait */
+    return 0;
+}
+
+typedef struct {
+    wf_port to;
+    int mul;
+} dt_producer;
+
+static void *dt_produce(void *arg)
+{
+    dt_producer *p = arg;
+    for (int i = 0; i < DT_N; i++)
+        gt_put(p->to, i * p->mul);
+    return NULL;
+}
+
+/* One producer per port of a queueing join in front of a serial rejecting
+ * node: a tuple that finds the join's store empty is offered by the put
+ * that formed it; a rejected one waits and is pulled.  Each pair comes
+ * once, in order (pair i forms only after the put that formed pair i - 1
+ * returned), and nothing stays in the join. */
+static void test_queueing_direct_tuples(void)
+{
+    wf_graph *g = gt_graph(pool);
+    size_t sizes[2] = {sizeof(int), sizeof(int)};
+    wf_node *j = gt_join(g, 2, sizes, WF_JOIN_QUEUEING);
+    dt_state s = {.join = j};
+    wf_node *f = gt_function(g, 2 * sizeof(int), 0, WF_SERIAL, WF_REJECTING,
+                             dt_body, &s);
+    CHECK_OK(wf_make_edge(j, f));
+    pthread_t t[2];
+    dt_producer p[2] = {{wf_input_port(j, 0), 1}, {wf_input_port(j, 1), 10}};
+    for (int i = 0; i < 2; i++)
+        CHECK(pthread_create(&t[i], NULL, dt_produce, &p[i]) == 0);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_EQ(atomic_load(&s.wrong), 0);
+    CHECK_EQ(s.next, DT_N);
+    int pair[2];
+    CHECK_EQ(wf_try_get(j, pair), 0);
+    GT_DESTROY(g, j, f);
+}
+
 int main(void)
 {
     pool = gt_pool(2);
@@ -394,6 +462,7 @@ int main(void)
     check_reserving_flow(50, WF_SERIAL, WF_REJECTING, 200);
     test_reserving_broadcast_port();
     test_queueing_try_get();
+    test_queueing_direct_tuples();
     CHECK_OK(wf_pool_destroy(pool));
     CHECK_DONE("graph_join");
 }

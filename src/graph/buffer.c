@@ -63,7 +63,7 @@ static wf__store *store_of(wf_node *n)
 
 static int buffer_put(wf__port *in, const void *msg)
 {
-    return wf__store_call(in->node, store_of(in->node), WF__ST_PUT, msg, NULL);
+    return wf__store_put(in->node, store_of(in->node), msg);
 }
 
 static int buffer_get(wf__port *out, void *msg)
@@ -104,6 +104,7 @@ static void buffer_reset(wf_node *n)
     wf__store *s = store_of(n);
     wf__fifo_clear(&s->q);
     s->reserved = 0;
+    wf__store_settle(s);
 }
 
 static size_t buffer_held(wf_node *n)

@@ -18,9 +18,16 @@
  *     which orders the state change for the other side (the relaxed state
  *     accesses rely on that), and it always follows the change, so neither
  *     side can miss that the other changed its mind.
- * G4  At most one thread forwards for a node at a time (its fwd_busy flag,
- *     or fire_busy for a reserving join); a request that finds it busy sets
- *     `again` and the forwarder looks once more before it stops.
+ * G4  At most one thread forwards a node's held messages at a time (its
+ *     fwd_busy flag, or fire_busy for a reserving join); a request that
+ *     finds it busy sets `again` and the forwarder looks once more before
+ *     it stops.  One exception: a message that finds a buffering node
+ *     empty and idle (its store `quiet`, store.c) is offered by the thread
+ *     that put it, without entering the node, and enters it only if no
+ *     successor took it.  Several threads may do so at once; their puts
+ *     overlap, so no order between their messages was promised, and a
+ *     message that waits in the node turns `quiet` off for every put that
+ *     starts after it was accepted.
  * G5  The graph counts tasks in flight (pending); a task that starts new
  *     work counts it before it stops counting itself.  A task it bypasses
  *     to (graph.c) runs under the same count, so it is counted throughout. */
@@ -457,10 +464,18 @@ typedef struct wf__store {
      * unchanged (set by the kind after init): store.c applies them with
      * wf__store_handle directly, without the node's dispatch. */
     bool direct;
+    /* A put's own offer was rejected once: the successors may ask to pull
+     * (a reserving join, a busy rejecting node), and would ask before the
+     * message is kept; from then on every put enters the store first. */
+    bool no_offer;
     wf_compare_fn cmp;   /* NULL: FIFO; else greatest first */
     void *cmp_ctx;
     char *item;          /* the forwarder's copy of the head */
     wf__gtask task;      /* the forwarder as a pool task */
+    /* 1: nothing held, lent or forwarded (G4's exception: a put may offer
+     * its message itself).  Written by the handler after each op that may
+     * change it (wf__store_settle), read by puts outside. */
+    _Atomic int quiet;
 } wf__store;
 
 enum { WF__RES_PULLER = 1, WF__RES_FWD = 2 };
@@ -473,7 +488,8 @@ enum {
     WF__ST_RELEASE,
     WF__ST_CONSUME,
     WF__ST_SUCC_PUSH,
-    WF__ST_FWD
+    WF__ST_FWD,
+    WF__ST_PUT_KEPT /* a put whose own offer nobody took (sets no_offer) */
 };
 
 typedef struct wf__store_op {
@@ -494,6 +510,24 @@ void wf__store_handle(wf_node *n, wf__store *s, wf__store_op *op);
 /* Inside the handler: may the forwarder start now?  Sets fwd_busy and
  * lends the forwarder the head (in item), which wf__store_kick offers. */
 bool wf__store_should_start(wf_node *n, wf__store *s);
+/* Inside the handler, after an op that changed the store: publish
+ * whether it is quiet (see wf__store). */
+void wf__store_settle(wf__store *s);
+/* Inside the handler: the store holds one message, which could be
+ * forwarded now and nobody holds: pop it into out for the caller to offer
+ * itself (wf__store_offer, G4's exception) instead of a forwarder. */
+bool wf__store_take_direct(wf_node *n, wf__store *s, void *out);
+/* Outside: may this thread offer a message of a store itself now?  False
+ * once it is nested too deep in such offers and forwarders (a cycle of
+ * buffering nodes would recurse without end). */
+bool wf__store_may_offer(void);
+/* Outside: offer msg from n's port 0 as its forwarder would (broadcast or
+ * single); true when a successor took it. */
+bool wf__store_offer(wf_node *n, wf__store *s, const void *msg);
+/* Outside: put msg in a buffering node: offered at once by this thread if
+ * the store is quiet (G4's exception), else kept and forwarded.  Returns
+ * what a put answers. */
+int wf__store_put(wf_node *n, wf__store *s, const void *msg);
 /* Outside: run the forwarder that an op told us to start (G4). */
 void wf__store_kick(wf_node *n, wf__store *s);
 /* Outside: the sender-side entry points, for a node whose port 0 store is

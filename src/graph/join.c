@@ -17,12 +17,13 @@
  * push at each attempt, so a port fed only by such nodes never fires. */
 #include "graph/join.h"
 
-static const wf__node_ops queueing_ops, reserving_ops, key_ops, tag_ops;
+static void join_destroy(wf_node *n);
 
+/* Every policy's ops share join_destroy: one compare, not one per policy
+ * (wf_tuple_get asks on every element a body reads). */
 static bool is_join(const wf_node *n)
 {
-    return n->ops == &queueing_ops || n->ops == &reserving_ops ||
-           n->ops == &key_ops || n->ops == &tag_ops;
+    return n->ops->destroy == join_destroy;
 }
 
 /* ---- tuple layout (the layout itself: wf_tuple_layout, tuple.c) ---------- */
@@ -59,7 +60,15 @@ static void queueing_put(join_node *j, join_op *op)
             wf__fifo_pop(&j->ports[i], j->tuple + j->offset[i]);
         wf__fifo_push(&j->store.q, j->tuple);
     }
-    op->start = wf__store_should_start(&j->base, &j->store);
+    wf__join_put_done(j, op);
+}
+
+void wf__join_put_done(join_node *j, join_op *op)
+{
+    op->direct = op->out && wf__store_take_direct(&j->base, &j->store, op->out);
+    if (!op->direct)
+        op->start = wf__store_should_start(&j->base, &j->store);
+    wf__store_settle(&j->store);
 }
 
 /* ---- reserving, inside the handler -------------------------------------- */
@@ -245,9 +254,38 @@ static void store_succ_push(wf__port *out)
 
 /* ---- puts ------------------------------------------------------------------- */
 
-static int run_put(join_node *j, join_op *op)
+/* The two puts, applied through the aggregator with their own handlers
+ * (graph_impl.h, wf__agg_execute): no dispatch on the type. */
+static void qput_handler(void *self, wf__op *op)
 {
-    wf__node_exec(&j->base, &op->op);
+    queueing_put(self, (join_op *)op);
+}
+
+static void kput_handler(void *self, wf__op *op)
+{
+    wf__join_key_put(self, (join_op *)op);
+}
+
+#define DIRECT_MAX 256 /* tuples up to this size may be offered directly */
+
+static int run_put(join_node *j, join_op *op, wf__agg_handler h)
+{
+    union {
+        max_align_t align;
+        unsigned char bytes[DIRECT_MAX];
+    } tuple;
+    if (j->tuple_size <= sizeof tuple && wf__store_may_offer())
+        op->out = &tuple;
+    wf__agg_execute(&j->base.agg, &op->op, h, j);
+    /* A tuple nobody took goes back to the store, as one a put kept; it
+     * was accepted already, so a failure to keep it fails the graph. */
+    if (op->direct && !wf__store_offer(&j->base, &j->store, op->out)) {
+        int r = wf__store_call(&j->base, &j->store, WF__ST_PUT_KEPT, op->out,
+                               NULL);
+        wf_graph *g = wf__node_graph(&j->base);
+        if (r < 0 && g)
+            wf__graph_fail(g, r);
+    }
     if (op->start)
         wf__store_kick(&j->base, &j->store);
     return op->result;
@@ -256,7 +294,7 @@ static int run_put(join_node *j, join_op *op)
 static int queueing_port_put(wf__port *in, const void *msg)
 {
     join_op op = {.op.type = JOIN_QPUT, .port = in->index, .msg = msg};
-    return run_put((join_node *)in->node, &op);
+    return run_put((join_node *)in->node, &op, qput_handler);
 }
 
 static int key_port_put(wf__port *in, const void *msg)
@@ -270,7 +308,7 @@ static int key_port_put(wf__port *in, const void *msg)
                   .key = key};
     /* The user's key function runs here, outside the aggregator (G2). */
     op.hash = wf__join_key_of(j, in->index, msg, key);
-    int r = run_put(j, &op);
+    int r = run_put(j, &op, kput_handler);
     if (key != small)
         free(key);
     return r;
@@ -288,6 +326,7 @@ static void join_reset(wf_node *n)
     j->fire_again = false;
     if (j->keys)
         wf__join_key_reset(j);
+    wf__store_settle(&j->store);
 }
 
 static size_t join_held(wf_node *n)

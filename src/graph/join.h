@@ -49,10 +49,19 @@ typedef struct join_op {
     uint64_t hash;
     int result;
     bool start; /* run the store's forwarder / spawn the fire task */
+    /* puts: where the handler may hand the caller the tuple it formed
+     * into a quiet store (NULL: keep it); direct: it did, offer it */
+    void *out;
+    bool direct;
 } join_op;
 
-/* Inside the handler: move every complete tuple to the store (the caller
- * sets op->start from wf__store_should_start). */
+/* Inside the handler, after a put's tuples went to the store: hand the
+ * caller the tuple to offer itself (op->direct), or tell it to start the
+ * forwarder (op->start). */
+void wf__join_put_done(join_node *j, join_op *op);
+
+/* Inside the handler: move every complete tuple to the store, then
+ * wf__join_put_done. */
 void wf__join_key_put(join_node *j, join_op *op);
 void wf__join_key_reset(join_node *j);
 size_t wf__join_key_held(join_node *j);

@@ -317,7 +317,7 @@ void wf__join_key_put(join_node *j, join_op *op)
     }
     if (e->filled == 0)
         remove_at(k, i);
-    op->start = wf__store_should_start(&j->base, &j->store);
+    wf__join_put_done(j, op);
 }
 
 void wf__join_key_reset(join_node *j)

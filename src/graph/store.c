@@ -9,6 +9,14 @@
  * that finds the forwarder idle costs two aggregator ops, not three.  While it is out, try_get and try_reserve fail,
  * so no message is handed out twice and a queue stays in order.
  *
+ * A put that finds the store quiet (nothing held, lent or forwarded) does
+ * not enter the node at all: the putting thread offers its message itself
+ * and puts it in the store only if nobody took it (G4's exception), so a
+ * message through an empty queue costs no aggregator op.  A join that
+ * forms a tuple into a quiet store hands it back to its caller to offer
+ * the same way (wf__store_take_direct).  Both nest on the thread like the
+ * inline forwarder and share its depth bound.
+ *
  * Two variants (graph_impl.h): a max-heap instead of the FIFO for the
  * priority queue (push_item / pop_item / unlend below), and discard mode
  * for overwrite and write_once, where each message is offered once and
@@ -148,7 +156,20 @@ int wf__store_init(wf__store *s, wf_node *n, size_t size, bool broadcast)
     s->task.arg = n;
     s->task.node = n; /* named in traces */
     s->item = malloc(size);
+    wf__store_settle(s); /* not shared yet */
     return s->item ? 0 : WF_ENOMEM;
+}
+
+void wf__store_settle(wf__store *s)
+{
+    int quiet = s->q.count == 0 && !s->fwd_busy && !s->reserved &&
+                !s->discard && !s->no_offer;
+    /* Relaxed: only the handler writes it, and the reader needs nothing
+     * but coherence: a put that returned after its message was kept here
+     * happens after this store of 0 (through the aggregator, and the
+     * record's status for a queued op), so a put that starts after it
+     * reads 0 or a later value, and a later 1 means the message left. */
+    wf_store_relaxed(&s->quiet, quiet);
 }
 
 void wf__store_free(wf__store *s)
@@ -174,6 +195,15 @@ bool wf__store_should_start(wf_node *n, wf__store *s)
      * saves the forwarder an aggregator round trip per start. */
     s->fwd_busy = true;
     lend(s);
+    return true;
+}
+
+bool wf__store_take_direct(wf_node *n, wf__store *s, void *out)
+{
+    if (s->q.count != 1 || s->fwd_busy || s->reserved || s->discard ||
+        s->no_offer || wf__node_stopped(n) || !wf__has_edge(&n->out[0], WF__PUSH))
+        return false;
+    pop_item(s, out);
     return true;
 }
 
@@ -219,6 +249,9 @@ static void puller_done(wf_node *n, wf__store *s, wf__store_op *op, bool pop)
 void wf__store_handle(wf_node *n, wf__store *s, wf__store_op *op)
 {
     switch (op->op.type) {
+    case WF__ST_PUT_KEPT:
+        s->no_offer = true;
+        /* fall through */
     case WF__ST_PUT:
         if (s->discard && !wf__has_edge(&n->out[0], WF__PUSH)) {
             op->result = WF__ACCEPT; /* nobody to offer it to */
@@ -256,6 +289,7 @@ void wf__store_handle(wf_node *n, wf__store *s, wf__store_op *op)
     default:
         WF__GBUG("unknown store operation");
     }
+    wf__store_settle(s);
 }
 
 /* ---- the forwarder, outside ------------------------------------------------ */
@@ -287,15 +321,19 @@ static void exec(wf_node *n, wf__store *s, wf__store_op *op)
 static _Thread_local unsigned inline_depth
     __attribute__((tls_model("initial-exec")));
 
+static bool offer(wf_node *n, wf__store *s, const void *msg)
+{
+    return s->broadcast ? wf__push_broadcast(&n->out[0], msg) > 0
+                        : wf__push_single(&n->out[0], msg) != 0;
+}
+
 /* Offer the lent item, settle it and take the next, until the store has
  * nothing more to offer or the budget is spent. */
 static void forward(wf_node *n, wf__store *s, int budget)
 {
     wf__store_op op = {.op.type = WF__ST_FWD};
     for (;;) {
-        bool ok = s->broadcast ? wf__push_broadcast(&n->out[0], s->item) > 0
-                               : wf__push_single(&n->out[0], s->item) != 0;
-        op.prev = ok ? FWD_ACCEPTED : FWD_REJECTED;
+        op.prev = offer(n, s, s->item) ? FWD_ACCEPTED : FWD_REJECTED;
         op.handoff = --budget <= 0;
         exec(n, s, &op);
         if (op.result == FWD_STOP)
@@ -326,6 +364,34 @@ void wf__store_kick(wf_node *n, wf__store *s)
     inline_depth++;
     forward(n, s, INLINE_BUDGET);
     inline_depth--;
+}
+
+bool wf__store_may_offer(void)
+{
+    return inline_depth < MAX_INLINE_DEPTH;
+}
+
+bool wf__store_offer(wf_node *n, wf__store *s, const void *msg)
+{
+    inline_depth++;
+    bool ok = offer(n, s, msg);
+    inline_depth--;
+    return ok;
+}
+
+int wf__store_put(wf_node *n, wf__store *s, const void *msg)
+{
+    /* Relaxed: see wf__store_settle.  A stale 0 only sends the message
+     * through the aggregator; a 1 read while another put's message goes
+     * in overlaps that put (G4). */
+    int type = WF__ST_PUT;
+    if (wf_load_relaxed(&s->quiet) && wf__store_may_offer() &&
+        !wf__node_stopped(n) && wf__has_edge(&n->out[0], WF__PUSH)) {
+        if (wf__store_offer(n, s, msg))
+            return WF__ACCEPT;
+        type = WF__ST_PUT_KEPT;
+    }
+    return wf__store_call(n, s, type, msg, NULL);
 }
 
 int wf__store_call(wf_node *n, wf__store *s, int type, const void *in, void *out)
