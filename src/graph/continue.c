@@ -16,7 +16,10 @@
  *
  * Due bodies are a counter, not a queue (a round carries no data).  They
  * run in runners, one record per body that could run at once (the pool's
- * thread count, at most 32), so a round never allocates.  The due count
+ * thread count, at most 32), so a round never allocates.  The first
+ * runner, the one that a node whose rounds do not overlap always uses,
+ * lives in the node: no lines of its own to miss, and the node is as
+ * large with one pool thread as with many.  The due count
  * and the set of idle runners share one atomic word (`work`), so that a
  * completed round either finds an idle runner and starts it holding that
  * round, or is counted as due, in one CAS; and a runner that ends a body
@@ -25,10 +28,8 @@
 #include "graph/graph_impl.h"
 
 typedef struct runner {
-    wf__gtask task; /* first */
-    struct cont_node *node;
+    wf__gtask task; /* first; task.node is its cont_node */
     char *out; /* the body's output; NULL for a signal */
-    uint64_t bit; /* its bit in the idle mask */
 } runner;
 
 #define MAX_SLOTS 32
@@ -44,8 +45,14 @@ typedef struct cont_node {
     _Atomic size_t count;   /* signals in this round */
     _Atomic uint64_t work;  /* due rounds << 32 | idle runners' bits */
     unsigned n_slots;
-    runner *slots;
+    runner first;  /* slot 0; slot i's bit in the idle mask is 1 << i */
+    runner *more;  /* slots 1 .. n_slots - 1 */
 } cont_node;
+
+static runner *slot(cont_node *c, unsigned i)
+{
+    return i == 0 ? &c->first : &c->more[i - 1];
+}
 
 #define RUNNER_BUDGET 256 /* bodies per pool task before it yields */
 
@@ -61,14 +68,14 @@ static size_t threshold(cont_node *c)
 /* ---- runners ------------------------------------------------------------------ */
 
 /* A runner ended its round(s): take a due one (true) or go idle. */
-static bool next_round(cont_node *c, runner *r, bool may_take)
+static bool next_round(cont_node *c, uint64_t bit, bool may_take)
 {
     /* Relaxed first read: the CAS checks it. */
     uint64_t w = wf_load_relaxed(&c->work), nw;
     bool take;
     do {
         take = may_take && w >= DUE_ONE && !wf__node_stopped(&c->base);
-        nw = take ? w - DUE_ONE : w | r->bit;
+        nw = take ? w - DUE_ONE : w | bit;
         /* Acq_rel: taking a round acquires what its signals released (the
          * predecessors' bodies, through the count's CAS chain and the
          * firer's CAS here); going idle releases this runner's body to
@@ -81,11 +88,12 @@ static bool next_round(cont_node *c, runner *r, bool may_take)
 static void run(wf__gtask *t)
 {
     runner *r = (runner *)t;
-    cont_node *c = r->node;
+    cont_node *c = (cont_node *)t->node;
+    uint64_t bit = r == &c->first ? 1 : (uint64_t)2 << (r - c->more);
     if (wf__node_stopped(&c->base)) { /* cancelled: the round stays due */
         uint64_t w = wf_load_relaxed(&c->work); /* the CAS checks it */
         /* Acq_rel, as in next_round; retried until no one else moved. */
-        while (!wf_cas_acqrel(&c->work, &w, (w + DUE_ONE) | r->bit))
+        while (!wf_cas_acqrel(&c->work, &w, (w + DUE_ONE) | bit))
             continue;
         return;
     }
@@ -95,7 +103,7 @@ static void run(wf__gtask *t)
         wf__body_end(&c->base, rc);
         if (rc == 0) /* r->out is NULL for a signal, which has no data */
             wf__push_broadcast(&c->base.out[0], r->out);
-        if (!next_round(c, r, true))
+        if (!next_round(c, bit, true))
             return;
         if (budget <= 1) { /* let other tasks in, holding the round */
             wf__spawn(wf__node_graph(&c->base), &r->task);
@@ -120,7 +128,7 @@ static void fire(cont_node *c)
     } while (!wf_cas_acqrel(&c->work, &w, nw));
     if (idle)
         wf__spawn(wf__node_graph(&c->base),
-                  &c->slots[__builtin_ctzll(idle)].task);
+                  &slot(c, (unsigned)__builtin_ctzll(idle))->task);
 }
 
 /* ---- node ops --------------------------------------------------------------- */
@@ -168,9 +176,9 @@ static size_t cont_held(wf_node *n)
 static void cont_destroy(wf_node *n)
 {
     cont_node *c = (cont_node *)n;
-    for (unsigned i = 0; c->slots && i < c->n_slots; i++)
-        free(c->slots[i].out);
-    free(c->slots);
+    for (unsigned i = 0; i < c->n_slots; i++)
+        free(slot(c, i)->out);
+    free(c->more);
 }
 
 static const wf__node_ops cont_ops = {
@@ -185,15 +193,13 @@ static const wf__node_ops cont_ops = {
 
 static int make_slots(cont_node *c, unsigned n)
 {
-    if ((c->slots = calloc(n, sizeof *c->slots)) == NULL)
+    if (n > 1 && (c->more = calloc(n - 1, sizeof *c->more)) == NULL)
         return WF_ENOMEM;
     c->n_slots = n;
     for (unsigned i = 0; i < n; i++) {
-        runner *r = &c->slots[i];
+        runner *r = slot(c, i);
         r->task.run = run;
         r->task.node = &c->base; /* its priority and trace name */
-        r->node = c;
-        r->bit = (uint64_t)1 << i;
         if (c->out_size && (r->out = malloc(c->out_size)) == NULL)
             return WF_ENOMEM;
     }
