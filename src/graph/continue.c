@@ -67,6 +67,37 @@ static size_t threshold(cont_node *c)
 
 /* ---- runners ------------------------------------------------------------------ */
 
+static const wf__node_ops cont_ops;
+static inline int cont_put(wf__port *in, const void *msg);
+
+/* Offer a body's output along the out-edges in push state, as
+ * wf__push_broadcast does, but signal a continue_node successor with a
+ * direct cont_put: it always accepts, so offer's rejection handling (G3)
+ * has nothing to do.  That is the whole path of a wavefront cell.  When
+ * the graph counts or a trace records (for one node, then for all of its
+ * graph), everything goes through wf__push_broadcast. */
+static void broadcast(cont_node *c, const void *msg)
+{
+    wf__port *out = &c->base.out[0];
+    if (wf__observed(&c->base)) {
+        wf__push_broadcast(out, msg);
+        return;
+    }
+    /* Acquire pairs with the release store of the list in node_handle. */
+    wf__edges *l = wf_load_acquire(&out->edges);
+    for (size_t i = 0; l && i < l->n; i++) {
+        wf__edge *e = l->e[i];
+        /* Relaxed: as in wf__push_broadcast (a stale state costs one
+         * rejected offer; G3 notifies every change). */
+        if (wf_load_relaxed(&e->state) != WF__PUSH)
+            continue;
+        if (e->to->node->ops == &cont_ops)
+            cont_put(e->to, msg);
+        else
+            wf__push_edge(e, msg);
+    }
+}
+
 /* A runner ended its round(s): take a due one (true) or go idle. */
 static bool next_round(cont_node *c, uint64_t bit, bool may_take)
 {
@@ -102,7 +133,7 @@ static void run(wf__gtask *t)
         int rc = c->body(r->out, c->ctx);
         wf__body_end(&c->base, rc);
         if (rc == 0) /* r->out is NULL for a signal, which has no data */
-            wf__push_broadcast(&c->base.out[0], r->out);
+            broadcast(c, r->out);
         if (!next_round(c, bit, true))
             return;
         if (budget <= 1) { /* let other tasks in, holding the round */
@@ -133,7 +164,7 @@ static void fire(cont_node *c)
 
 /* ---- node ops --------------------------------------------------------------- */
 
-static int cont_put(wf__port *in, const void *msg)
+static inline int cont_put(wf__port *in, const void *msg)
 {
     (void)msg; /* a signal: nothing to copy */
     cont_node *c = (cont_node *)in->node;

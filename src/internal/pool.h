@@ -115,9 +115,7 @@ void wf__futex_wait(_Atomic uint32_t *addr, uint32_t val);
 void wf__futex_wake(_Atomic uint32_t *addr, int n);
 void wf__wake_one(wf_pool *pool, wf__worker *by);
 void wf__wake_all(wf_pool *pool);
-/* Sleep until woken, after asking every worker for work (P2); or, with
- * nap_ns > 0, nap: ask no one and sleep until woken or nap_ns have passed. */
-void wf__park(wf__worker *w, uint64_t nap_ns);
+void wf__park(wf__worker *w);
 void wf__task_wait(wf_task *t);
 void wf__task_complete(wf_task *t);
 

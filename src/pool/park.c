@@ -4,23 +4,16 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "internal/pool.h"
 
-/* Returns at once if *addr != val, else when woken or after timeout (NULL:
- * none); spurious returns are fine, every caller loops. */
-static void futex_wait(_Atomic uint32_t *addr, uint32_t val,
-                       const struct timespec *timeout)
-{
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, timeout,
-            NULL, 0);
-}
-
 void wf__futex_wait(_Atomic uint32_t *addr, uint32_t val)
 {
-    futex_wait(addr, val, NULL);
+    /* Returns at once if *addr != val; spurious returns are fine, every
+     * caller loops. */
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, NULL,
+            NULL, 0);
 }
 
 void wf__futex_wake(_Atomic uint32_t *addr, int n)
@@ -53,18 +46,14 @@ void wf__wake_all(wf_pool *pool)
     wf__futex_wake(&pool->epoch, INT_MAX);
 }
 
-void wf__park(wf__worker *w, uint64_t nap_ns)
+void wf__park(wf__worker *w)
 {
     wf_pool *p = w->pool;
     /* A sleeper is woken only by a publish, and owners publish only when
-     * asked: ask every worker (P2).  Relaxed: the request is a hint.  A
-     * nap asks no one: its worker found only crumbs lately (worker.c), so
-     * it would rather the owners kept their tasks until it wakes and
-     * asks; a publish or submission that happens anyway still wakes it. */
-    if (nap_ns == 0)
-        for (unsigned i = 0, n = wf__nslots(p); i < n; i++)
-            if (i != w->index)
-                wf__ask_for_work(&p->workers[i]->fast);
+     * asked: ask every worker (P2).  Relaxed: the request is a hint. */
+    for (unsigned i = 0, n = wf__nslots(p); i < n; i++)
+        if (i != w->index)
+            wf__ask_for_work(&p->workers[i]->fast);
     /* Acquire pairs with the release increment in wf__wake_one. */
     uint32_t epoch = wf_load_acquire(&p->epoch);
     wf_fetch_add_seqcst(&p->sleepers, 1);
@@ -76,9 +65,7 @@ void wf__park(wf__worker *w, uint64_t nap_ns)
     if (!wf__work_visible(p) && !wf_load_acquire(&p->shutdown) &&
         !(w->spare && wf__spares_surplus(p))) {
         wf_counter_inc(&w->stats.parks);
-        struct timespec ts = {(time_t)(nap_ns / 1000000000u),
-                              (long)(nap_ns % 1000000000u)};
-        futex_wait(&p->epoch, epoch, nap_ns ? &ts : NULL);
+        wf__futex_wait(&p->epoch, epoch);
     }
     wf_fetch_add_seqcst(&p->sleepers, -1); /* only a hint for wakers */
 }
