@@ -170,9 +170,12 @@ bool wf__help_once(void)
  * write again), as a stolen task of a fine-grained graph is (a few
  * wavefront cells).  It then naps at once, asking no owner to publish
  * (P2), so that the owners keep such tasks and run them on warm lines;
- * after the nap it spins (asking, P2) for fewer rounds than before, no
- * yields, and parks.  Each crumb in a row doubles the nap (and halves the
- * spin); any other busy stretch ends the naps.
+ * after the nap it spins (asking, P2) for fewer rounds than before and,
+ * finding nothing, naps again; it parks (asking, so that the next publish
+ * wakes it) only after EMPTY_NAPS such naps in a row.  An owner then
+ * answers the napper's requests while it spins, without the futex
+ * wake-up that a parked asker costs it.  Each crumb in a row doubles the
+ * nap (and halves the spin); any other busy stretch ends the naps.
  * Oversubscribed, napping matters most: a spinning or yielding worker
  * stays runnable and takes its share of a core from the one with work.
  * Joined (fork-join) tasks are not judged: a thief that got a small one
@@ -182,6 +185,7 @@ bool wf__help_once(void)
 #define CRUMB_NS 50000u
 #define NAP_NS 25000u
 #define MAX_NAPS 7u /* crumbs counted; the nap is NAP_NS << (naps - 1) */
+#define EMPTY_NAPS 3u
 
 static uint64_t now_ns(void)
 {
@@ -195,7 +199,7 @@ void *wf__worker_main(void *arg)
     wf__worker *w = arg;
     wf_pool *p = w->pool;
     wf__self = &w->fast;
-    unsigned idle = 0, naps = 0;
+    unsigned idle = 0, naps = 0, empty = 0;
     uint64_t since = 0; /* when the current busy stretch began; 0: idle */
     bool judged = false; /* the stretch began with a stolen detached task */
     /* Acquire pairs with the release store in wf_pool_destroy. */
@@ -213,8 +217,9 @@ void *wf__worker_main(void *arg)
             bool crumb = judged && now_ns() - since < CRUMB_NS;
             naps = !crumb ? 0 : naps < MAX_NAPS ? naps + 1 : naps;
             since = 0;
+            empty = 0;
             if (crumb) {
-                wf__park(w, (uint64_t)NAP_NS << (naps - 1));
+                wf__nap(w, (uint64_t)NAP_NS << (naps - 1));
                 continue;
             }
         }
@@ -224,8 +229,11 @@ void *wf__worker_main(void *arg)
             sched_yield(); /* let a preempted thread we wait on run */
         } else if (w->spare && wf__spare_should_retire(w)) {
             break; /* a spare nobody needs any more */
+        } else if (naps != 0 && ++empty < EMPTY_NAPS) {
+            wf__nap(w, (uint64_t)NAP_NS << (naps - 1));
+            idle = 0;
         } else {
-            wf__park(w, 0);
+            wf__park(w);
             idle = 0;
         }
     }
