@@ -200,23 +200,23 @@ void *wf__worker_main(void *arg)
     wf_pool *p = w->pool;
     wf__self = &w->fast;
     unsigned idle = 0, naps = 0, empty = 0;
-    uint64_t since = 0; /* when the current busy stretch began; 0: idle */
-    bool judged = false; /* the stretch began with a stolen detached task */
+    bool busy = false;  /* in a busy stretch (found work since idle) */
+    uint64_t since = 0; /* its start, if it began with a stolen detached
+                           task (else 0: it is not judged, no clock read) */
     /* Acquire pairs with the release store in wf_pool_destroy. */
     while (!wf_load_acquire(&p->shutdown)) {
         int r = find_and_run(w);
         if (r != RAN_NONE) {
-            if (since == 0) {
-                since = now_ns();
-                judged = r == RAN_STOLEN_DETACHED;
-            }
+            if (!busy)
+                since = r == RAN_STOLEN_DETACHED ? now_ns() : 0;
+            busy = true;
             idle = 0;
             continue;
         }
-        if (since != 0) { /* the stretch is over: was it a crumb? */
-            bool crumb = judged && now_ns() - since < CRUMB_NS;
+        if (busy) { /* the stretch is over: was it a crumb? */
+            bool crumb = since != 0 && now_ns() - since < CRUMB_NS;
             naps = !crumb ? 0 : naps < MAX_NAPS ? naps + 1 : naps;
-            since = 0;
+            busy = false;
             empty = 0;
             if (crumb) {
                 wf__nap(w, (uint64_t)NAP_NS << (naps - 1));
