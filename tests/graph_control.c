@@ -8,7 +8,9 @@
  * completed round, on a worker, and counting starts again; 0 predecessors
  * fire on every signal; outputs (data or signals) are broadcast; chains of
  * signals work; WF_NO_OUTPUT and errors; reset forgets a partial round;
- * signals from several threads at once are all counted.
+ * signals from several threads at once are all counted; a wavefront of
+ * continue nodes runs every cell once per sweep, after both of its
+ * predecessors, counted (DOT) or not.
  * signals: size-0 ports exist where a signal makes sense (continue
  * ports, broadcast_node) and are refused where they do not; try_put(port,
  * NULL) is a signal there and WF_EINVAL on a data port. */
@@ -789,11 +791,98 @@ static void test_pipeline(void)
     run_pipeline(WF_UNLIMITED, n / 10, 1);
 }
 
+/* A wavefront: cell (i, j) after (i - 1, j) and (i, j - 1).  Each body
+ * stamps the cell with a shared clock; signals between continue nodes take
+ * their direct path (continue.c), or the counted one while the graph
+ * counts. */
+enum { WAVE_N = 12, WAVE_SWEEPS = 30 };
+
+typedef struct {
+    _Atomic long *clock;
+    long stamp;
+    int runs;
+} wave_cell;
+
+static int wave_body(void *out, void *ctx)
+{
+    (void)out;
+    wave_cell *c = ctx;
+    c->stamp = atomic_fetch_add(c->clock, 1) + 1;
+    c->runs++;
+    return 0;
+}
+
+/* Occurrences of what in text. */
+static int occurrences(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)) != NULL; p++)
+        n++;
+    return n;
+}
+
+static void test_continue_wavefront(void)
+{
+    wf_graph *g = gt_graph(pool);
+    _Atomic long clock = 0;
+    static wave_cell cell[WAVE_N][WAVE_N];
+    wf_node *node[WAVE_N][WAVE_N];
+    for (int i = 0; i < WAVE_N; i++)
+        for (int j = 0; j < WAVE_N; j++) {
+            cell[i][j] = (wave_cell){.clock = &clock};
+            wf_continue_config c = WF_CONTINUE_CONFIG_INIT;
+            c.body = wave_body;
+            c.ctx = &cell[i][j];
+            CHECK_OK(wf_continue_node_create(&node[i][j], g, &c));
+            if (i > 0)
+                CHECK_OK(wf_make_edge(node[i - 1][j], node[i][j]));
+            if (j > 0)
+                CHECK_OK(wf_make_edge(node[i][j - 1], node[i][j]));
+        }
+    CHECK_OK(wf_graph_set_counting(g, true));
+    for (int sweep = 1; sweep <= WAVE_SWEEPS; sweep++) {
+        if (sweep == WAVE_SWEEPS / 2 + 1) /* the second half: uncounted */
+            CHECK_OK(wf_graph_set_counting(g, false));
+        signal_(node[0][0]);
+        CHECK_OK(wf_graph_wait_for_all(g));
+        for (int i = 0; i < WAVE_N; i++)
+            for (int j = 0; j < WAVE_N; j++) {
+                CHECK_EQ(cell[i][j].runs, sweep);
+                if (i > 0)
+                    CHECK(cell[i][j].stamp > cell[i - 1][j].stamp);
+                if (j > 0)
+                    CHECK(cell[i][j].stamp > cell[i][j - 1].stamp);
+            }
+        if (sweep != WAVE_SWEEPS / 2)
+            continue;
+        /* Counted so far: an inner cell took two signals a sweep and
+         * passed two on. */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        CHECK(f != NULL);
+        CHECK_OK(wf_graph_write_dot(g, f));
+        CHECK(fclose(f) == 0);
+        char inner[96];
+        snprintf(inner, sizeof inner,
+                 "put %d: accepted %d, rejected 0\\nforwarded %d\"",
+                 2 * sweep, 2 * sweep, 2 * sweep);
+        CHECK_EQ(occurrences(text, inner), (WAVE_N - 2) * (WAVE_N - 2));
+        free(text);
+    }
+    CHECK_EQ(atomic_load(&clock), (long)WAVE_N * WAVE_N * WAVE_SWEEPS);
+    CHECK_OK(wf_graph_destroy(g));
+    for (int i = 0; i < WAVE_N; i++)
+        for (int j = 0; j < WAVE_N; j++)
+            CHECK_OK(wf_node_destroy(node[i][j]));
+}
+
 static void test_continue(void)
 {
     test_continue_threshold();
     test_continue_predecessors();
     test_continue_concurrent();
+    test_continue_wavefront();
     test_signal_ports();
 }
 

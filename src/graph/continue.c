@@ -16,19 +16,22 @@
  *
  * Due bodies are a counter, not a queue (a round carries no data).  They
  * run in runners, one record per body that could run at once (the pool's
- * thread count, at most 32), so a round never allocates.  The due count
- * and the set of idle runners share one atomic word (`work`), so that a
- * completed round either finds an idle runner and starts it holding that
- * round, or is counted as due, in one CAS; and a runner that ends a body
- * either takes a due round or goes idle, in one CAS.  No round is left
- * due with every runner idle. */
+ * thread count, at most 32).  The first runner lives in the node: a node
+ * whose rounds never overlap (a wavefront cell) uses only it, and has no
+ * more lines to miss with many pool threads than with one.  The others are
+ * made the first time a round completes while every runner is busy (that
+ * round waits, counted due, for the first runner that is free; without
+ * memory the rounds keep waiting so); no other round allocates.  The due
+ * count and the set of idle runners share one atomic word (`work`), so
+ * that a completed round either finds an idle runner and starts it
+ * holding that round, or is counted as due, in one CAS; and a runner that
+ * ends a body either takes a due round or goes idle, in one CAS.  No round
+ * is left due with every runner idle. */
 #include "graph/graph_impl.h"
 
 typedef struct runner {
-    wf__gtask task; /* first */
-    struct cont_node *node;
+    wf__gtask task; /* first; task.node is its cont_node */
     char *out; /* the body's output; NULL for a signal */
-    uint64_t bit; /* its bit in the idle mask */
 } runner;
 
 #define MAX_SLOTS 32
@@ -43,9 +46,18 @@ typedef struct cont_node {
     unsigned extra; /* cfg->predecessors */
     _Atomic size_t count;   /* signals in this round */
     _Atomic uint64_t work;  /* due rounds << 32 | idle runners' bits */
-    unsigned n_slots;
-    runner *slots;
+    unsigned n_slots; /* runners it may have */
+    runner first;  /* slot 0; slot i's bit in the idle mask is 1 << i */
+    runner *_Atomic more; /* slots 1 .. n_slots - 1 once made (add_runners) */
 } cont_node;
+
+/* Slot i of c, for i > 0 only after its idle bit was seen in `work`.
+ * Relaxed: add_runners stores `more` before the release RMW that sets
+ * those bits, and whoever saw a bit got it through an acquiring CAS. */
+static runner *slot(cont_node *c, unsigned i)
+{
+    return i == 0 ? &c->first : &wf_load_relaxed(&c->more)[i - 1];
+}
 
 #define RUNNER_BUDGET 256 /* bodies per pool task before it yields */
 
@@ -60,15 +72,46 @@ static size_t threshold(cont_node *c)
 
 /* ---- runners ------------------------------------------------------------------ */
 
+static const wf__node_ops cont_ops;
+static inline int cont_put(wf__port *in, const void *msg);
+
+/* Offer a body's output along the out-edges in push state, as
+ * wf__push_broadcast does, but signal a continue_node successor with a
+ * direct cont_put: it always accepts, so offer's rejection handling (G3)
+ * has nothing to do.  That is the whole path of a wavefront cell.  When
+ * the graph counts or a trace records (for one node, then for all of its
+ * graph), everything goes through wf__push_broadcast. */
+static void broadcast(cont_node *c, const void *msg)
+{
+    wf__port *out = &c->base.out[0];
+    if (wf__observed(&c->base)) {
+        wf__push_broadcast(out, msg);
+        return;
+    }
+    /* Acquire pairs with the release store of the list in node_handle. */
+    wf__edges *l = wf_load_acquire(&out->edges);
+    for (size_t i = 0; l && i < l->n; i++) {
+        wf__edge *e = l->e[i];
+        /* Relaxed: as in wf__push_broadcast (a stale state costs one
+         * rejected offer; G3 notifies every change). */
+        if (wf_load_relaxed(&e->state) != WF__PUSH)
+            continue;
+        if (e->to->node->ops == &cont_ops)
+            cont_put(e->to, msg);
+        else
+            wf__push_edge(e, msg);
+    }
+}
+
 /* A runner ended its round(s): take a due one (true) or go idle. */
-static bool next_round(cont_node *c, runner *r, bool may_take)
+static bool next_round(cont_node *c, uint64_t bit, bool may_take)
 {
     /* Relaxed first read: the CAS checks it. */
     uint64_t w = wf_load_relaxed(&c->work), nw;
     bool take;
     do {
         take = may_take && w >= DUE_ONE && !wf__node_stopped(&c->base);
-        nw = take ? w - DUE_ONE : w | r->bit;
+        nw = take ? w - DUE_ONE : w | bit;
         /* Acq_rel: taking a round acquires what its signals released (the
          * predecessors' bodies, through the count's CAS chain and the
          * firer's CAS here); going idle releases this runner's body to
@@ -81,11 +124,15 @@ static bool next_round(cont_node *c, runner *r, bool may_take)
 static void run(wf__gtask *t)
 {
     runner *r = (runner *)t;
-    cont_node *c = r->node;
+    cont_node *c = (cont_node *)t->node;
+    /* Relaxed: this runner was started, so `more` is made (see slot). */
+    uint64_t bit = r == &c->first
+                       ? 1
+                       : (uint64_t)2 << (r - wf_load_relaxed(&c->more));
     if (wf__node_stopped(&c->base)) { /* cancelled: the round stays due */
         uint64_t w = wf_load_relaxed(&c->work); /* the CAS checks it */
         /* Acq_rel, as in next_round; retried until no one else moved. */
-        while (!wf_cas_acqrel(&c->work, &w, (w + DUE_ONE) | r->bit))
+        while (!wf_cas_acqrel(&c->work, &w, (w + DUE_ONE) | bit))
             continue;
         return;
     }
@@ -94,8 +141,8 @@ static void run(wf__gtask *t)
         int rc = c->body(r->out, c->ctx);
         wf__body_end(&c->base, rc);
         if (rc == 0) /* r->out is NULL for a signal, which has no data */
-            wf__push_broadcast(&c->base.out[0], r->out);
-        if (!next_round(c, r, true))
+            broadcast(c, r->out);
+        if (!next_round(c, bit, true))
             return;
         if (budget <= 1) { /* let other tasks in, holding the round */
             wf__spawn(wf__node_graph(&c->base), &r->task);
@@ -104,28 +151,77 @@ static void run(wf__gtask *t)
     }
 }
 
-/* A round is complete: start an idle runner with it, or count it due. */
-static void fire(cont_node *c)
+static void add_runners(cont_node *c);
+
+/* Start an idle runner with a round: a new round (due false: with no idle
+ * runner it is counted due) or one already due.  True if one started. */
+static inline bool fire(cont_node *c, bool due)
 {
     /* Relaxed first read: the CAS checks it. */
     uint64_t w = wf_load_relaxed(&c->work), nw;
     uint64_t idle;
     do {
-        idle = w & IDLE_MASK;
-        if (idle && !wf__node_stopped(&c->base))
-            nw = w & ~(idle & -idle); /* the lowest idle runner */
+        idle = wf__node_stopped(&c->base) ? 0 : w & IDLE_MASK;
+        if (due && (w < DUE_ONE || idle == 0))
+            return false;
+        if (idle) /* the lowest idle runner */
+            nw = (due ? w - DUE_ONE : w) & ~(idle & -idle);
         else
-            nw = w + DUE_ONE, idle = 0;
+            nw = w + DUE_ONE;
         /* Acq_rel: see next_round. */
     } while (!wf_cas_acqrel(&c->work, &w, nw));
-    if (idle)
+    if (idle) {
         wf__spawn(wf__node_graph(&c->base),
-                  &c->slots[__builtin_ctzll(idle)].task);
+                  &slot(c, (unsigned)__builtin_ctzll(idle))->task);
+        return true;
+    }
+    /* Relaxed: a hint; add_runners decides with its CAS. */
+    if (c->n_slots > 1 && wf_load_relaxed(&c->more) == NULL)
+        add_runners(c);
+    return false;
+}
+
+static void free_runners(runner *more, unsigned n)
+{
+    for (unsigned i = 0; more && i < n; i++)
+        free(more[i].out);
+    free(more);
+}
+
+/* Rounds overlap: make runners 1 .. n_slots - 1 (once), add them to the
+ * idle set and give them the due rounds.  Out of line: once per node. */
+static __attribute__((noinline, cold)) void add_runners(cont_node *c)
+{
+    unsigned n = c->n_slots - 1;
+    runner *more = calloc(n, sizeof *more), *none = NULL;
+    for (unsigned i = 0; more && i < n; i++) {
+        more[i].task.run = run;
+        more[i].task.node = &c->base;
+        if (c->out_size && (more[i].out = malloc(c->out_size)) == NULL) {
+            free_runners(more, n);
+            return; /* the rounds wait for runner 0 */
+        }
+    }
+    /* Acq_rel: the release publishes the records' fields to whoever
+     * loads `more` after seeing their idle bits (below); the loser of two
+     * makers frees its own. */
+    if (more == NULL || !wf_cas_acqrel(&c->more, &none, more)) {
+        free_runners(more, n);
+        return;
+    }
+    uint64_t bits = (((uint64_t)1 << c->n_slots) - 1) & ~(uint64_t)1;
+    uint64_t w = wf_load_relaxed(&c->work); /* the CAS checks it */
+    /* Acq_rel: the release orders the store of `more` before the bits;
+     * see next_round for the rest. */
+    while (!wf_cas_acqrel(&c->work, &w, w | bits))
+        continue;
+    while (fire(c, true))
+        continue;
 }
 
 /* ---- node ops --------------------------------------------------------------- */
 
-static int cont_put(wf__port *in, const void *msg)
+static inline int cont_put(wf__port *in, const void *msg)
 {
     (void)msg; /* a signal: nothing to copy */
     cont_node *c = (cont_node *)in->node;
@@ -139,7 +235,7 @@ static int cont_put(wf__port *in, const void *msg)
          * on to the body. */
     } while (!wf_cas_acqrel(&c->count, &n, next));
     if (next == 0)
-        fire(c);
+        fire(c, false);
     return WF__ACCEPT;
 }
 
@@ -156,7 +252,9 @@ static void cont_reset(wf_node *n)
     /* Relaxed: reset runs on an idle graph; the aggregator and the
      * restart of the graph order these stores for later signals. */
     wf_store_relaxed(&c->count, 0);
-    wf_store_relaxed(&c->work, ((uint64_t)1 << c->n_slots) - 1);
+    wf_store_relaxed(&c->work, wf_load_relaxed(&c->more)
+                                   ? ((uint64_t)1 << c->n_slots) - 1
+                                   : 1);
 }
 
 static size_t cont_held(wf_node *n)
@@ -168,9 +266,9 @@ static size_t cont_held(wf_node *n)
 static void cont_destroy(wf_node *n)
 {
     cont_node *c = (cont_node *)n;
-    for (unsigned i = 0; c->slots && i < c->n_slots; i++)
-        free(c->slots[i].out);
-    free(c->slots);
+    free(c->first.out);
+    /* Relaxed: the node is no longer used. */
+    free_runners(wf_load_relaxed(&c->more), c->n_slots - 1);
 }
 
 static const wf__node_ops cont_ops = {
@@ -185,20 +283,14 @@ static const wf__node_ops cont_ops = {
 
 static int make_slots(cont_node *c, unsigned n)
 {
-    if ((c->slots = calloc(n, sizeof *c->slots)) == NULL)
-        return WF_ENOMEM;
     c->n_slots = n;
-    for (unsigned i = 0; i < n; i++) {
-        runner *r = &c->slots[i];
-        r->task.run = run;
-        r->task.node = &c->base; /* its priority and trace name */
-        r->node = c;
-        r->bit = (uint64_t)1 << i;
-        if (c->out_size && (r->out = malloc(c->out_size)) == NULL)
-            return WF_ENOMEM;
-    }
-    /* Not shared yet: relaxed.  Every runner idle, nothing due. */
-    wf_store_relaxed(&c->work, ((uint64_t)1 << n) - 1);
+    c->first.task.run = run;
+    c->first.task.node = &c->base; /* its priority and trace name */
+    if (c->out_size && (c->first.out = malloc(c->out_size)) == NULL)
+        return WF_ENOMEM;
+    /* Not shared yet: relaxed.  Runner 0 idle, nothing due, no others. */
+    wf_store_relaxed(&c->more, NULL);
+    wf_store_relaxed(&c->work, 1);
     return 0;
 }
 

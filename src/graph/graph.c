@@ -162,15 +162,14 @@ static void submit(wf_graph *g, wf__gtask *t, wf_task_fn fn)
         fn(&t->task); /* cannot happen (the arguments are valid): run it */
 }
 
-/* Give the bypassed task, if any, to the pool, counted on its own. */
-static void flush_bypass(void)
+/* Give the bypassed task to the pool, counted on its own.  Out of line:
+ * the paths that test for one then save no registers for this. */
+static __attribute__((noinline)) void flush_bypass(void)
 {
     wf__gtask *t = bypass;
-    if (t) {
-        bypass = NULL;
-        hold(t->graph);
-        submit(t->graph, t, gtask_main);
-    }
+    bypass = NULL;
+    hold(t->graph);
+    submit(t->graph, t, gtask_main);
 }
 
 /* Run a task of g on this thread, then the tasks it bypassed to, and stop
@@ -191,7 +190,7 @@ static void run_gtask(wf_graph *g, wf__gtask *t)
         if ((t = bypass) == NULL)
             break;
         if (row == BYPASS_MAX) {
-            flush_bypass();
+            flush_bypass(); /* t, counted on its own now */
             break;
         }
         bypass = NULL;
@@ -271,18 +270,13 @@ static void prio_push(wf_graph *g, wf__gtask *t, int prio)
         submit(g, d, drainer_main);
 }
 
-void wf__spawn(wf_graph *g, wf__gtask *t)
+/* A task that is not bypassed to: counted on its own (G5), for the
+ * priority list or the pool.  Out of line, as flush_bypass. */
+static __attribute__((noinline)) void spawn_counted(wf_graph *g,
+                                                    wf__gtask *t, int prio)
 {
     if (g == NULL) { /* cannot happen while the graph is alive */
         t->run(t);
-        return;
-    }
-    t->graph = g;
-    /* Relaxed: the priority is set before the node gets messages; a
-     * change racing with a spawn applies to the next one. */
-    int prio = t->node ? wf_load_relaxed(&t->node->priority) : 0;
-    if (prio == 0 && running_graph == g && bypass == NULL) {
-        bypass = t; /* counted by the running task (see bypass) */
         return;
     }
     hold(g);
@@ -290,6 +284,18 @@ void wf__spawn(wf_graph *g, wf__gtask *t)
         prio_push(g, t, prio);
     else
         submit(g, t, gtask_main);
+}
+
+void wf__spawn(wf_graph *g, wf__gtask *t)
+{
+    t->graph = g;
+    /* Relaxed: the priority is set before the node gets messages; a
+     * change racing with a spawn applies to the next one. */
+    int prio = t->node ? wf_load_relaxed(&t->node->priority) : 0;
+    if (prio == 0 && bypass == NULL && running_graph == g && g != NULL)
+        bypass = t; /* counted by the running task (see bypass) */
+    else
+        spawn_counted(g, t, prio);
 }
 
 int wf_node_set_priority(wf_node *n, int priority)
@@ -425,30 +431,43 @@ static __attribute__((noinline, cold)) void run_higher(wf_graph *g,
         run_gtask(g, t);
 }
 
-void wf__body_begin(wf_node *n)
+/* What wf__body_begin does when there is something to do: out of line,
+ * so that the common body pays a few loads and no saved registers. */
+static __attribute__((noinline)) void body_begin_slow(wf_node *n,
+                                                      wf_graph *g)
 {
     if (bypass) /* another worker may run it while this body runs */
         flush_bypass();
-    wf_graph *g = wf__node_graph(n);
-    /* Relaxed hint: an entry pushed right after this load is run by a
-     * drainer; it only decides whether to look under the lock. */
     if (g && wf_load_relaxed(&g->prio_count) > 0 && running_graph == g)
-        run_higher(g, n);
+        run_higher(g, n); /* relaxed hint: see wf__body_begin */
     if (wf__trace_enabled())
         wf__trace_body_begin(n);
 }
 
-static __attribute__((noinline, cold)) void body_failed(wf_node *n, int err)
+void wf__body_begin(wf_node *n)
 {
-    fail(wf__node_graph(n), n, err);
+    wf_graph *g = wf__node_graph(n);
+    /* Relaxed hint: an entry pushed right after this load is run by a
+     * drainer; it only decides whether to look under the lock. */
+    if (bypass || (g && wf_load_relaxed(&g->prio_count) > 0) ||
+        wf__trace_enabled())
+        body_begin_slow(n, g);
 }
 
-void wf__body_end(wf_node *n, int result)
+/* As body_begin_slow. */
+static __attribute__((noinline, cold)) void body_end_slow(wf_node *n,
+                                                          int result)
 {
     if (wf__trace_enabled())
         wf__trace_span('E', WF__TRACE_BODY, NULL);
     if (result < 0)
-        body_failed(n, result);
+        fail(wf__node_graph(n), n, result);
+}
+
+void wf__body_end(wf_node *n, int result)
+{
+    if (result < 0 || wf__trace_enabled())
+        body_end_slow(n, result);
 }
 
 int wf_graph_set_counting(wf_graph *g, bool on)

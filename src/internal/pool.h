@@ -116,6 +116,10 @@ void wf__futex_wake(_Atomic uint32_t *addr, int n);
 void wf__wake_one(wf_pool *pool, wf__worker *by);
 void wf__wake_all(wf_pool *pool);
 void wf__park(wf__worker *w);
+/* Sleep for about ns nanoseconds, or until the pool shuts down, asking no
+ * one for work and not counted as a sleeper (P3): publishes and
+ * submissions do not wake it, though a wake-up may. */
+void wf__nap(wf__worker *w, uint64_t ns);
 void wf__task_wait(wf_task *t);
 void wf__task_complete(wf_task *t);
 

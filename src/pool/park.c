@@ -4,16 +4,23 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal/pool.h"
 
+/* Returns at once if *addr != val, else when woken or after timeout (NULL:
+ * none); spurious returns are fine, every caller loops. */
+static void futex_wait(_Atomic uint32_t *addr, uint32_t val,
+                       const struct timespec *timeout)
+{
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, timeout,
+            NULL, 0);
+}
+
 void wf__futex_wait(_Atomic uint32_t *addr, uint32_t val)
 {
-    /* Returns at once if *addr != val; spurious returns are fine, every
-     * caller loops. */
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, NULL,
-            NULL, 0);
+    futex_wait(addr, val, NULL);
 }
 
 void wf__futex_wake(_Atomic uint32_t *addr, int n)
@@ -68,6 +75,21 @@ void wf__park(wf__worker *w)
         wf__futex_wait(&p->epoch, epoch);
     }
     wf_fetch_add_seqcst(&p->sleepers, -1); /* only a hint for wakers */
+}
+
+void wf__nap(wf__worker *w, uint64_t ns)
+{
+    wf_pool *p = w->pool;
+    struct timespec ts = {(time_t)(ns / 1000000000u),
+                          (long)(ns % 1000000000u)};
+    /* Acquire pairs with the release increment in wf__wake_all: if the
+     * shutdown store (before it) is missed below, epoch has moved since
+     * this load and the wait returns at once. */
+    uint32_t epoch = wf_load_acquire(&p->epoch);
+    if (!wf_load_acquire(&p->shutdown)) { /* pairs with wf_pool_destroy */
+        wf_counter_inc(&w->stats.parks);
+        futex_wait(&p->epoch, epoch, &ts);
+    }
 }
 
 /* Block the calling thread until t has run (P5). */

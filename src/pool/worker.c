@@ -3,6 +3,7 @@
  * Rule numbers refer to docs/protocols.md. */
 #include <sched.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal/pool.h"
 
@@ -127,7 +128,11 @@ static wf_task *steal_any(wf__worker *w)
     return NULL;
 }
 
-static bool find_and_run(wf__worker *w)
+/* What find_and_run ran: nothing, a task, or a detached task that it
+ * stole (see the idle policy below). */
+enum { RAN_NONE, RAN_TASK, RAN_STOLEN_DETACHED };
+
+static int find_and_run(wf__worker *w)
 {
     /* Own tasks first: detached ones (wf_submit, graph tasks) left on the
      * stack or deque once the task that spawned them returned. */
@@ -135,25 +140,58 @@ static bool find_and_run(wf__worker *w)
     wf_task *t = wf__pop_own(w);
     if (t) {
         wf__run_own(w, t);
-        return true;
+        return RAN_TASK;
     }
     t = wf__take_submitted(w->pool);
     if (t) {
         wf__run_root(w, t);
-        return true;
+        return RAN_TASK;
     }
     t = steal_any(w);
     if (t) {
+        /* Read before running it: it may be freed or respawned. */
+        bool detached = (t->flags_ & WF__TASK_DETACHED) != 0;
         wf__run_stolen(w, t);
-        return true;
+        return detached ? RAN_STOLEN_DETACHED : RAN_TASK;
     }
-    return false;
+    return RAN_NONE;
 }
 
 bool wf__help_once(void)
 {
     wf__worker *w = wf__current();
-    return w != NULL && find_and_run(w);
+    return w != NULL && find_and_run(w) != RAN_NONE;
+}
+
+/* The idle policy.  A worker that was idle, stole a detached task (a
+ * graph's, as a rule) and ran out of work again within CRUMB_NS got a
+ * crumb: less work than the hand-off cost the owner (a publish, often a
+ * wake-up) and this thief (a steal, and lines that the owner's next tasks
+ * write again), as a stolen task of a fine-grained graph is (a few
+ * wavefront cells).  It then naps at once, asking no owner to publish
+ * (P2), so that the owners keep such tasks and run them on warm lines;
+ * after the nap it spins (asking, P2) for fewer rounds than before and,
+ * finding nothing, naps again; it parks (asking, so that the next publish
+ * wakes it) only after EMPTY_NAPS such naps in a row.  An owner then
+ * answers the napper's requests while it spins, without the futex
+ * wake-up that a parked asker costs it.  Each crumb in a row doubles the
+ * nap (and halves the spin); any other busy stretch ends the naps.
+ * Oversubscribed, napping matters most: a spinning or yielding worker
+ * stays runnable and takes its share of a core from the one with work.
+ * Joined (fork-join) tasks are not judged: a thief that got a small one
+ * usually gets a larger one next, since owners publish their oldest.  Nor
+ * are submitted tasks: no owner could have kept those, and a nap would
+ * only delay the next submission's start by a wake-up. */
+#define CRUMB_NS 50000u
+#define NAP_NS 25000u
+#define MAX_NAPS 7u /* crumbs counted; the nap is NAP_NS << (naps - 1) */
+#define EMPTY_NAPS 3u
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 void *wf__worker_main(void *arg)
@@ -161,17 +199,39 @@ void *wf__worker_main(void *arg)
     wf__worker *w = arg;
     wf_pool *p = w->pool;
     wf__self = &w->fast;
-    unsigned idle = 0;
+    unsigned idle = 0, naps = 0, empty = 0;
+    bool busy = false;  /* in a busy stretch (found work since idle) */
+    uint64_t since = 0; /* its start, if it began with a stolen detached
+                           task (else 0: it is not judged, no clock read) */
     /* Acquire pairs with the release store in wf_pool_destroy. */
     while (!wf_load_acquire(&p->shutdown)) {
-        if (find_and_run(w)) {
+        int r = find_and_run(w);
+        if (r != RAN_NONE) {
+            if (!busy)
+                since = r == RAN_STOLEN_DETACHED ? now_ns() : 0;
+            busy = true;
             idle = 0;
-        } else if (++idle <= p->spin) {
+            continue;
+        }
+        if (busy) { /* the stretch is over: was it a crumb? */
+            bool crumb = since != 0 && now_ns() - since < CRUMB_NS;
+            naps = !crumb ? 0 : naps < MAX_NAPS ? naps + 1 : naps;
+            busy = false;
+            empty = 0;
+            if (crumb) {
+                wf__nap(w, (uint64_t)NAP_NS << (naps - 1));
+                continue;
+            }
+        }
+        if (++idle <= p->spin >> naps) {
             wf__cpu_relax();
-        } else if (idle <= p->spin + 32) {
+        } else if (naps == 0 && idle <= p->spin + 32) {
             sched_yield(); /* let a preempted thread we wait on run */
         } else if (w->spare && wf__spare_should_retire(w)) {
             break; /* a spare nobody needs any more */
+        } else if (naps != 0 && ++empty < EMPTY_NAPS) {
+            wf__nap(w, (uint64_t)NAP_NS << (naps - 1));
+            idle = 0;
         } else {
             wf__park(w);
             idle = 0;
