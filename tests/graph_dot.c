@@ -119,6 +119,32 @@ static void run_pipe(wf_graph *g, wf_node *in, wf_node *out, int n)
     drain(out, n);
 }
 
+/* queue -> function(unlimited) -> queue, for the counting checks. */
+typedef struct {
+    wf_graph *g;
+    wf_node *in, *f, *out;
+} pipe_graph;
+
+static pipe_graph make_pipe(wf_pool *pool)
+{
+    pipe_graph p = {.g = gt_graph(pool)};
+    p.in = gt_queue(p.g, sizeof(int));
+    p.f = gt_function(p.g, sizeof(int), sizeof(int), WF_UNLIMITED,
+                      WF_QUEUEING, add_one, NULL);
+    p.out = gt_queue(p.g, sizeof(int));
+    CHECK_OK(wf_make_edge(p.in, p.f));
+    CHECK_OK(wf_make_edge(p.f, p.out));
+    return p;
+}
+
+/* The graph's DOT text shows k messages through the pipe (-1: no counts). */
+static void check_pipe_dot(wf_graph *g, int k)
+{
+    char *dot = dot_of(g);
+    expect_pipe(dot, k);
+    free(dot);
+}
+
 /* Off by default: no counts in the DOT text, and none taken (turning it
  * on shows zeros); on: exact counts; off again: they stop (and stay on
  * show once it is back on); reset zeroes them. */
@@ -126,13 +152,9 @@ static void check_counting_switch(wf_pool *pool)
 {
     CHECK(wf_graph_set_counting(NULL, true) == WF_EINVAL);
     CHECK(wf_graph_set_counting(NULL, false) == WF_EINVAL);
-    wf_graph *g = gt_graph(pool);
-    wf_node *in = gt_queue(g, sizeof(int));
-    wf_node *f = gt_function(g, sizeof(int), sizeof(int), WF_UNLIMITED,
-                             WF_QUEUEING, add_one, NULL);
-    wf_node *out = gt_queue(g, sizeof(int));
-    CHECK_OK(wf_make_edge(in, f));
-    CHECK_OK(wf_make_edge(f, out));
+    pipe_graph p = make_pipe(pool);
+    wf_graph *g = p.g;
+    wf_node *in = p.in, *f = p.f, *out = p.out;
     run_pipe(g, in, out, 1000);
     char *dot = dot_of(g);
     expect_pipe(dot, -1);
@@ -140,26 +162,16 @@ static void check_counting_switch(wf_pool *pool)
               "counts shown while counting is off:\n%s", dot);
     free(dot);
     CHECK_OK(wf_graph_set_counting(g, true));
-    dot = dot_of(g);
-    expect_pipe(dot, 0);
-    free(dot);
+    check_pipe_dot(g, 0);
     run_pipe(g, in, out, 500);
-    dot = dot_of(g);
-    expect_pipe(dot, 500);
-    free(dot);
+    check_pipe_dot(g, 500);
     CHECK_OK(wf_graph_set_counting(g, false));
     run_pipe(g, in, out, 300);
-    dot = dot_of(g);
-    expect_pipe(dot, -1);
-    free(dot);
+    check_pipe_dot(g, -1);
     CHECK_OK(wf_graph_set_counting(g, true));
-    dot = dot_of(g);
-    expect_pipe(dot, 500);
-    free(dot);
+    check_pipe_dot(g, 500);
     CHECK_OK(wf_graph_reset(g, 0));
-    dot = dot_of(g);
-    expect_pipe(dot, 0);
-    free(dot);
+    check_pipe_dot(g, 0);
     GT_DESTROY(g, in, f, out);
 }
 
@@ -167,21 +179,13 @@ static void check_counting_switch(wf_pool *pool)
  * and wf_graph_set_counting still turns it off. */
 static int check_env(wf_pool *pool)
 {
-    wf_graph *g = gt_graph(pool);
-    wf_node *in = gt_queue(g, sizeof(int));
-    wf_node *f = gt_function(g, sizeof(int), sizeof(int), WF_UNLIMITED,
-                             WF_QUEUEING, add_one, NULL);
-    wf_node *out = gt_queue(g, sizeof(int));
-    CHECK_OK(wf_make_edge(in, f));
-    CHECK_OK(wf_make_edge(f, out));
+    pipe_graph p = make_pipe(pool);
+    wf_graph *g = p.g;
+    wf_node *in = p.in, *f = p.f, *out = p.out;
     run_pipe(g, in, out, 700);
-    char *dot = dot_of(g);
-    expect_pipe(dot, 700);
-    free(dot);
+    check_pipe_dot(g, 700);
     CHECK_OK(wf_graph_set_counting(g, false));
-    dot = dot_of(g);
-    expect_pipe(dot, -1);
-    free(dot);
+    check_pipe_dot(g, -1);
     GT_DESTROY(g, in, f, out);
     CHECK_OK(wf_pool_destroy(pool));
     CHECK_DONE("graph_dot --env");
