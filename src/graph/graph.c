@@ -151,13 +151,14 @@ static void gtask_main(wf_task *task);
 static void submit(wf_graph *g, wf__gtask *t, wf_task_fn fn)
 {
     /* The previous run of this record has started and no longer reads it
-     * (see wf__gtask), so it can be reinitialised for the pool. */
-    memset(&t->task, 0, sizeof t->task);
-    /* From a worker of g's pool (a body, the common case) the task goes
-     * on that worker's own stack like a spawn: no lock, no RMW.  The
-     * graph's pending count (G5) is what waits for it, not the pool's. */
+     * (see wf__gtask), so it can be reinitialised for the pool.  From a
+     * worker of g's pool (a body, the common case) the task goes on that
+     * worker's own stack like a spawn, which sets every field: no lock, no
+     * RMW.  The graph's pending count (G5) is what waits for it, not the
+     * pool's. */
     if (wf__spawn_detached(g->pool, &t->task, fn, 0))
         return;
+    memset(&t->task, 0, sizeof t->task); /* wf_submit wants a zeroed task */
     if (wf_submit(g->pool, &t->task, fn) != 0)
         fn(&t->task); /* cannot happen (the arguments are valid): run it */
 }
