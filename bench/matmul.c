@@ -35,16 +35,88 @@ static void mm_child(mm_frame *f)
 }
 BENCH_TASK_BODY(mm_child, mm_frame)
 
-/* i-k-j order: the inner loop streams rows of B and C, and vectorises. */
+/* The base case keeps a 4 x 4 tile of C in registers while k runs, as
+ * vectors of two doubles.  The plain i-k-j loop (c[i][j] += a[i][k] *
+ * b[k][j] over j) loads and stores C for every product: gcc -O2 vectorises
+ * it without unrolling, 4.11 instructions per multiply-add against clang's
+ * 3.46, and every system built with gcc ran matmul at 0.84 of omp-clang's
+ * speed for it.  The tile takes 2.12 (gcc, g++) and 2.06 (clang): both
+ * compilers emit nearly the same loop.  mm_v2 is a GCC vector extension,
+ * which gcc, g++ and clang all accept, so every system still compiles this
+ * one source with the same flags; each element of C still gets its
+ * products added in k order, so every build's C equals the sequential one
+ * bit for bit. */
+#define MM_TILE 4 /* rows and columns of C in one tile */
+
+typedef double mm_v2 __attribute__((vector_size(16)));
+
+static inline mm_v2 mm_load(const double *p)
+{
+    mm_v2 v;
+    memcpy(&v, p, sizeof v); /* unaligned: the kernel takes any ld */
+    return v;
+}
+
+static inline void mm_store(double *p, mm_v2 v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
+static inline mm_v2 mm_splat(double x)
+{
+    mm_v2 v = {x, x};
+    return v;
+}
+
+/* C[0..4)[0..4) += A[0..4)[0..MM_BASE) P, where P holds MM_BASE rows of
+ * four columns of B, packed (row k at p + 4k).  a and c have stride ld. */
+static void mm_tile(const double *restrict a, const double *restrict p,
+                    double *restrict c, size_t ld)
+{
+    const double *a0 = a, *a1 = a + ld, *a2 = a + 2 * ld, *a3 = a + 3 * ld;
+    double *c0 = c, *c1 = c + ld, *c2 = c + 2 * ld, *c3 = c + 3 * ld;
+    mm_v2 c00 = mm_load(c0), c01 = mm_load(c0 + 2);
+    mm_v2 c10 = mm_load(c1), c11 = mm_load(c1 + 2);
+    mm_v2 c20 = mm_load(c2), c21 = mm_load(c2 + 2);
+    mm_v2 c30 = mm_load(c3), c31 = mm_load(c3 + 2);
+    for (size_t k = 0; k < MM_BASE; k++) {
+        const double *pk = p + MM_TILE * k; /* one induction, not two (gcc) */
+        mm_v2 b0 = mm_load(pk), b1 = mm_load(pk + 2), x;
+        x = mm_splat(a0[k]);
+        c00 += x * b0;
+        c01 += x * b1;
+        x = mm_splat(a1[k]);
+        c10 += x * b0;
+        c11 += x * b1;
+        x = mm_splat(a2[k]);
+        c20 += x * b0;
+        c21 += x * b1;
+        x = mm_splat(a3[k]);
+        c30 += x * b0;
+        c31 += x * b1;
+    }
+    mm_store(c0, c00), mm_store(c0 + 2, c01);
+    mm_store(c1, c10), mm_store(c1 + 2, c11);
+    mm_store(c2, c20), mm_store(c2 + 2, c21);
+    mm_store(c3, c30), mm_store(c3 + 2, c31);
+}
+
+/* C += A B on MM_BASE x MM_BASE blocks, a column of tiles at a time.  The
+ * column's four columns of B are first copied into a contiguous panel that
+ * its 16 tiles share: read in place, B's rows lie ld apart (8 KiB in the
+ * benchmark), so they crowd into a few L1 sets; the panel made the kernel
+ * 11-17% faster in an isolated timing (gcc and clang alike). */
 static void mm_base(const double *restrict a, const double *restrict b,
                     double *restrict c, size_t ld)
 {
-    for (size_t i = 0; i < MM_BASE; i++)
-        for (size_t k = 0; k < MM_BASE; k++) {
-            double aik = a[i * ld + k];
-            for (size_t j = 0; j < MM_BASE; j++)
-                c[i * ld + j] += aik * b[k * ld + j];
-        }
+    double panel[MM_BASE * MM_TILE];
+    for (size_t j = 0; j < MM_BASE; j += MM_TILE) {
+        for (size_t k = 0; k < MM_BASE; k++)
+            memcpy(panel + k * MM_TILE, b + k * ld + j,
+                   MM_TILE * sizeof(double));
+        for (size_t i = 0; i < MM_BASE; i += MM_TILE)
+            mm_tile(a + i * ld, panel, c + i * ld + j, ld);
+    }
 }
 
 /* One phase: C_ij += A_ik B_kj for the four (i, j) with k fixed.  Three
