@@ -237,6 +237,9 @@ typedef struct wf__node_ops {
     int (*reserve)(wf__port *out, void *msg); /* 1 or 0 */
     int (*release)(wf__port *out);            /* 0 or WF_ENOENT */
     int (*consume)(wf__port *out);
+    /* NULL, or consume and then reserve the next message into msg in one
+     * step: 1 if it did, 0 if it only consumed, WF_ENOENT as consume. */
+    int (*consume_next)(wf__port *out, void *msg);
     void (*succ_push)(wf__port *out); /* an out-edge became (or is new in) push */
     /* a new out-edge e; NULL: succ_push(out) (overwrite: offer e the value) */
     void (*new_succ)(wf__port *out, wf__edge *e);
@@ -489,7 +492,8 @@ enum {
     WF__ST_CONSUME,
     WF__ST_SUCC_PUSH,
     WF__ST_FWD,
-    WF__ST_PUT_KEPT /* a put whose own offer nobody took (sets no_offer) */
+    WF__ST_PUT_KEPT, /* a put whose own offer nobody took (sets no_offer) */
+    WF__ST_CONSUME_NEXT /* consume, then reserve the new head (result 1) */
 };
 
 typedef struct wf__store_op {

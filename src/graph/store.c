@@ -277,6 +277,16 @@ void wf__store_handle(wf_node *n, wf__store *s, wf__store_op *op)
     case WF__ST_CONSUME:
         puller_done(n, s, op, op->op.type == WF__ST_CONSUME);
         break;
+    case WF__ST_CONSUME_NEXT:
+        puller_done(n, s, op, true);
+        /* Lend the puller the new head in the same op, unless the
+         * forwarder just took it for a successor in push state. */
+        if (op->result == 0 && s->q.count > 0 && !s->reserved) {
+            wf__msg_copy(op->out, wf__fifo_front(&s->q), s->q.size);
+            s->reserved = WF__RES_PULLER;
+            op->result = 1;
+        }
+        break;
     case WF__ST_SUCC_PUSH:
         if (s->fwd_busy)
             s->fwd_again = true;
