@@ -67,6 +67,10 @@ struct fn_node {
     size_t stashed;     /* taken, not run: the graph was cancelled */
     unsigned runners;   /* runners alive */
     bool pull_again;    /* an edge turned to pull while runners were out */
+    /* An in-edge may be in pull state: set by each pred_pull (which
+     * follows every turn to pull, G3), cleared by a take that finds none,
+     * so a node fed only by pushes does not scan its in-edges per take. */
+    bool pull_edges;
     runner *free;       /* idle runner records */
     unsigned n_slots;
     runner *slots;
@@ -99,7 +103,7 @@ static bool full(fn_node *f)
 }
 
 /* An idle runner to start, if the node may run one more. */
-static runner *grab(fn_node *f)
+static inline runner *grab(fn_node *f)
 {
     runner *r = f->free;
     if (r == NULL || wf__node_stopped(&f->base))
@@ -149,13 +153,26 @@ static void handle_put(fn_node *f, fn_op *op)
  * one holds back.  Inputs it took but did not run
  * because the graph was cancelled are stashed: counted as held, like the
  * queue, until wf_graph_reset empties both. */
+/* May a runner with nothing queued pull now?  The edge list is read
+ * last, and only after a pred_pull (pull_edges). */
+static bool may_pull(fn_node *f, const fn_op *op)
+{
+    if (!f->pull_edges || full(f) ||
+        (op->prev == PREV_PULL_FAILED && !f->pull_again))
+        return false;
+    if (wf__has_edge(&f->base.in[0], WF__PULL))
+        return true;
+    /* A later turn to pull is followed by its pred_pull, which sets the
+     * flag again; an earlier one was visible to this scan (G1, G3). */
+    f->pull_edges = false;
+    return false;
+}
+
 static void handle_take(fn_node *f, fn_op *op)
 {
     f->busy -= op->done;
     f->stashed += op->left;
-    bool may_pull = !full(f) && wf__has_edge(&f->base.in[0], WF__PULL) &&
-                    (op->prev != PREV_PULL_FAILED || f->pull_again);
-    if (wf__node_stopped(&f->base) || (f->q.count == 0 && !may_pull)) {
+    if ((f->q.count == 0 && !may_pull(f, op)) || wf__node_stopped(&f->base)) {
         put_runner(f, op->r);
         op->result = TAKE_EXIT;
     } else if (op->handoff) {
@@ -180,6 +197,7 @@ static void handle_take(fn_node *f, fn_op *op)
 
 static void handle_pred_pull(fn_node *f, fn_op *op)
 {
+    f->pull_edges = true;
     if (f->runners > 0)
         f->pull_again = true; /* a running body will pull when it ends */
     if (!full(f))
@@ -299,7 +317,12 @@ static void spawn(fn_node *f, runner *r)
 static int fn_put(wf__port *in, const void *msg)
 {
     fn_node *f = (fn_node *)in->node;
-    fn_op op = {.op.type = FN_PUT, .in = msg};
+    /* Only the fields a put reads or may leave unwritten: the record is
+     * on every message's path. */
+    fn_op op;
+    op.op.type = FN_PUT;
+    op.in = msg;
+    op.r = NULL;
     wf__agg_execute(&f->base.agg, &op.op, put_handler, f);
     spawn(f, op.r);
     return op.result;
