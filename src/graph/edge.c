@@ -201,7 +201,7 @@ void wf__edges_reset(wf_node *n)
 
 /* Offer msg along e.  A rejection that asks for pull reverses the edge and
  * then tells the receiver, which will pull when it can (G3). */
-static bool offer(wf__edge *e, const void *msg)
+WF__HOT_INLINE bool offer(wf__edge *e, const void *msg)
 {
     wf__port *to = e->to;
     int r = to->node->ops->put(to, msg);

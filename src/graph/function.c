@@ -120,7 +120,7 @@ static void put_runner(fn_node *f, runner *r)
     f->runners--;
 }
 
-static void handle_put(fn_node *f, fn_op *op)
+WF__HOT_INLINE void handle_put(fn_node *f, fn_op *op)
 {
     if (f->rejecting && full(f)) {
         op->result = WF__REJECT_PULL;
@@ -168,7 +168,7 @@ static bool may_pull(fn_node *f, const fn_op *op)
     return false;
 }
 
-static void handle_take(fn_node *f, fn_op *op)
+WF__HOT_INLINE void handle_take(fn_node *f, fn_op *op)
 {
     f->busy -= op->done;
     f->stashed += op->left;
@@ -205,8 +205,8 @@ static void handle_pred_pull(fn_node *f, fn_op *op)
 }
 
 /* The two operations of every message, applied through the aggregator
- * with their own handlers (graph_impl.h, wf__agg_execute): no dispatch on
- * the type, and the handler inlines into its caller's fast path. */
+ * with their own handlers: no dispatch on the type.  On the direct path
+ * their callers call handle_put / handle_take themselves, inlined. */
 static void put_handler(void *self, wf__op *op)
 {
     handle_put(self, (fn_op *)op);
@@ -283,7 +283,12 @@ static void run(wf__gtask *t)
     }
     for (int budget = RUNNER_BUDGET;; budget--) {
         op.handoff = budget <= 0;
-        wf__agg_execute(&f->base.agg, &op.op, take_handler, f);
+        if (wf__agg_try_enter(&f->base.agg)) { /* as in fn_put */
+            handle_take(f, &op);
+            wf__agg_leave(&f->base.agg);
+        } else {
+            wf__agg_execute_queued(&f->base.agg, &op.op, take_handler, f);
+        }
         op.done = op.left = 0;
         if (op.result == TAKE_EXIT)
             return;
@@ -323,7 +328,12 @@ static int fn_put(wf__port *in, const void *msg)
     op.op.type = FN_PUT;
     op.in = msg;
     op.r = NULL;
-    wf__agg_execute(&f->base.agg, &op.op, put_handler, f);
+    if (wf__agg_try_enter(&f->base.agg)) { /* wf__agg_execute, inlined */
+        handle_put(f, &op);
+        wf__agg_leave(&f->base.agg);
+    } else {
+        wf__agg_execute_queued(&f->base.agg, &op.op, put_handler, f);
+    }
     spawn(f, op.r);
     return op.result;
 }

@@ -49,6 +49,12 @@
              __LINE__, (msg)),                                               \
      abort())
 
+/* A handler or step on every message's path, inlined into each caller
+ * (the direct path of an aggregator op, wf__agg_try_enter), so a message
+ * pays no call frame per level.  Direct calls only: GCC cannot honour it
+ * through a function pointer at -O0/-O1. */
+#define WF__HOT_INLINE static inline __attribute__((always_inline))
+
 /* ---- aggregator (aggregator.c) ---------------------------------------- */
 
 typedef struct wf__op wf__op;
@@ -74,24 +80,39 @@ typedef struct wf__agg {
 void wf__agg_execute_queued(wf__agg *a, wf__op *op, wf__agg_handler h,
                             void *self);
 
+/* The direct path of wf__agg_execute: take the free node, or false (the
+ * caller queues its op with wf__agg_execute_queued).  Relaxed mailbox
+ * load: only a hint that no handler is waiting (aggregator.c); the busy
+ * CAS alone gives mutual exclusion and the order.  The CAS's acquire
+ * pairs with the release store of busy by the previous holder (its
+ * changes to the node are visible).  The relaxed busy pre-load only
+ * avoids a locked instruction that would fail. */
+static inline bool wf__agg_try_enter(wf__agg *a)
+{
+    int free_ = 0;
+    return wf_load_relaxed(&a->mailbox) == NULL &&
+           wf_load_relaxed(&a->busy) == 0 && wf_cas_acqrel(&a->busy, &free_, 1);
+}
+
+/* Leave a node entered with wf__agg_try_enter.  Release pairs with the
+ * next holder's CAS. */
+static inline void wf__agg_leave(wf__agg *a)
+{
+    wf_store_release(&a->busy, 0);
+}
+
 /* Apply op with h(self, op) and return once it has been applied, by this
  * thread or by the one that holds the aggregator.  Inline: a caller that
  * finds the node free (the common case) calls its handler directly, which
- * the compiler can inline when h is a constant.  Relaxed mailbox load:
- * only a hint that no handler is waiting (aggregator.c); the busy CAS
- * alone gives mutual exclusion and the order.  The CAS's acquire pairs
- * with the release store of busy by the previous holder (its changes to
- * the node are visible), and our release store pairs with the next
- * holder's CAS.  The relaxed busy pre-load only avoids a locked
- * instruction that would fail. */
+ * the compiler can inline when h is a constant.  A caller on every
+ * message's path may instead write the two steps itself, calling its
+ * handler's body directly (function.c). */
 static inline void wf__agg_execute(wf__agg *a, wf__op *op, wf__agg_handler h,
                                    void *self)
 {
-    int free_ = 0;
-    if (wf_load_relaxed(&a->mailbox) == NULL &&
-        wf_load_relaxed(&a->busy) == 0 && wf_cas_acqrel(&a->busy, &free_, 1)) {
+    if (wf__agg_try_enter(a)) {
         h(self, op);
-        wf_store_release(&a->busy, 0);
+        wf__agg_leave(a);
         return;
     }
     wf__agg_execute_queued(a, op, h, self);
