@@ -233,13 +233,13 @@ static void fn_handle(wf_node *n, wf__op *op)
 
 /* The kinds' body steps; each calls the user's body between
  * wf__body_begin and wf__body_end. */
-static void call_function(fn_node *f, runner *r, const void *in)
+WF__HOT_INLINE void call_function(fn_node *f, runner *r, const void *in)
 {
     wf__body_begin(&f->base);
     int rc = f->body.fn(in, f->out_size ? r->out : NULL, f->ctx);
     wf__body_end(&f->base, rc);
     if (rc == 0 && f->out_size)
-        wf__push_broadcast(&f->base.out[0], r->out);
+        wf__push_broadcast_inline(&f->base.out[0], r->out);
 }
 
 static void call_multifunction(fn_node *f, runner *r, const void *in)
@@ -258,6 +258,16 @@ static void call_async(fn_node *f, runner *r, const void *in)
     wf__body_end(&f->base, rc);
 }
 
+/* The body step of r's node: a function node's inlined (the common kind,
+ * on every message's path), the others' through the pointer. */
+WF__HOT_INLINE void call(fn_node *f, runner *r, const void *in)
+{
+    if (f->call == call_function)
+        call_function(f, r, in);
+    else
+        f->call(f, r, in);
+}
+
 /* Run the n inputs a take gave r; stop early if the graph is cancelled.
  * Returns how many were left unrun. */
 static unsigned run_batch(fn_node *f, runner *r, unsigned n)
@@ -265,7 +275,7 @@ static unsigned run_batch(fn_node *f, runner *r, unsigned n)
     for (unsigned i = 0; i < n; i++) {
         if (i > 0 && wf__node_stopped(&f->base))
             return n - i;
-        f->call(f, r, r->in + i * f->in_size);
+        call(f, r, r->in + i * f->in_size);
     }
     return 0;
 }
@@ -277,7 +287,7 @@ static void run(wf__gtask *t)
     fn_op op = {.op.type = FN_TAKE, .r = r, .prev = PREV_NONE};
     if (r->primed) { /* its input came with the put (its slot is busy) */
         r->primed = false;
-        f->call(f, r, r->in);
+        call(f, r, r->in);
         op.prev = PREV_RAN;
         op.done = 1;
     }
@@ -302,7 +312,7 @@ static void run(wf__gtask *t)
                 op.prev = PREV_PULL_FAILED;
                 continue;
             }
-            f->call(f, r, r->in);
+            call(f, r, r->in);
         } else {
             op.done = op.n;
             op.left = run_batch(f, r, op.n);

@@ -380,6 +380,38 @@ int wf__port_resolve(wf_port p, bool input, wf__port **out);
 int wf__push_single(wf__port *out, const void *msg);
 int wf__push_broadcast(wf__port *out, const void *msg);
 int wf__push_edge(wf__edge *e, const void *msg);
+
+/* Offer msg along e.  A rejection that asks for pull reverses the edge
+ * and then tells the receiver, which will pull when it can (G3). */
+WF__HOT_INLINE bool wf__offer(wf__edge *e, const void *msg)
+{
+    wf__port *to = e->to;
+    int r = to->node->ops->put(to, msg);
+    if (wf__observed(to->node))
+        wf__count_offer(e->from->node, to->node, r);
+    if (r == WF__REJECT_PULL) {
+        /* Relaxed: pred_pull's aggregator op orders it for the receiver. */
+        wf_store_relaxed(&e->state, WF__PULL);
+        if (to->node->ops->pred_pull)
+            to->node->ops->pred_pull(to);
+    }
+    return r == WF__ACCEPT; /* an error (no memory) is a plain rejection */
+}
+
+/* wf__push_broadcast inlined, for a body's output (function.c).  Edge
+ * states are read relaxed: a stale state costs one rejected offer, and
+ * each switch is followed by a notice through the other node's
+ * aggregator (G3).  Acquire on the list pairs with the release store in
+ * node_handle (SET_EDGES). */
+WF__HOT_INLINE int wf__push_broadcast_inline(wf__port *out, const void *msg)
+{
+    wf__edges *l = wf_load_acquire(&out->edges);
+    int accepted = 0;
+    for (size_t i = 0; l && i < l->n; i++)
+        if (wf_load_relaxed(&l->e[i]->state) == WF__PUSH)
+            accepted += wf__offer(l->e[i], msg);
+    return accepted;
+}
 /* Pull helpers for receivers: try each in-edge in pull state; a sender that
  * has nothing turns its edge back to push.  get: 1 if msg was filled.
  * reserve: the edge whose sender now holds a reservation for us, or NULL. */
