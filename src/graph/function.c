@@ -153,11 +153,11 @@ WF__HOT_INLINE void handle_put(fn_node *f, fn_op *op)
  * one holds back.  Inputs it took but did not run
  * because the graph was cancelled are stashed: counted as held, like the
  * queue, until wf_graph_reset empties both. */
-/* May a runner with nothing queued pull now?  The edge list is read
- * last, and only after a pred_pull (pull_edges). */
+/* May a runner with nothing queued pull now?  Asked only after a
+ * pred_pull (pull_edges); the edge list is read last. */
 static bool may_pull(fn_node *f, const fn_op *op)
 {
-    if (!f->pull_edges || full(f) ||
+    if (full(f) ||
         (op->prev == PREV_PULL_FAILED && !f->pull_again))
         return false;
     if (wf__has_edge(&f->base.in[0], WF__PULL))
@@ -172,7 +172,8 @@ WF__HOT_INLINE void handle_take(fn_node *f, fn_op *op)
 {
     f->busy -= op->done;
     f->stashed += op->left;
-    if ((f->q.count == 0 && !may_pull(f, op)) || wf__node_stopped(&f->base)) {
+    if ((f->q.count == 0 && !(f->pull_edges && may_pull(f, op))) ||
+        wf__node_stopped(&f->base)) {
         put_runner(f, op->r);
         op->result = TAKE_EXIT;
     } else if (op->handoff) {
@@ -284,7 +285,11 @@ static void run(wf__gtask *t)
 {
     runner *r = (runner *)t;
     fn_node *f = r->node;
-    fn_op op = {.op.type = FN_TAKE, .r = r, .prev = PREV_NONE};
+    fn_op op; /* not zeroed: the fields a take reads, set here or below */
+    op.op.type = FN_TAKE;
+    op.r = r;
+    op.prev = PREV_NONE;
+    op.done = op.left = 0;
     if (r->primed) { /* its input came with the put (its slot is busy) */
         r->primed = false;
         call(f, r, r->in);
