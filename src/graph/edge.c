@@ -13,7 +13,7 @@
  * several ports standing for one, WF_EDESTROYED for a detached node.  A
  * composite's port is the inner port it stands for: every public call
  * finds it here, and nowhere else. */
-static int resolve(wf_port p, bool input, wf__port **out)
+WF__HOT_INLINE int resolve(wf_port p, bool input, wf__port **out)
 {
     if (p.node == NULL)
         return WF_EINVAL;
@@ -194,6 +194,7 @@ void wf__edges_reset(wf_node *n)
         for (size_t k = 0; l && k < l->n; k++)
             /* Quiescent graph (reset waited): no one else reads it now. */
             wf_store_relaxed(&l->e[k]->state, WF__PUSH);
+        n->out[i].push_hint = true; /* quiescent too */
     }
 }
 

@@ -17,7 +17,10 @@
  *     the sender (succ_push).  The notification is an aggregator operation,
  *     which orders the state change for the other side (the relaxed state
  *     accesses rely on that), and it always follows the change, so neither
- *     side can miss that the other changed its mind.
+ *     side can miss that the other changed its mind.  Two hints rely on it
+ *     too, each set by its notification and cleared by a scan that finds
+ *     no edge in that state: a function node's pull_edges (function.c)
+ *     and an output port's push_hint (wf__port).
  * G4  At most one thread forwards a node's held messages at a time (its
  *     fwd_busy flag, or fire_busy for a reserving join); a request that
  *     finds it busy sets `again` and the forwarder looks once more before
@@ -240,6 +243,13 @@ struct wf__port {
     bool is_input;
     size_t size;              /* message size */
     wf__edges *_Atomic edges; /* successors / predecessors; NULL = none */
+    /* Output ports: an out-edge may be in push state.  Changed only in the
+     * node's aggregator (G1): set by each new edge list (SET_EDGES) and
+     * each succ_push op (which follows every turn back to push, G3), and
+     * by reset; cleared by wf__store_should_start when it finds none, so
+     * a store whose successors all pull (a reserving join) does not scan
+     * its edges on every op. */
+    bool push_hint;
 };
 
 /* What put answers. */

@@ -188,9 +188,16 @@ static void lend(wf__store *s)
 
 bool wf__store_should_start(wf_node *n, wf__store *s)
 {
-    if (s->fwd_busy || s->q.count == 0 || s->reserved || wf__node_stopped(n) ||
-        !wf__has_edge(&n->out[0], WF__PUSH))
+    wf__port *out = &n->out[0];
+    if (s->fwd_busy || s->q.count == 0 || s->reserved || !out->push_hint ||
+        wf__node_stopped(n))
         return false;
+    if (!wf__has_edge(out, WF__PUSH)) {
+        /* A later turn to push is followed by its succ_push op, which
+         * sets the hint again; an earlier one was visible here (G3). */
+        out->push_hint = false;
+        return false;
+    }
     /* The op that starts the forwarder also lends it the head, which
      * saves the forwarder an aggregator round trip per start. */
     s->fwd_busy = true;
@@ -288,6 +295,7 @@ void wf__store_handle(wf_node *n, wf__store *s, wf__store_op *op)
         }
         break;
     case WF__ST_SUCC_PUSH:
+        n->out[0].push_hint = true;
         if (s->fwd_busy)
             s->fwd_again = true;
         else
