@@ -309,6 +309,10 @@ struct wf_node {
      * wf_graph_write_dot; put = accepted + rejected. */
     _Atomic unsigned long n_accepted, n_rejected, n_forwarded;
     _Atomic uint64_t trace_flow;       /* arrow to the next body   */
+    /* A join or split node: its tuple's element offsets (set before the
+     * node is published, then read-only), for wf_tuple_get. */
+    const size_t *tuple_offset;
+    unsigned tuple_count;
 };
 
 /* True when the node's graph is cancelled or gone: stop starting work.

@@ -22,26 +22,6 @@
  * stops, so nothing is held outside a firing and the order is kept. */
 #include "graph/join.h"
 
-static void join_destroy(wf_node *n);
-
-/* Every policy's ops share join_destroy: one compare, not one per policy
- * (wf_tuple_get asks on every element a body reads). */
-static bool is_join(const wf_node *n)
-{
-    return n->ops->destroy == join_destroy;
-}
-
-/* ---- tuple layout (the layout itself: wf_tuple_layout, tuple.c) ---------- */
-
-const size_t *wf__join_offsets(const wf_node *n, unsigned *count)
-{
-    if (!is_join(n))
-        return NULL;
-    const join_node *j = (const join_node *)n;
-    *count = j->n;
-    return j->offset;
-}
-
 /* ---- queueing, inside the handler ------------------------------------------ */
 
 static bool all_ports_hold(join_node *j)
@@ -460,6 +440,8 @@ static int init_join(join_node *j, const wf_join_config *c)
     j->policy = c->policy;
     j->n = c->ports;
     j->tuple_size = wf_tuple_layout(j->n, c->msg_sizes, j->offset);
+    j->base.tuple_offset = j->offset; /* wf_tuple_get */
+    j->base.tuple_count = j->n;
     j->ctx = c->ctx;
     j->key_size = c->policy == WF_JOIN_TAG_MATCHING ? sizeof(uint64_t)
                                                      : c->key_size;

@@ -70,8 +70,6 @@ size_t wf__join_key_held(join_node *j);
 uint64_t wf__join_key_of(join_node *j, unsigned port, const void *msg,
                          void *key);
 int wf__join_keys_create(join_node *j);
-/* A join node's tuple offsets and port count; NULL if n is no join. */
-const size_t *wf__join_offsets(const wf_node *n, unsigned *count);
 void wf__join_keys_destroy(join_node *j);
 
 #endif /* WF_GRAPH_JOIN_H */

@@ -414,7 +414,12 @@ int wf__store_put(wf_node *n, wf__store *s, const void *msg)
 
 int wf__store_call(wf_node *n, wf__store *s, int type, const void *in, void *out)
 {
-    wf__store_op op = {.op.type = type, .in = in, .out = out};
+    wf__store_op op; /* not zeroed: what a store op reads is set here */
+    op.op.type = type;
+    op.in = in;
+    op.out = out;
+    op.result = 0;
+    op.start = false;
     exec(n, s, &op);
     if (op.start)
         wf__store_kick(n, s);
