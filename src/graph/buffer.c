@@ -91,8 +91,7 @@ static int buffer_consume(wf__port *out)
 
 static int buffer_consume_next(wf__port *out, void *msg)
 {
-    return wf__store_call(out->node, store_of(out->node), WF__ST_CONSUME_NEXT,
-                          NULL, msg);
+    return wf__store_consume_next(out->node, store_of(out->node), msg);
 }
 
 static void buffer_succ_push(wf__port *out)

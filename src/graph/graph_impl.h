@@ -605,5 +605,8 @@ void wf__store_kick(wf_node *n, wf__store *s);
  * `s` (found through the node kind's accessor). */
 int wf__store_call(wf_node *n, wf__store *s, int type, const void *in,
                  void *out);
+/* Outside: wf__store_call(WF__ST_CONSUME_NEXT), the reserving join's
+ * step per port and tuple, compiled for that op alone. */
+int wf__store_consume_next(wf_node *n, wf__store *s, void *msg);
 
 #endif /* WF_GRAPH_IMPL_H */

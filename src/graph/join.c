@@ -269,8 +269,7 @@ static int store_consume(wf__port *out)
 
 static int store_consume_next(wf__port *out, void *msg)
 {
-    return wf__store_call(out->node, store_of(out), WF__ST_CONSUME_NEXT, NULL,
-                          msg);
+    return wf__store_consume_next(out->node, store_of(out), msg);
 }
 
 static void store_succ_push(wf__port *out)

@@ -253,7 +253,9 @@ static void puller_done(wf_node *n, wf__store *s, wf__store_op *op, bool pop)
     op->start = wf__store_should_start(n, s);
 }
 
-void wf__store_handle(wf_node *n, wf__store *s, wf__store_op *op)
+/* Inlined where the op type is a constant (typed_call): the switch folds
+ * to that op's case. */
+WF__HOT_INLINE void handle(wf_node *n, wf__store *s, wf__store_op *op)
 {
     switch (op->op.type) {
     case WF__ST_PUT_KEPT:
@@ -308,6 +310,11 @@ void wf__store_handle(wf_node *n, wf__store *s, wf__store_op *op)
         WF__GBUG("unknown store operation");
     }
     wf__store_settle(s);
+}
+
+void wf__store_handle(wf_node *n, wf__store *s, wf__store_op *op)
+{
+    handle(n, s, op);
 }
 
 /* ---- the forwarder, outside ------------------------------------------------ */
@@ -397,19 +404,27 @@ bool wf__store_offer(wf_node *n, wf__store *s, const void *msg)
     return ok;
 }
 
-int wf__store_put(wf_node *n, wf__store *s, const void *msg)
+/* wf__store_call with the aggregator's direct path inlined; with a
+ * constant type (the put and consume_next of every message) the handler
+ * inlines to that op's case alone. */
+WF__HOT_INLINE int typed_call(wf_node *n, wf__store *s, int type,
+                              const void *in, void *out)
 {
-    /* Relaxed: see wf__store_settle.  A stale 0 only sends the message
-     * through the aggregator; a 1 read while another put's message goes
-     * in overlaps that put (G4). */
-    int type = WF__ST_PUT;
-    if (wf_load_relaxed(&s->quiet) && wf__store_may_offer() &&
-        !wf__node_stopped(n) && wf__has_edge(&n->out[0], WF__PUSH)) {
-        if (wf__store_offer(n, s, msg))
-            return WF__ACCEPT;
-        type = WF__ST_PUT_KEPT;
+    wf__store_op op; /* not zeroed: what a store op reads is set here */
+    op.op.type = type;
+    op.in = in;
+    op.out = out;
+    op.result = 0;
+    op.start = false;
+    if (s->direct && wf__agg_try_enter(&n->agg)) {
+        handle(n, s, &op);
+        wf__agg_leave(&n->agg);
+    } else {
+        exec(n, s, &op);
     }
-    return wf__store_call(n, s, type, msg, NULL);
+    if (op.start)
+        wf__store_kick(n, s);
+    return op.result;
 }
 
 int wf__store_call(wf_node *n, wf__store *s, int type, const void *in, void *out)
@@ -424,4 +439,31 @@ int wf__store_call(wf_node *n, wf__store *s, int type, const void *in, void *out
     if (op.start)
         wf__store_kick(n, s);
     return op.result;
+}
+
+int wf__store_consume_next(wf_node *n, wf__store *s, void *msg)
+{
+    return typed_call(n, s, WF__ST_CONSUME_NEXT, NULL, msg);
+}
+
+/* The put that keeps its message, out of line: a put that offers its
+ * message itself (below) pays no frame for it. */
+static __attribute__((noinline)) int put_kept(wf_node *n, wf__store *s,
+                                              const void *msg)
+{
+    return typed_call(n, s, WF__ST_PUT, msg, NULL);
+}
+
+int wf__store_put(wf_node *n, wf__store *s, const void *msg)
+{
+    /* Relaxed: see wf__store_settle.  A stale 0 only sends the message
+     * through the aggregator; a 1 read while another put's message goes
+     * in overlaps that put (G4). */
+    if (wf_load_relaxed(&s->quiet) && wf__store_may_offer() &&
+        !wf__node_stopped(n) && wf__has_edge(&n->out[0], WF__PUSH)) {
+        if (wf__store_offer(n, s, msg))
+            return WF__ACCEPT;
+        return wf__store_call(n, s, WF__ST_PUT_KEPT, msg, NULL);
+    }
+    return put_kept(n, s, msg);
 }
