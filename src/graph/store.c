@@ -404,11 +404,12 @@ bool wf__store_offer(wf_node *n, wf__store *s, const void *msg)
     return ok;
 }
 
-/* wf__store_call with the aggregator's direct path inlined; with a
- * constant type (the put and consume_next of every message) the handler
- * inlines to that op's case alone. */
+/* A store op from outside.  With `inline_op` (a constant), the
+ * aggregator's direct path and the handler are inlined; with a constant
+ * type too (the put and consume_next of every message) the handler folds
+ * to that op's case alone. */
 WF__HOT_INLINE int typed_call(wf_node *n, wf__store *s, int type,
-                              const void *in, void *out)
+                              const void *in, void *out, bool inline_op)
 {
     wf__store_op op; /* not zeroed: what a store op reads is set here */
     op.op.type = type;
@@ -416,7 +417,7 @@ WF__HOT_INLINE int typed_call(wf_node *n, wf__store *s, int type,
     op.out = out;
     op.result = 0;
     op.start = false;
-    if (s->direct && wf__agg_try_enter(&n->agg)) {
+    if (inline_op && s->direct && wf__agg_try_enter(&n->agg)) {
         handle(n, s, &op);
         wf__agg_leave(&n->agg);
     } else {
@@ -429,21 +430,12 @@ WF__HOT_INLINE int typed_call(wf_node *n, wf__store *s, int type,
 
 int wf__store_call(wf_node *n, wf__store *s, int type, const void *in, void *out)
 {
-    wf__store_op op; /* not zeroed: what a store op reads is set here */
-    op.op.type = type;
-    op.in = in;
-    op.out = out;
-    op.result = 0;
-    op.start = false;
-    exec(n, s, &op);
-    if (op.start)
-        wf__store_kick(n, s);
-    return op.result;
+    return typed_call(n, s, type, in, out, false);
 }
 
 int wf__store_consume_next(wf_node *n, wf__store *s, void *msg)
 {
-    return typed_call(n, s, WF__ST_CONSUME_NEXT, NULL, msg);
+    return typed_call(n, s, WF__ST_CONSUME_NEXT, NULL, msg, true);
 }
 
 /* The put that keeps its message, out of line: a put that offers its
@@ -451,7 +443,7 @@ int wf__store_consume_next(wf_node *n, wf__store *s, void *msg)
 static __attribute__((noinline)) int put_kept(wf_node *n, wf__store *s,
                                               const void *msg)
 {
-    return typed_call(n, s, WF__ST_PUT, msg, NULL);
+    return typed_call(n, s, WF__ST_PUT, msg, NULL, true);
 }
 
 int wf__store_put(wf_node *n, wf__store *s, const void *msg)
