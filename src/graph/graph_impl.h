@@ -243,6 +243,9 @@ struct wf__port {
     bool is_input;
     size_t size;              /* message size */
     wf__edges *_Atomic edges; /* successors / predecessors; NULL = none */
+    /* edges->n, published after each list (SET_EDGES): a continue node
+     * reads its threshold from its own port, one line fewer per signal. */
+    _Atomic size_t n_edges;
     /* Output ports: an out-edge may be in push state.  Changed only in the
      * node's aggregator (G1): set by each new edge list (SET_EDGES) and
      * each succ_push op (which follows every turn back to push, G3), and
@@ -250,6 +253,9 @@ struct wf__port {
      * a store whose successors all pull (a reserving join) does not scan
      * its edges on every op. */
     bool push_hint;
+    /* A continue node's input: its senders signal it with a direct call
+     * (continue.c), found from the port alone, without the node's line. */
+    bool cont_input;
 };
 
 /* What put answers. */
@@ -292,6 +298,9 @@ struct wf_node {
     const wf__node_ops *ops;
     wf_graph *_Atomic graph; /* NULL once the graph is destroyed */
     wf__agg agg;
+    /* Read by every spawn (graph.c): on the node's first line, with the
+     * fields above, which every op and body reads too. */
+    _Atomic int priority;              /* wf_node_set_priority    */
     char *name;      /* under graph->topo */
     unsigned id;     /* DOT node id */
     unsigned n_in, n_out;
@@ -299,8 +308,7 @@ struct wf_node {
     wf_node *next, *prev; /* graph's node list, under graph->topo */
     wf__edges *retired_lists;
     wf__edge *retired_edges;
-    /* runtime (graph.c): priority, callbacks, counters, trace */
-    _Atomic int priority;              /* wf_node_set_priority    */
+    /* runtime (graph.c): callbacks, counters, trace */
     void (*cancel_fn)(void *);         /* under graph->topo        */
     void *cancel_ctx;
     void (*body_reset_fn)(void *);     /* under graph->topo        */
