@@ -73,7 +73,6 @@ static size_t threshold(cont_node *c, wf__port *in)
 
 /* ---- runners ------------------------------------------------------------------ */
 
-static const wf__node_ops cont_ops;
 static inline int cont_put(wf__port *in, const void *msg);
 
 /* Offer a body's output along the out-edges in push state, as
