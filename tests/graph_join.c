@@ -13,7 +13,10 @@
  * a queueing join returns the tuples nobody took; with one producer per
  * port in front of a serial rejecting node, a queueing join delivers each
  * pair once and in order, whether the put that formed it offered it or it
- * waited in the join. */
+ * waited in the join; a reserving join that lends itself the next
+ * messages as it consumes delivers pairs once and in order, and leaves
+ * what it could not pair in its buffers, in order, also when the graph
+ * is cancelled while it fires. */
 #include <pthread.h>
 #include <stdalign.h>
 
@@ -445,6 +448,125 @@ static void test_queueing_direct_tuples(void)
     GT_DESTROY(g, j, f);
 }
 
+/* ---- a reserving join that keeps the next messages lent (join.c) ---------- */
+
+static void put_range(wf_node *q, int from, int to, int mul)
+{
+    for (int i = from; i < to; i++)
+        gt_put(q, i * mul);
+}
+
+/* Two producers into the buffers of a reserving join in front of a serial
+ * node: the join consumes each pair and reserves the next in one step
+ * (consume_next), and gives a message lent that way back when the other
+ * port runs dry.  Pairs come once and in order, and the messages left
+ * over stay in their buffer, oldest first: phase 2 leaves port 0's extra
+ * messages (one of them lent, then released) for phase 3, which pairs
+ * them; phase 3 leaves port 1's, lent while port 0 had none. */
+static void test_reserving_keeps_order(void)
+{
+    wf_graph *g = gt_graph(pool);
+    size_t sizes[2] = {sizeof(int), sizeof(int)};
+    wf_node *q0 = gt_buffer(g, sizeof(int)), *q1 = gt_queue(g, sizeof(int));
+    wf_node *j = gt_join(g, 2, sizes, WF_JOIN_RESERVING);
+    dt_state s = {.join = j};
+    wf_node *f = gt_function(g, 2 * sizeof(int), 0, WF_SERIAL, WF_QUEUEING,
+                             dt_body, &s);
+    CHECK_OK(wf_make_edge(q0, wf_input_port(j, 0)));
+    CHECK_OK(wf_make_edge(q1, wf_input_port(j, 1)));
+    CHECK_OK(wf_make_edge(j, f));
+    pthread_t t[2];
+    dt_producer p[2] = {{wf_input_port(q0, 0), 1}, {wf_input_port(q1, 0), 10}};
+    for (int i = 0; i < 2; i++)
+        CHECK(pthread_create(&t[i], NULL, dt_produce, &p[i]) == 0);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_EQ(s.next, DT_N);
+    put_range(q0, DT_N, DT_N + 10, 1); /* phase 2 */
+    put_range(q1, DT_N, DT_N + 5, 10);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_EQ(s.next, DT_N + 5);
+    put_range(q1, DT_N + 5, DT_N + 15, 10); /* phase 3 */
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_EQ(s.next, DT_N + 10);
+    CHECK_EQ(atomic_load(&s.wrong), 0);
+    int left[8];
+    CHECK_EQ(gt_drain(q0, left, 8), 0);
+    CHECK_EQ(gt_drain(q1, left, 8), 5);
+    for (int i = 0; i < 5; i++)
+        CHECK_EQ(left[i], 10 * (DT_N + 10 + i));
+    GT_DESTROY(g, q0, q1, j, f);
+}
+
+enum { CK_N = 500, CK_AT = 200 };
+
+typedef struct {
+    wf_graph *g;
+    wf_node *rj; /* the reserving join, whose tuples port 0 gets */
+} ck_state;
+
+/* Port 0's key function cancels the graph when pair CK_AT arrives: on
+ * the thread that fires the reserving join, between two of its tuples. */
+static void ck_cancel_key(const void *msg, void *key, void *ctx)
+{
+    ck_state *c = ctx;
+    int a = *(const int *)wf_tuple_get(msg, c->rj, 0);
+    if (a == CK_AT)
+        CHECK_OK(wf_graph_cancel(c->g));
+    memcpy(key, &a, sizeof a);
+}
+
+static void ck_int_key(const void *msg, void *key, void *ctx)
+{
+    (void)ctx;
+    memcpy(key, msg, sizeof(int));
+}
+
+/* Cancel while the reserving join fires and holds the next messages lent:
+ * it gives them back as it stops, so both buffers still hand out every
+ * message after pair CK_AT, in order (nothing accepted is lost). */
+static void test_reserving_cancel_releases(void)
+{
+    wf_graph *g = gt_graph(pool);
+    size_t sizes[2] = {sizeof(int), sizeof(int)};
+    wf_node *q0 = gt_buffer(g, sizeof(int)), *q1 = gt_queue(g, sizeof(int));
+    wf_node *rj = gt_join(g, 2, sizes, WF_JOIN_RESERVING);
+    ck_state c = {g, rj};
+    size_t ksizes[2] = {wf_port_msg_size(wf_output_port(rj, 0)), sizeof(int)};
+    wf_key_fn kf[2] = {ck_cancel_key, ck_int_key};
+    wf_join_config kc = WF_JOIN_CONFIG_INIT;
+    kc.ports = 2;
+    kc.msg_sizes = ksizes;
+    kc.policy = WF_JOIN_KEY_MATCHING;
+    kc.key_size = sizeof(int);
+    kc.key_fns = kf;
+    kc.ctx = &c;
+    wf_node *kj;
+    CHECK_OK(wf_join_node_create(&kj, g, &kc));
+    CHECK_OK(wf_make_edge(q0, wf_input_port(rj, 0)));
+    CHECK_OK(wf_make_edge(q1, wf_input_port(rj, 1)));
+    CHECK_OK(wf_make_edge(rj, wf_input_port(kj, 0)));
+    put_range(q0, 0, CK_N, 1);
+    int put1 = 0; /* the cancel may stop the puts into q1 */
+    for (int r = 1; put1 < CK_N; put1++) {
+        int v = 10 * put1;
+        if ((r = wf_try_put(q1, &v)) == WF_ECANCELED)
+            break;
+        CHECK_EQ(r, 1);
+    }
+    CHECK_EQ(wf_graph_wait_for_all(g), WF_ECANCELED);
+    CHECK(put1 > CK_AT);
+    int left[CK_N];
+    CHECK_EQ(gt_drain(q0, left, CK_N), CK_N - CK_AT - 1);
+    for (int i = CK_AT + 1; i < CK_N; i++)
+        CHECK_EQ(left[i - CK_AT - 1], i);
+    CHECK_EQ(gt_drain(q1, left, CK_N), put1 - CK_AT - 1);
+    for (int i = CK_AT + 1; i < put1; i++)
+        CHECK_EQ(left[i - CK_AT - 1], 10 * i);
+    GT_DESTROY(g, q0, q1, rj, kj);
+}
+
 int main(void)
 {
     pool = gt_pool(2);
@@ -463,6 +585,8 @@ int main(void)
     test_reserving_broadcast_port();
     test_queueing_try_get();
     test_queueing_direct_tuples();
+    test_reserving_keeps_order();
+    test_reserving_cancel_releases();
     CHECK_OK(wf_pool_destroy(pool));
     CHECK_DONE("graph_join");
 }

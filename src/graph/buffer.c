@@ -89,6 +89,11 @@ static int buffer_consume(wf__port *out)
                         NULL);
 }
 
+static int buffer_consume_next(wf__port *out, void *msg)
+{
+    return wf__store_consume_next(out->node, store_of(out->node), msg);
+}
+
 static void buffer_succ_push(wf__port *out)
 {
     wf__store_call(out->node, store_of(out->node), WF__ST_SUCC_PUSH, NULL, NULL);
@@ -121,7 +126,8 @@ static void buffer_destroy(wf_node *n)
     {                                                                        \
         .kind = name, .put = buffer_put, .get = buffer_get,                  \
         .reserve = buffer_reserve, .release = buffer_release,               \
-        .consume = buffer_consume, .succ_push = buffer_succ_push,           \
+        .consume = buffer_consume, .consume_next = buffer_consume_next,     \
+        .succ_push = buffer_succ_push,                                       \
         .handle = buffer_handle, .reset = buffer_reset,                      \
         .held = buffer_held, .destroy = buffer_destroy,                      \
     }

@@ -61,18 +61,18 @@ static runner *slot(cont_node *c, unsigned i)
 
 #define RUNNER_BUDGET 256 /* bodies per pool task before it yields */
 
-static size_t threshold(cont_node *c)
+/* The round's size for a signal that came through `in` (the node's
+ * input port: read from the port, whose line the sender loaded already). */
+static size_t threshold(cont_node *c, wf__port *in)
 {
-    /* Acquire pairs with the release store of the list in node_handle
+    /* Acquire pairs with the release store of n_edges in node_handle
      * (SET_EDGES); a signal racing with an edge edit counts against the
      * threshold before or after it, as it would under a lock. */
-    wf__edges *l = wf_load_acquire(&c->base.in[0].edges);
-    return (l ? l->n : 0) + c->extra;
+    return wf_load_acquire(&in->n_edges) + c->extra;
 }
 
 /* ---- runners ------------------------------------------------------------------ */
 
-static const wf__node_ops cont_ops;
 static inline int cont_put(wf__port *in, const void *msg);
 
 /* Offer a body's output along the out-edges in push state, as
@@ -96,7 +96,7 @@ static void broadcast(cont_node *c, const void *msg)
          * rejected offer; G3 notifies every change). */
         if (wf_load_relaxed(&e->state) != WF__PUSH)
             continue;
-        if (e->to->node->ops == &cont_ops)
+        if (e->to->cont_input) /* set before the node was published */
             cont_put(e->to, msg);
         else
             wf__push_edge(e, msg);
@@ -225,7 +225,7 @@ static inline int cont_put(wf__port *in, const void *msg)
 {
     (void)msg; /* a signal: nothing to copy */
     cont_node *c = (cont_node *)in->node;
-    size_t t = threshold(c);
+    size_t t = threshold(c, in);
     /* Relaxed first read: the CAS checks it. */
     size_t n = wf_load_relaxed(&c->count), next;
     do {
@@ -306,6 +306,7 @@ int wf_continue_node_create(wf_node **out, wf_graph *g,
     if (err)
         return err;
     cont_node *c = (cont_node *)n;
+    n->in[0].cont_input = true; /* broadcast's direct signal */
     c->body = cfg->body;
     c->ctx = cfg->ctx;
     c->out_size = cfg->out_size;

@@ -13,7 +13,7 @@
  * several ports standing for one, WF_EDESTROYED for a detached node.  A
  * composite's port is the inner port it stands for: every public call
  * finds it here, and nowhere else. */
-static int resolve(wf_port p, bool input, wf__port **out)
+WF__HOT_INLINE int resolve(wf_port p, bool input, wf__port **out)
 {
     if (p.node == NULL)
         return WF_EINVAL;
@@ -194,31 +194,15 @@ void wf__edges_reset(wf_node *n)
         for (size_t k = 0; l && k < l->n; k++)
             /* Quiescent graph (reset waited): no one else reads it now. */
             wf_store_relaxed(&l->e[k]->state, WF__PUSH);
+        n->out[i].push_hint = true; /* quiescent too */
     }
 }
 
 /* ---- push and pull ---------------------------------------------------------- */
 
-/* Offer msg along e.  A rejection that asks for pull reverses the edge and
- * then tells the receiver, which will pull when it can (G3). */
-static bool offer(wf__edge *e, const void *msg)
-{
-    wf__port *to = e->to;
-    int r = to->node->ops->put(to, msg);
-    if (wf__observed(to->node))
-        wf__count_offer(e->from->node, to->node, r);
-    if (r == WF__REJECT_PULL) {
-        /* Relaxed: pred_pull's aggregator op orders it for the receiver. */
-        wf_store_relaxed(&e->state, WF__PULL);
-        if (to->node->ops->pred_pull)
-            to->node->ops->pred_pull(to);
-    }
-    return r == WF__ACCEPT; /* an error (no memory) is a plain rejection */
-}
-
 int wf__push_edge(wf__edge *e, const void *msg)
 {
-    return offer(e, msg);
+    return wf__offer(e, msg);
 }
 
 int wf__push_single(wf__port *out, const void *msg)
@@ -228,19 +212,15 @@ int wf__push_single(wf__port *out, const void *msg)
      * rejected offer or one failed pull, and each switch is followed by a
      * notice through the other node's aggregator (G3). */
     for (size_t i = 0; l && i < l->n; i++)
-        if (wf_load_relaxed(&l->e[i]->state) == WF__PUSH && offer(l->e[i], msg))
+        if (wf_load_relaxed(&l->e[i]->state) == WF__PUSH &&
+            wf__offer(l->e[i], msg))
             return 1;
     return 0;
 }
 
 int wf__push_broadcast(wf__port *out, const void *msg)
 {
-    wf__edges *l = load_list(out);
-    int accepted = 0;
-    for (size_t i = 0; l && i < l->n; i++)
-        if (wf_load_relaxed(&l->e[i]->state) == WF__PUSH) /* see above */
-            accepted += offer(l->e[i], msg);
-    return accepted;
+    return wf__push_broadcast_inline(out, msg);
 }
 
 /* A pull along e failed: the edge goes back to push and the sender is

@@ -67,6 +67,10 @@ struct fn_node {
     size_t stashed;     /* taken, not run: the graph was cancelled */
     unsigned runners;   /* runners alive */
     bool pull_again;    /* an edge turned to pull while runners were out */
+    /* An in-edge may be in pull state: set by each pred_pull (which
+     * follows every turn to pull, G3), cleared by a take that finds none,
+     * so a node fed only by pushes does not scan its in-edges per take. */
+    bool pull_edges;
     runner *free;       /* idle runner records */
     unsigned n_slots;
     runner *slots;
@@ -99,7 +103,7 @@ static bool full(fn_node *f)
 }
 
 /* An idle runner to start, if the node may run one more. */
-static runner *grab(fn_node *f)
+static inline runner *grab(fn_node *f)
 {
     runner *r = f->free;
     if (r == NULL || wf__node_stopped(&f->base))
@@ -116,7 +120,7 @@ static void put_runner(fn_node *f, runner *r)
     f->runners--;
 }
 
-static void handle_put(fn_node *f, fn_op *op)
+WF__HOT_INLINE void handle_put(fn_node *f, fn_op *op)
 {
     if (f->rejecting && full(f)) {
         op->result = WF__REJECT_PULL;
@@ -149,13 +153,27 @@ static void handle_put(fn_node *f, fn_op *op)
  * one holds back.  Inputs it took but did not run
  * because the graph was cancelled are stashed: counted as held, like the
  * queue, until wf_graph_reset empties both. */
-static void handle_take(fn_node *f, fn_op *op)
+/* May a runner with nothing queued pull now?  Asked only after a
+ * pred_pull (pull_edges); the edge list is read last. */
+static bool may_pull(fn_node *f, const fn_op *op)
+{
+    if (full(f) ||
+        (op->prev == PREV_PULL_FAILED && !f->pull_again))
+        return false;
+    if (wf__has_edge(&f->base.in[0], WF__PULL))
+        return true;
+    /* A later turn to pull is followed by its pred_pull, which sets the
+     * flag again; an earlier one was visible to this scan (G1, G3). */
+    f->pull_edges = false;
+    return false;
+}
+
+WF__HOT_INLINE void handle_take(fn_node *f, fn_op *op)
 {
     f->busy -= op->done;
     f->stashed += op->left;
-    bool may_pull = !full(f) && wf__has_edge(&f->base.in[0], WF__PULL) &&
-                    (op->prev != PREV_PULL_FAILED || f->pull_again);
-    if (wf__node_stopped(&f->base) || (f->q.count == 0 && !may_pull)) {
+    if ((f->q.count == 0 && !(f->pull_edges && may_pull(f, op))) ||
+        wf__node_stopped(&f->base)) {
         put_runner(f, op->r);
         op->result = TAKE_EXIT;
     } else if (op->handoff) {
@@ -180,6 +198,7 @@ static void handle_take(fn_node *f, fn_op *op)
 
 static void handle_pred_pull(fn_node *f, fn_op *op)
 {
+    f->pull_edges = true;
     if (f->runners > 0)
         f->pull_again = true; /* a running body will pull when it ends */
     if (!full(f))
@@ -187,8 +206,8 @@ static void handle_pred_pull(fn_node *f, fn_op *op)
 }
 
 /* The two operations of every message, applied through the aggregator
- * with their own handlers (graph_impl.h, wf__agg_execute): no dispatch on
- * the type, and the handler inlines into its caller's fast path. */
+ * with their own handlers: no dispatch on the type.  On the direct path
+ * their callers call handle_put / handle_take themselves, inlined. */
 static void put_handler(void *self, wf__op *op)
 {
     handle_put(self, (fn_op *)op);
@@ -215,13 +234,13 @@ static void fn_handle(wf_node *n, wf__op *op)
 
 /* The kinds' body steps; each calls the user's body between
  * wf__body_begin and wf__body_end. */
-static void call_function(fn_node *f, runner *r, const void *in)
+WF__HOT_INLINE void call_function(fn_node *f, runner *r, const void *in)
 {
     wf__body_begin(&f->base);
     int rc = f->body.fn(in, f->out_size ? r->out : NULL, f->ctx);
     wf__body_end(&f->base, rc);
     if (rc == 0 && f->out_size)
-        wf__push_broadcast(&f->base.out[0], r->out);
+        wf__push_broadcast_inline(&f->base.out[0], r->out);
 }
 
 static void call_multifunction(fn_node *f, runner *r, const void *in)
@@ -240,6 +259,16 @@ static void call_async(fn_node *f, runner *r, const void *in)
     wf__body_end(&f->base, rc);
 }
 
+/* The body step of r's node: a function node's inlined (the common kind,
+ * on every message's path), the others' through the pointer. */
+WF__HOT_INLINE void call(fn_node *f, runner *r, const void *in)
+{
+    if (f->call == call_function)
+        call_function(f, r, in);
+    else
+        f->call(f, r, in);
+}
+
 /* Run the n inputs a take gave r; stop early if the graph is cancelled.
  * Returns how many were left unrun. */
 static unsigned run_batch(fn_node *f, runner *r, unsigned n)
@@ -247,7 +276,7 @@ static unsigned run_batch(fn_node *f, runner *r, unsigned n)
     for (unsigned i = 0; i < n; i++) {
         if (i > 0 && wf__node_stopped(&f->base))
             return n - i;
-        f->call(f, r, r->in + i * f->in_size);
+        call(f, r, r->in + i * f->in_size);
     }
     return 0;
 }
@@ -256,16 +285,25 @@ static void run(wf__gtask *t)
 {
     runner *r = (runner *)t;
     fn_node *f = r->node;
-    fn_op op = {.op.type = FN_TAKE, .r = r, .prev = PREV_NONE};
+    fn_op op; /* not zeroed: the fields a take reads, set here or below */
+    op.op.type = FN_TAKE;
+    op.r = r;
+    op.prev = PREV_NONE;
+    op.done = op.left = 0;
     if (r->primed) { /* its input came with the put (its slot is busy) */
         r->primed = false;
-        f->call(f, r, r->in);
+        call(f, r, r->in);
         op.prev = PREV_RAN;
         op.done = 1;
     }
     for (int budget = RUNNER_BUDGET;; budget--) {
         op.handoff = budget <= 0;
-        wf__agg_execute(&f->base.agg, &op.op, take_handler, f);
+        if (wf__agg_try_enter(&f->base.agg)) { /* as in fn_put */
+            handle_take(f, &op);
+            wf__agg_leave(&f->base.agg);
+        } else {
+            wf__agg_execute_queued(&f->base.agg, &op.op, take_handler, f);
+        }
         op.done = op.left = 0;
         if (op.result == TAKE_EXIT)
             return;
@@ -279,7 +317,7 @@ static void run(wf__gtask *t)
                 op.prev = PREV_PULL_FAILED;
                 continue;
             }
-            f->call(f, r, r->in);
+            call(f, r, r->in);
         } else {
             op.done = op.n;
             op.left = run_batch(f, r, op.n);
@@ -299,8 +337,18 @@ static void spawn(fn_node *f, runner *r)
 static int fn_put(wf__port *in, const void *msg)
 {
     fn_node *f = (fn_node *)in->node;
-    fn_op op = {.op.type = FN_PUT, .in = msg};
-    wf__agg_execute(&f->base.agg, &op.op, put_handler, f);
+    /* Only the fields a put reads or may leave unwritten: the record is
+     * on every message's path. */
+    fn_op op;
+    op.op.type = FN_PUT;
+    op.in = msg;
+    op.r = NULL;
+    if (wf__agg_try_enter(&f->base.agg)) { /* wf__agg_execute, inlined */
+        handle_put(f, &op);
+        wf__agg_leave(&f->base.agg);
+    } else {
+        wf__agg_execute_queued(&f->base.agg, &op.op, put_handler, f);
+    }
     spawn(f, op.r);
     return op.result;
 }

@@ -17,7 +17,10 @@
  *     the sender (succ_push).  The notification is an aggregator operation,
  *     which orders the state change for the other side (the relaxed state
  *     accesses rely on that), and it always follows the change, so neither
- *     side can miss that the other changed its mind.
+ *     side can miss that the other changed its mind.  Two hints rely on it
+ *     too, each set by its notification and cleared by a scan that finds
+ *     no edge in that state: a function node's pull_edges (function.c)
+ *     and an output port's push_hint (wf__port).
  * G4  At most one thread forwards a node's held messages at a time (its
  *     fwd_busy flag, or fire_busy for a reserving join); a request that
  *     finds it busy sets `again` and the forwarder looks once more before
@@ -49,6 +52,12 @@
              __LINE__, (msg)),                                               \
      abort())
 
+/* A handler or step on every message's path, inlined into each caller
+ * (the direct path of an aggregator op, wf__agg_try_enter), so a message
+ * pays no call frame per level.  Direct calls only: GCC cannot honour it
+ * through a function pointer at -O0/-O1. */
+#define WF__HOT_INLINE static inline __attribute__((always_inline))
+
 /* ---- aggregator (aggregator.c) ---------------------------------------- */
 
 typedef struct wf__op wf__op;
@@ -74,24 +83,39 @@ typedef struct wf__agg {
 void wf__agg_execute_queued(wf__agg *a, wf__op *op, wf__agg_handler h,
                             void *self);
 
+/* The direct path of wf__agg_execute: take the free node, or false (the
+ * caller queues its op with wf__agg_execute_queued).  Relaxed mailbox
+ * load: only a hint that no handler is waiting (aggregator.c); the busy
+ * CAS alone gives mutual exclusion and the order.  The CAS's acquire
+ * pairs with the release store of busy by the previous holder (its
+ * changes to the node are visible).  The relaxed busy pre-load only
+ * avoids a locked instruction that would fail. */
+static inline bool wf__agg_try_enter(wf__agg *a)
+{
+    int free_ = 0;
+    return wf_load_relaxed(&a->mailbox) == NULL &&
+           wf_load_relaxed(&a->busy) == 0 && wf_cas_acqrel(&a->busy, &free_, 1);
+}
+
+/* Leave a node entered with wf__agg_try_enter.  Release pairs with the
+ * next holder's CAS. */
+static inline void wf__agg_leave(wf__agg *a)
+{
+    wf_store_release(&a->busy, 0);
+}
+
 /* Apply op with h(self, op) and return once it has been applied, by this
  * thread or by the one that holds the aggregator.  Inline: a caller that
  * finds the node free (the common case) calls its handler directly, which
- * the compiler can inline when h is a constant.  Relaxed mailbox load:
- * only a hint that no handler is waiting (aggregator.c); the busy CAS
- * alone gives mutual exclusion and the order.  The CAS's acquire pairs
- * with the release store of busy by the previous holder (its changes to
- * the node are visible), and our release store pairs with the next
- * holder's CAS.  The relaxed busy pre-load only avoids a locked
- * instruction that would fail. */
+ * the compiler can inline when h is a constant.  A caller on every
+ * message's path may instead write the two steps itself, calling its
+ * handler's body directly (function.c). */
 static inline void wf__agg_execute(wf__agg *a, wf__op *op, wf__agg_handler h,
                                    void *self)
 {
-    int free_ = 0;
-    if (wf_load_relaxed(&a->mailbox) == NULL &&
-        wf_load_relaxed(&a->busy) == 0 && wf_cas_acqrel(&a->busy, &free_, 1)) {
+    if (wf__agg_try_enter(a)) {
         h(self, op);
-        wf_store_release(&a->busy, 0);
+        wf__agg_leave(a);
         return;
     }
     wf__agg_execute_queued(a, op, h, self);
@@ -219,6 +243,19 @@ struct wf__port {
     bool is_input;
     size_t size;              /* message size */
     wf__edges *_Atomic edges; /* successors / predecessors; NULL = none */
+    /* edges->n, published after each list (SET_EDGES): a continue node
+     * reads its threshold from its own port, one line fewer per signal. */
+    _Atomic size_t n_edges;
+    /* Output ports: an out-edge may be in push state.  Changed only in the
+     * node's aggregator (G1): set by each new edge list (SET_EDGES) and
+     * each succ_push op (which follows every turn back to push, G3), and
+     * by reset; cleared by wf__store_should_start when it finds none, so
+     * a store whose successors all pull (a reserving join) does not scan
+     * its edges on every op. */
+    bool push_hint;
+    /* A continue node's input: its senders signal it with a direct call
+     * (continue.c), found from the port alone, without the node's line. */
+    bool cont_input;
 };
 
 /* What put answers. */
@@ -237,6 +274,9 @@ typedef struct wf__node_ops {
     int (*reserve)(wf__port *out, void *msg); /* 1 or 0 */
     int (*release)(wf__port *out);            /* 0 or WF_ENOENT */
     int (*consume)(wf__port *out);
+    /* NULL, or consume and then reserve the next message into msg in one
+     * step: 1 if it did, 0 if it only consumed, WF_ENOENT as consume. */
+    int (*consume_next)(wf__port *out, void *msg);
     void (*succ_push)(wf__port *out); /* an out-edge became (or is new in) push */
     /* a new out-edge e; NULL: succ_push(out) (overwrite: offer e the value) */
     void (*new_succ)(wf__port *out, wf__edge *e);
@@ -258,6 +298,9 @@ struct wf_node {
     const wf__node_ops *ops;
     wf_graph *_Atomic graph; /* NULL once the graph is destroyed */
     wf__agg agg;
+    /* Read by every spawn (graph.c): on the node's first line, with the
+     * fields above, which every op and body reads too. */
+    _Atomic int priority;              /* wf_node_set_priority    */
     char *name;      /* under graph->topo */
     unsigned id;     /* DOT node id */
     unsigned n_in, n_out;
@@ -265,8 +308,7 @@ struct wf_node {
     wf_node *next, *prev; /* graph's node list, under graph->topo */
     wf__edges *retired_lists;
     wf__edge *retired_edges;
-    /* runtime (graph.c): priority, callbacks, counters, trace */
-    _Atomic int priority;              /* wf_node_set_priority    */
+    /* runtime (graph.c): callbacks, counters, trace */
     void (*cancel_fn)(void *);         /* under graph->topo        */
     void *cancel_ctx;
     void (*body_reset_fn)(void *);     /* under graph->topo        */
@@ -275,6 +317,10 @@ struct wf_node {
      * wf_graph_write_dot; put = accepted + rejected. */
     _Atomic unsigned long n_accepted, n_rejected, n_forwarded;
     _Atomic uint64_t trace_flow;       /* arrow to the next body   */
+    /* A join or split node: its tuple's element offsets (set before the
+     * node is published, then read-only), for wf_tuple_get. */
+    const size_t *tuple_offset;
+    unsigned tuple_count;
 };
 
 /* True when the node's graph is cancelled or gone: stop starting work.
@@ -356,6 +402,38 @@ int wf__port_resolve(wf_port p, bool input, wf__port **out);
 int wf__push_single(wf__port *out, const void *msg);
 int wf__push_broadcast(wf__port *out, const void *msg);
 int wf__push_edge(wf__edge *e, const void *msg);
+
+/* Offer msg along e.  A rejection that asks for pull reverses the edge
+ * and then tells the receiver, which will pull when it can (G3). */
+WF__HOT_INLINE bool wf__offer(wf__edge *e, const void *msg)
+{
+    wf__port *to = e->to;
+    int r = to->node->ops->put(to, msg);
+    if (wf__observed(to->node))
+        wf__count_offer(e->from->node, to->node, r);
+    if (r == WF__REJECT_PULL) {
+        /* Relaxed: pred_pull's aggregator op orders it for the receiver. */
+        wf_store_relaxed(&e->state, WF__PULL);
+        if (to->node->ops->pred_pull)
+            to->node->ops->pred_pull(to);
+    }
+    return r == WF__ACCEPT; /* an error (no memory) is a plain rejection */
+}
+
+/* wf__push_broadcast inlined, for a body's output (function.c).  Edge
+ * states are read relaxed: a stale state costs one rejected offer, and
+ * each switch is followed by a notice through the other node's
+ * aggregator (G3).  Acquire on the list pairs with the release store in
+ * node_handle (SET_EDGES). */
+WF__HOT_INLINE int wf__push_broadcast_inline(wf__port *out, const void *msg)
+{
+    wf__edges *l = wf_load_acquire(&out->edges);
+    int accepted = 0;
+    for (size_t i = 0; l && i < l->n; i++)
+        if (wf_load_relaxed(&l->e[i]->state) == WF__PUSH)
+            accepted += wf__offer(l->e[i], msg);
+    return accepted;
+}
 /* Pull helpers for receivers: try each in-edge in pull state; a sender that
  * has nothing turns its edge back to push.  get: 1 if msg was filled.
  * reserve: the edge whose sender now holds a reservation for us, or NULL. */
@@ -489,7 +567,8 @@ enum {
     WF__ST_CONSUME,
     WF__ST_SUCC_PUSH,
     WF__ST_FWD,
-    WF__ST_PUT_KEPT /* a put whose own offer nobody took (sets no_offer) */
+    WF__ST_PUT_KEPT, /* a put whose own offer nobody took (sets no_offer) */
+    WF__ST_CONSUME_NEXT /* consume, then reserve the new head (result 1) */
 };
 
 typedef struct wf__store_op {
@@ -534,5 +613,8 @@ void wf__store_kick(wf_node *n, wf__store *s);
  * `s` (found through the node kind's accessor). */
 int wf__store_call(wf_node *n, wf__store *s, int type, const void *in,
                  void *out);
+/* Outside: wf__store_call(WF__ST_CONSUME_NEXT), the reserving join's
+ * step per port and tuple, compiled for that op alone. */
+int wf__store_consume_next(wf_node *n, wf__store *s, void *msg);
 
 #endif /* WF_GRAPH_IMPL_H */

@@ -14,28 +14,13 @@
  * what the earlier ports hold.  With all reserved the tuple is broadcast;
  * if anyone took it the reservations are consumed, else released.  A
  * predecessor that cannot be reserved (a broadcast_node) turns back to
- * push at each attempt, so a port fed only by such nodes never fires. */
+ * push at each attempt, so a port fed only by such nodes never fires.
+ * While the fire task goes on firing, a buffering predecessor consumes
+ * and lends its next message in one step (consume_next), so a tuple
+ * costs one aggregator op per port instead of two; what is lent that way
+ * goes back (release) when the next tuple cannot be formed or the task
+ * stops, so nothing is held outside a firing and the order is kept. */
 #include "graph/join.h"
-
-static void join_destroy(wf_node *n);
-
-/* Every policy's ops share join_destroy: one compare, not one per policy
- * (wf_tuple_get asks on every element a body reads). */
-static bool is_join(const wf_node *n)
-{
-    return n->ops->destroy == join_destroy;
-}
-
-/* ---- tuple layout (the layout itself: wf_tuple_layout, tuple.c) ---------- */
-
-const size_t *wf__join_offsets(const wf_node *n, unsigned *count)
-{
-    if (!is_join(n))
-        return NULL;
-    const join_node *j = (const join_node *)n;
-    *count = j->n;
-    return j->offset;
-}
 
 /* ---- queueing, inside the handler ------------------------------------------ */
 
@@ -127,34 +112,67 @@ static void join_handle(wf_node *n, wf__op *op)
 
 enum { FIRE_NOT_READY, FIRE_ACCEPTED, FIRE_REJECTED };
 
-static void settle(join_node *j, unsigned count, bool consume)
+/* Give back the reservations of the ports in `ports` (a bit each). */
+static void release_ports(join_node *j, unsigned ports)
 {
-    for (unsigned i = 0; i < count; i++) {
+    for (unsigned i = 0; i < j->n; i++)
+        if (ports & (1u << i))
+            j->res[i]->from->node->ops->release(j->res[i]->from);
+}
+
+/* The tuple was taken: consume every reservation.  With `keep`, a
+ * sender that can (consume_next) lends the next message in the same
+ * step, into the next tuple's slot; its port is then `held` and the next
+ * fire_once does not reserve there.  Saves an aggregator op per port and
+ * tuple while the join keeps firing. */
+static void consume_all(join_node *j, bool keep)
+{
+    for (unsigned i = 0; i < j->n; i++) {
         wf__port *from = j->res[i]->from;
-        if (consume)
-            from->node->ops->consume(from);
-        else
-            from->node->ops->release(from);
+        const wf__node_ops *ops = from->node->ops;
+        if (keep && ops->consume_next) {
+            if (ops->consume_next(from, j->fire_buf + j->offset[i]) == 1)
+                j->held |= 1u << i;
+        } else {
+            ops->consume(from);
+        }
     }
 }
 
+/* Leave the firing loop: a message lent for the next tuple goes back to
+ * its sender, still its oldest (a reservation lends the head). */
+static void drop_held(join_node *j)
+{
+    release_ports(j, j->held);
+    j->held = 0;
+}
+
 /* Reserve at every port, all or none; then deliver into `into` (try_get)
- * or broadcast.  Only the thread that set fire_busy calls this. */
-static int fire_once(join_node *j, void *into)
+ * or broadcast.  Only the thread that set fire_busy calls this.  keep:
+ * the caller fires again at once (consume_all). */
+static int fire_once(join_node *j, void *into, bool keep)
 {
     for (unsigned i = 0; i < j->n; i++) {
+        if (j->held & (1u << i))
+            continue; /* lent with the last tuple's consume */
         j->res[i] = wf__pull_reserve(&j->base.in[i], j->fire_buf + j->offset[i]);
         if (j->res[i] == NULL) {
-            settle(j, i, false);
+            /* The ports before i, and any held after it. */
+            release_ports(j, ((1u << i) - 1) | j->held);
+            j->held = 0;
             return FIRE_NOT_READY;
         }
     }
+    j->held = 0;
     bool taken = true;
     if (into)
         wf__msg_copy(into, j->fire_buf, j->tuple_size);
     else
         taken = wf__push_broadcast(&j->base.out[0], j->fire_buf) > 0;
-    settle(j, j->n, taken);
+    if (taken)
+        consume_all(j, keep && !into);
+    else
+        release_ports(j, (1u << j->n) - 1);
     return taken ? FIRE_ACCEPTED : FIRE_REJECTED;
 }
 
@@ -174,8 +192,10 @@ static void fire_run(wf__gtask *t)
     for (int budget = FIRE_BUDGET; budget > 0; budget--) {
         /* After a rejection by every successor, wait for one to ask (a
          * pull, or its edge back to push) instead of offering again. */
-        if (!wf__node_stopped(&j->base) && fire_once(j, NULL) == FIRE_ACCEPTED)
+        if (!wf__node_stopped(&j->base) &&
+            fire_once(j, NULL, budget > 1) == FIRE_ACCEPTED)
             continue;
+        drop_held(j); /* stopped: fire_once did not run */
         if (!fire_end(j))
             return;
     }
@@ -214,7 +234,7 @@ static int reserving_get(wf__port *out, void *msg)
     wf__node_exec(&j->base, &op.op);
     if (!op.result)
         return 0;
-    int r = wf__node_stopped(&j->base) ? FIRE_NOT_READY : fire_once(j, msg);
+    int r = wf__node_stopped(&j->base) ? FIRE_NOT_READY : fire_once(j, msg, false);
     if (fire_end(j))
         wf__spawn(wf__node_graph(&j->base), &j->fire_task);
     return r == FIRE_ACCEPTED;
@@ -245,6 +265,11 @@ static int store_release(wf__port *out)
 static int store_consume(wf__port *out)
 {
     return wf__store_call(out->node, store_of(out), WF__ST_CONSUME, NULL, NULL);
+}
+
+static int store_consume_next(wf__port *out, void *msg)
+{
+    return wf__store_consume_next(out->node, store_of(out), msg);
 }
 
 static void store_succ_push(wf__port *out)
@@ -353,7 +378,8 @@ static void join_destroy(wf_node *n)
     {                                                                        \
         .kind = name, .put = putfn, .get = store_get,                        \
         .reserve = store_reserve, .release = store_release,                  \
-        .consume = store_consume, .succ_push = store_succ_push,              \
+        .consume = store_consume, .consume_next = store_consume_next,        \
+        .succ_push = store_succ_push,                                        \
         .handle = join_handle, .reset = join_reset, .held = join_held,       \
         .destroy = join_destroy,                                             \
     }
@@ -413,6 +439,8 @@ static int init_join(join_node *j, const wf_join_config *c)
     j->policy = c->policy;
     j->n = c->ports;
     j->tuple_size = wf_tuple_layout(j->n, c->msg_sizes, j->offset);
+    j->base.tuple_offset = j->offset; /* wf_tuple_get */
+    j->base.tuple_count = j->n;
     j->ctx = c->ctx;
     j->key_size = c->policy == WF_JOIN_TAG_MATCHING ? sizeof(uint64_t)
                                                      : c->key_size;

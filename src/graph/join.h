@@ -30,6 +30,7 @@ typedef struct join_node {
     bool fire_busy, fire_again;
     char *fire_buf;                  /* the tuple being reserved */
     wf__edge *res[WF_JOIN_MAX_PORTS]; /* where each port's message is held */
+    unsigned held; /* ports whose next message is lent already (a bit each) */
     wf__gtask fire_task;
 } join_node;
 
@@ -69,8 +70,6 @@ size_t wf__join_key_held(join_node *j);
 uint64_t wf__join_key_of(join_node *j, unsigned port, const void *msg,
                          void *key);
 int wf__join_keys_create(join_node *j);
-/* A join node's tuple offsets and port count; NULL if n is no join. */
-const size_t *wf__join_offsets(const wf_node *n, unsigned *count);
 void wf__join_keys_destroy(join_node *j);
 
 #endif /* WF_GRAPH_JOIN_H */

@@ -15,6 +15,10 @@ static void node_handle(void *self, wf__op *op)
         /* Release pairs with the acquire loads of readers that walk the
          * list outside the aggregator (wf__push_*, wf__pull_*). */
         wf_store_release(&e->port->edges, e->list);
+        /* Release pairs with the acquire load in continue.c (threshold). */
+        wf_store_release(&e->port->n_edges, e->list ? e->list->n : 0);
+        if (!e->port->is_input)
+            e->port->push_hint = true; /* a new edge starts in push */
         if (old) { /* a reader may still walk it: keep it (graph_impl.h) */
             old->retired = n->retired_lists;
             n->retired_lists = old;

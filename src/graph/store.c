@@ -188,9 +188,16 @@ static void lend(wf__store *s)
 
 bool wf__store_should_start(wf_node *n, wf__store *s)
 {
-    if (s->fwd_busy || s->q.count == 0 || s->reserved || wf__node_stopped(n) ||
-        !wf__has_edge(&n->out[0], WF__PUSH))
+    wf__port *out = &n->out[0];
+    if (s->fwd_busy || s->q.count == 0 || s->reserved || !out->push_hint ||
+        wf__node_stopped(n))
         return false;
+    if (!wf__has_edge(out, WF__PUSH)) {
+        /* A later turn to push is followed by its succ_push op, which
+         * sets the hint again; an earlier one was visible here (G3). */
+        out->push_hint = false;
+        return false;
+    }
     /* The op that starts the forwarder also lends it the head, which
      * saves the forwarder an aggregator round trip per start. */
     s->fwd_busy = true;
@@ -246,7 +253,9 @@ static void puller_done(wf_node *n, wf__store *s, wf__store_op *op, bool pop)
     op->start = wf__store_should_start(n, s);
 }
 
-void wf__store_handle(wf_node *n, wf__store *s, wf__store_op *op)
+/* Inlined where the op type is a constant (typed_call): the switch folds
+ * to that op's case. */
+WF__HOT_INLINE void handle(wf_node *n, wf__store *s, wf__store_op *op)
 {
     switch (op->op.type) {
     case WF__ST_PUT_KEPT:
@@ -277,7 +286,18 @@ void wf__store_handle(wf_node *n, wf__store *s, wf__store_op *op)
     case WF__ST_CONSUME:
         puller_done(n, s, op, op->op.type == WF__ST_CONSUME);
         break;
+    case WF__ST_CONSUME_NEXT:
+        puller_done(n, s, op, true);
+        /* Lend the puller the new head in the same op, unless the
+         * forwarder just took it for a successor in push state. */
+        if (op->result == 0 && s->q.count > 0 && !s->reserved) {
+            wf__msg_copy(op->out, wf__fifo_front(&s->q), s->q.size);
+            s->reserved = WF__RES_PULLER;
+            op->result = 1;
+        }
+        break;
     case WF__ST_SUCC_PUSH:
+        n->out[0].push_hint = true;
         if (s->fwd_busy)
             s->fwd_again = true;
         else
@@ -290,6 +310,11 @@ void wf__store_handle(wf_node *n, wf__store *s, wf__store_op *op)
         WF__GBUG("unknown store operation");
     }
     wf__store_settle(s);
+}
+
+void wf__store_handle(wf_node *n, wf__store *s, wf__store_op *op)
+{
+    handle(n, s, op);
 }
 
 /* ---- the forwarder, outside ------------------------------------------------ */
@@ -379,26 +404,58 @@ bool wf__store_offer(wf_node *n, wf__store *s, const void *msg)
     return ok;
 }
 
+/* A store op from outside.  With `inline_op` (a constant), the
+ * aggregator's direct path and the handler are inlined; with a constant
+ * type too (the put and consume_next of every message) the handler folds
+ * to that op's case alone. */
+WF__HOT_INLINE int typed_call(wf_node *n, wf__store *s, int type,
+                              const void *in, void *out, bool inline_op)
+{
+    wf__store_op op; /* not zeroed: what a store op reads is set here */
+    op.op.type = type;
+    op.in = in;
+    op.out = out;
+    op.result = 0;
+    op.start = false;
+    if (inline_op && s->direct && wf__agg_try_enter(&n->agg)) {
+        handle(n, s, &op);
+        wf__agg_leave(&n->agg);
+    } else {
+        exec(n, s, &op);
+    }
+    if (op.start)
+        wf__store_kick(n, s);
+    return op.result;
+}
+
+int wf__store_call(wf_node *n, wf__store *s, int type, const void *in, void *out)
+{
+    return typed_call(n, s, type, in, out, false);
+}
+
+int wf__store_consume_next(wf_node *n, wf__store *s, void *msg)
+{
+    return typed_call(n, s, WF__ST_CONSUME_NEXT, NULL, msg, true);
+}
+
+/* The put that keeps its message, out of line: a put that offers its
+ * message itself (below) pays no frame for it. */
+static __attribute__((noinline)) int put_kept(wf_node *n, wf__store *s,
+                                              const void *msg)
+{
+    return typed_call(n, s, WF__ST_PUT, msg, NULL, true);
+}
+
 int wf__store_put(wf_node *n, wf__store *s, const void *msg)
 {
     /* Relaxed: see wf__store_settle.  A stale 0 only sends the message
      * through the aggregator; a 1 read while another put's message goes
      * in overlaps that put (G4). */
-    int type = WF__ST_PUT;
     if (wf_load_relaxed(&s->quiet) && wf__store_may_offer() &&
         !wf__node_stopped(n) && wf__has_edge(&n->out[0], WF__PUSH)) {
         if (wf__store_offer(n, s, msg))
             return WF__ACCEPT;
-        type = WF__ST_PUT_KEPT;
+        return wf__store_call(n, s, WF__ST_PUT_KEPT, msg, NULL);
     }
-    return wf__store_call(n, s, type, msg, NULL);
-}
-
-int wf__store_call(wf_node *n, wf__store *s, int type, const void *in, void *out)
-{
-    wf__store_op op = {.op.type = type, .in = in, .out = out};
-    exec(n, s, &op);
-    if (op.start)
-        wf__store_kick(n, s);
-    return op.result;
+    return put_kept(n, s, msg);
 }

@@ -6,7 +6,7 @@
  * them): a put is broadcast at once on the putting thread and always
  * accepted, like a broadcast_node's.  They have no state, so no
  * aggregator operations either. */
-#include "graph/join.h"
+#include "graph/graph_impl.h"
 
 /* ---- layout ------------------------------------------------------------------- */
 
@@ -84,6 +84,8 @@ int wf_split_node_create(wf_node **out, wf_graph *g, unsigned ports,
     if (err)
         return err;
     memcpy(((split_node *)n)->offset, offset, sizeof offset);
+    n->tuple_offset = ((split_node *)n)->offset; /* wf_tuple_get */
+    n->tuple_count = ports;
     wf__node_publish(n);
     *out = n;
     return 0;
@@ -91,13 +93,11 @@ int wf_split_node_create(wf_node **out, wf_graph *g, unsigned ports,
 
 void *wf_tuple_get(const void *msg, const wf_node *node, unsigned i)
 {
-    if (msg == NULL || node == NULL)
+    /* Join and split nodes set tuple_offset before they are published;
+     * any other node leaves it NULL. */
+    if (msg == NULL || node == NULL || i >= node->tuple_count)
         return NULL;
-    unsigned count = node->n_out;
-    const size_t *offset = node->ops == &split_ops
-                               ? ((const split_node *)node)->offset
-                               : wf__join_offsets(node, &count);
-    return offset && i < count ? (char *)msg + offset[i] : NULL;
+    return (char *)msg + node->tuple_offset[i];
 }
 
 /* ---- indexer_node ------------------------------------------------------------- */
