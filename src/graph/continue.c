@@ -27,6 +27,8 @@
  * holding that round, or is counted as due, in one CAS; and a runner that
  * ends a body either takes a due round or goes idle, in one CAS.  No round
  * is left due with every runner idle. */
+#include <stddef.h>
+
 #include "graph/graph_impl.h"
 
 typedef struct runner {
@@ -38,17 +40,22 @@ typedef struct runner {
 #define DUE_ONE ((uint64_t)1 << 32) /* work: due rounds above bit 32 */
 #define IDLE_MASK (DUE_ONE - 1)     /* work: idle runners, a bit each */
 
+/* Laid out by use (graph_impl.h): a signal reads the base line and the
+ * next one (its port, count, work, extra); a body run the line after
+ * (body, ctx, the output port's edges) and the first runner's. */
 typedef struct cont_node {
     wf_node base;
-    wf_continue_fn body;
-    void *ctx;
-    size_t out_size;
-    unsigned extra; /* cfg->predecessors */
+    wf__port in;            /* its input port (cont_ops.in_offset) */
     _Atomic size_t count;   /* signals in this round */
     _Atomic uint64_t work;  /* due rounds << 32 | idle runners' bits */
+    unsigned extra; /* cfg->predecessors */
     unsigned n_slots; /* runners it may have */
-    runner first;  /* slot 0; slot i's bit in the idle mask is 1 << i */
+    wf_continue_fn body;
+    void *ctx;
+    wf__port out;           /* its output port */
     runner *_Atomic more; /* slots 1 .. n_slots - 1 once made (add_runners) */
+    runner first __attribute__((aligned(64))); /* slot 0; its bit is 1 */
+    size_t out_size;
 } cont_node;
 
 /* Slot i of c, for i > 0 only after its idle bit was seen in `work`.
@@ -83,7 +90,7 @@ static inline int cont_put(wf__port *in, const void *msg);
  * graph), everything goes through wf__push_broadcast. */
 static void broadcast(cont_node *c, const void *msg)
 {
-    wf__port *out = &c->base.out[0];
+    wf__port *out = &c->out;
     if (wf__observed(&c->base)) {
         wf__push_broadcast(out, msg);
         return;
@@ -91,14 +98,20 @@ static void broadcast(cont_node *c, const void *msg)
     /* Acquire pairs with the release store of the list in node_handle. */
     wf__edges *l = wf_load_acquire(&out->edges);
     for (size_t i = 0; l && i < l->n; i++) {
+        /* The receiver from the list itself (wf__edges_far), not from the
+         * edge's record.  A continue node's input (cont_input, set before
+         * the node was published) never rejects, so its edges stay in
+         * push state (only a REJECT_PULL turns one to pull, G3): no need
+         * to read the state. */
+        wf__port *to = wf__edges_far(l)[i];
+        if (to->cont_input) {
+            cont_put(to, msg);
+            continue;
+        }
         wf__edge *e = l->e[i];
         /* Relaxed: as in wf__push_broadcast (a stale state costs one
          * rejected offer; G3 notifies every change). */
-        if (wf_load_relaxed(&e->state) != WF__PUSH)
-            continue;
-        if (e->to->cont_input) /* set before the node was published */
-            cont_put(e->to, msg);
-        else
+        if (wf_load_relaxed(&e->state) == WF__PUSH)
             wf__push_edge(e, msg);
     }
 }
@@ -273,6 +286,8 @@ static void cont_destroy(wf_node *n)
 
 static const wf__node_ops cont_ops = {
     .kind = "continue_node",
+    .in_offset = offsetof(cont_node, in),
+    .out_offset = offsetof(cont_node, out),
     .signals = true, /* its input always, its output when out_size is 0 */
     .put = cont_put,
     .handle = cont_handle,
@@ -306,7 +321,7 @@ int wf_continue_node_create(wf_node **out, wf_graph *g,
     if (err)
         return err;
     cont_node *c = (cont_node *)n;
-    n->in[0].cont_input = true; /* broadcast's direct signal */
+    c->in.cont_input = true; /* broadcast's direct signal */
     c->body = cfg->body;
     c->ctx = cfg->ctx;
     c->out_size = cfg->out_size;

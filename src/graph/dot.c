@@ -27,18 +27,18 @@ static size_t held(wf_node *n)
 
 static void write_node(FILE *f, wf_node *n, bool counting)
 {
-    fprintf(f, "  n%u [label=\"", n->id);
+    fprintf(f, "  n%u [label=\"", wf__cold(n)->id);
     write_escaped(f, n->ops->kind);
-    if (n->name) {
+    if (wf__cold(n)->name) {
         fputs("\\n", f);
-        write_escaped(f, n->name);
+        write_escaped(f, wf__cold(n)->name);
     }
     fprintf(f, "\\nholds %zu", held(n));
     if (counting) {
         /* Relaxed: statistics; each counter is a snapshot of its own. */
-        unsigned long acc = wf_load_relaxed(&n->n_accepted);
-        unsigned long rej = wf_load_relaxed(&n->n_rejected);
-        unsigned long fwd = wf_load_relaxed(&n->n_forwarded);
+        unsigned long acc = wf_load_relaxed(&wf__cold(n)->n_accepted);
+        unsigned long rej = wf_load_relaxed(&wf__cold(n)->n_rejected);
+        unsigned long fwd = wf_load_relaxed(&wf__cold(n)->n_forwarded);
         fprintf(f, "\\nput %lu: accepted %lu, rejected %lu\\nforwarded %lu",
                 acc + rej, acc, rej, fwd);
     }
@@ -56,8 +56,8 @@ static void write_edges(FILE *f, wf_node *n)
             wf__edge *e = l->e[k];
             /* Relaxed: a snapshot; the state may change right after. */
             bool pull = wf_load_relaxed(&e->state) == WF__PULL;
-            fprintf(f, "  n%u -> n%u [label=\"%s\"%s", n->id,
-                    e->to->node->id, pull ? "pull" : "push",
+            fprintf(f, "  n%u -> n%u [label=\"%s\"%s", wf__cold(n)->id,
+                    wf__cold(e->to->node)->id, pull ? "pull" : "push",
                     pull ? ", style=dashed" : "");
             if (n->n_out > 1)
                 fprintf(f, ", taillabel=\"%u\"", i);
@@ -77,13 +77,13 @@ int wf_graph_write_dot(wf_graph *g, FILE *f)
     /* The list is newest first; print in creation order for a stable
      * layout. */
     wf_node *last = g->nodes;
-    while (last && last->next)
-        last = last->next;
+    while (last && wf__cold(last)->next)
+        last = wf__cold(last)->next;
     /* Relaxed: whether to show the counts; see wf__observed. */
     bool counting = wf_load_relaxed(&g->counting) != 0;
-    for (wf_node *n = last; n; n = n->prev)
+    for (wf_node *n = last; n; n = wf__cold(n)->prev)
         write_node(f, n, counting);
-    for (wf_node *n = last; n; n = n->prev)
+    for (wf_node *n = last; n; n = wf__cold(n)->prev)
         write_edges(f, n);
     fputs("}\n", f);
     pthread_mutex_unlock(&g->topo);

@@ -66,7 +66,7 @@ static wf__edges *edited(wf__port *p, wf__edge *e, bool add)
 {
     wf__edges *old = load_list(p);
     size_t n = old ? old->n : 0;
-    wf__edges *l = malloc(sizeof *l + (n + 1) * sizeof l->e[0]);
+    wf__edges *l = malloc(sizeof *l + 2 * (n + 1) * sizeof l->e[0]);
     if (l == NULL)
         return NULL;
     l->n = 0;
@@ -76,6 +76,8 @@ static wf__edges *edited(wf__port *p, wf__edge *e, bool add)
             l->e[l->n++] = old->e[i];
     if (add)
         l->e[l->n++] = e;
+    for (size_t i = 0; i < l->n; i++) /* graph_impl.h: the far ends */
+        wf__edges_far(l)[i] = p->is_input ? l->e[i]->from : l->e[i]->to;
     return l;
 }
 
@@ -110,14 +112,13 @@ int wf_make_edge_ports(wf_port from, wf_port to)
     if (find_edge(fp, tp)) {
         err = WF_EEXIST;
     } else if ((e = calloc(1, sizeof *e)) == NULL ||
-               (fl = edited(fp, e, true)) == NULL ||
+               (e->from = fp, e->to = tp, /* edited reads them */
+                (fl = edited(fp, e, true)) == NULL) ||
                (tl = edited(tp, e, true)) == NULL) {
         free(e);
         free(fl);
         err = WF_ENOMEM;
     } else {
-        e->from = fp;
-        e->to = tp;
         wf_store_relaxed(&e->state, WF__PUSH); /* published below */
         /* Receiver first: once the sender lists the edge it may push and
          * the receiver may need to pull back along it. */
@@ -157,8 +158,8 @@ int wf_remove_edge_ports(wf_port from, wf_port to)
         publish(tp, tl);
         /* A push or pull that loaded an old list may still use e: keep it
          * until the sender is destroyed. */
-        e->retired = fp->node->retired_edges;
-        fp->node->retired_edges = e;
+        e->retired = wf__cold(fp->node)->retired_edges;
+        wf__cold(fp->node)->retired_edges = e;
     }
     pthread_mutex_unlock(&g->topo);
     return err;
@@ -169,7 +170,7 @@ int wf_remove_edge_ports(wf_port from, wf_port to)
 void wf__edges_detach_all(wf_node *n)
 {
     for (unsigned i = 0; i < n->n_in + n->n_out; i++) {
-        wf__port *p = &n->in[i];
+        wf__port *p = wf__node_port(n, i);
         wf__edges *l;
         while ((l = load_list(p)) != NULL && l->n > 0) {
             wf__edge *e = l->e[l->n - 1];

@@ -378,9 +378,9 @@ static void cancel(wf_graph *g)
     if (wf_exchange_acqrel(&g->cancelled, 1) != 0)
         return;
     pthread_mutex_lock(&g->topo);
-    for (wf_node *n = g->nodes; n; n = n->next)
-        if (n->cancel_fn)
-            n->cancel_fn(n->cancel_ctx);
+    for (wf_node *n = g->nodes; n; n = wf__cold(n)->next)
+        if (wf__cold(n)->cancel_fn)
+            wf__cold(n)->cancel_fn(wf__cold(n)->cancel_ctx);
     pthread_mutex_unlock(&g->topo);
 }
 
@@ -488,12 +488,12 @@ void wf__count_offer(wf_node *from, wf_node *to, int r)
      * statistics, read as a snapshot by the DOT writer after a wait. */
     if (g && wf_load_relaxed(&g->counting)) {
         if (r != WF__ACCEPT) {
-            wf_fetch_add_relaxed(&to->n_rejected, 1);
+            wf_fetch_add_relaxed(&wf__cold(to)->n_rejected, 1);
             return;
         }
-        wf_fetch_add_relaxed(&to->n_accepted, 1);
+        wf_fetch_add_relaxed(&wf__cold(to)->n_accepted, 1);
         if (from)
-            wf_fetch_add_relaxed(&from->n_forwarded, 1);
+            wf_fetch_add_relaxed(&wf__cold(from)->n_forwarded, 1);
     }
     if (r == WF__ACCEPT && from && wf__trace_enabled())
         wf__trace_message(to);
@@ -503,7 +503,7 @@ void wf__count_pulled(wf_node *from)
 {
     wf_graph *g = wf__node_graph(from);
     if (g && wf_load_relaxed(&g->counting)) /* see wf__count_offer */
-        wf_fetch_add_relaxed(&from->n_forwarded, 1);
+        wf_fetch_add_relaxed(&wf__cold(from)->n_forwarded, 1);
 }
 
 /* Under the topology lock, graph idle: what every reset does to n. */
@@ -513,12 +513,12 @@ static void reset_node(wf_node *n, unsigned flags)
     wf__node_exec(n, &op);
     wf__edges_reset(n);
     /* Relaxed: the graph is idle (reset waited for it). */
-    wf_store_relaxed(&n->n_accepted, 0);
-    wf_store_relaxed(&n->n_rejected, 0);
-    wf_store_relaxed(&n->n_forwarded, 0);
-    wf_store_relaxed(&n->trace_flow, 0);
-    if ((flags & WF_RESET_BODIES) && n->body_reset_fn)
-        n->body_reset_fn(n->body_reset_ctx);
+    wf_store_relaxed(&wf__cold(n)->n_accepted, 0);
+    wf_store_relaxed(&wf__cold(n)->n_rejected, 0);
+    wf_store_relaxed(&wf__cold(n)->n_forwarded, 0);
+    wf_store_relaxed(&wf__cold(n)->trace_flow, 0);
+    if ((flags & WF_RESET_BODIES) && wf__cold(n)->body_reset_fn)
+        wf__cold(n)->body_reset_fn(wf__cold(n)->body_reset_ctx);
 }
 
 int wf_graph_reset(wf_graph *g, unsigned flags)
@@ -529,10 +529,10 @@ int wf_graph_reset(wf_graph *g, unsigned flags)
     if (err == WF_EPERM)
         return err;
     pthread_mutex_lock(&g->topo);
-    for (wf_node *n = g->nodes; n; n = n->next)
+    for (wf_node *n = g->nodes; n; n = wf__cold(n)->next)
         reset_node(n, flags);
     if (flags & WF_RESET_CLEAR_EDGES)
-        for (wf_node *n = g->nodes; n; n = n->next)
+        for (wf_node *n = g->nodes; n; n = wf__cold(n)->next)
             wf__edges_detach_all(n);
     pthread_mutex_unlock(&g->topo);
     /* Release pairs with the acquire loads in status /
@@ -563,21 +563,21 @@ int wf_node_set_cancel(wf_node *n, void (*fn)(void *), void *ctx)
 {
     if (n == NULL)
         return WF_EINVAL;
-    return set_callback(n, &n->cancel_fn, &n->cancel_ctx, fn, ctx);
+    return set_callback(n, &wf__cold(n)->cancel_fn, &wf__cold(n)->cancel_ctx, fn, ctx);
 }
 
 int wf_node_set_body_reset(wf_node *n, void (*fn)(void *), void *ctx)
 {
     if (n == NULL)
         return WF_EINVAL;
-    return set_callback(n, &n->body_reset_fn, &n->body_reset_ctx, fn, ctx);
+    return set_callback(n, &wf__cold(n)->body_reset_fn, &wf__cold(n)->body_reset_ctx, fn, ctx);
 }
 
 const char *wf_node_name(const wf_node *n)
 {
     if (n == NULL)
         return "";
-    return n->name ? n->name : n->ops->kind;
+    return wf__cold(n)->name ? wf__cold(n)->name : n->ops->kind;
 }
 
 int wf_graph_destroy(wf_graph *g)
@@ -588,7 +588,7 @@ int wf_graph_destroy(wf_graph *g)
         return WF_EPERM;
     wf_graph_wait_for_all(g);
     pthread_mutex_lock(&g->topo);
-    for (wf_node *n = g->nodes; n; n = n->next)
+    for (wf_node *n = g->nodes; n; n = wf__cold(n)->next)
         /* Release pairs with the acquire loads of node->graph: a node
          * seen detached is never used with this graph again. */
         wf_store_release(&n->graph, NULL);

@@ -230,22 +230,32 @@ typedef struct wf__edge {
 
 /* An edge list is immutable once published; an edit publishes a copy and
  * keeps the old one until the node is destroyed, so a forwarder may walk
- * a list it loaded without holding anything. */
+ * a list it loaded without holding anything.  After e[0 .. n-1] it holds
+ * each edge's other end, wf__edges_far(l)[i] (e[i]->to for an out-list,
+ * e[i]->from for an in-list): a sender signalling continue nodes reads
+ * the list's line and the receivers', not one line per edge record. */
 typedef struct wf__edges {
     size_t n;
     struct wf__edges *retired;
     wf__edge *e[];
 } wf__edges;
 
+static inline wf__port **wf__edges_far(wf__edges *l)
+{
+    return (wf__port **)&l->e[l->n];
+}
+
 struct wf__port {
+    /* First what a signal reads from a continue node's input (node,
+     * n_edges, cont_input) and a sender from its output (edges). */
     wf_node *node;
-    unsigned index;
-    bool is_input;
-    size_t size;              /* message size */
     wf__edges *_Atomic edges; /* successors / predecessors; NULL = none */
     /* edges->n, published after each list (SET_EDGES): a continue node
      * reads its threshold from its own port, one line fewer per signal. */
     _Atomic size_t n_edges;
+    size_t size;              /* message size */
+    unsigned index;
+    bool is_input;
     /* Output ports: an out-edge may be in push state.  Changed only in the
      * node's aggregator (G1): set by each new edge list (SET_EDGES) and
      * each succ_push op (which follows every turn back to push, G3), and
@@ -263,6 +273,9 @@ enum { WF__REJECT = 0, WF__ACCEPT = 1, WF__REJECT_PULL = 2 };
 
 typedef struct wf__node_ops {
     const char *kind;
+    /* 0: the ports follow the kind's struct; else the offsets of its own
+     * room for its inputs and its outputs, next to its hot fields. */
+    size_t in_offset, out_offset;
     /* Ports of message size 0 (WF_SIGNAL) are allowed: the constructor
      * checked which of its ports may carry signals. */
     bool signals;
@@ -294,17 +307,26 @@ typedef struct wf__node_ops {
     void (*destroy)(wf_node *n);
 } wf__node_ops;
 
+/* A node is one 64-byte-aligned block: its cold part (wf__node_cold),
+ * then wf_node and the kind's fields, with the ports where the kind puts
+ * them (wf__node_ops.ports_offset).  wf_node holds only what messages and
+ * bodies read, in one cache line; a kind puts its own hot fields right
+ * after it, so a message touches few lines of a node. */
 struct wf_node {
     const wf__node_ops *ops;
     wf_graph *_Atomic graph; /* NULL once the graph is destroyed */
     wf__agg agg;
-    /* Read by every spawn (graph.c): on the node's first line, with the
-     * fields above, which every op and body reads too. */
+    /* Read by every spawn (graph.c). */
     _Atomic int priority;              /* wf_node_set_priority    */
-    char *name;      /* under graph->topo */
-    unsigned id;     /* DOT node id */
     unsigned n_in, n_out;
     wf__port *in, *out;
+} __attribute__((aligned(64)));
+
+/* What messages and bodies do not read (names, lists, DOT, callbacks,
+ * counters, trace): the 128 bytes before the node, wf__cold(n). */
+typedef struct wf__node_cold {
+    char *name;      /* under graph->topo */
+    unsigned id;     /* DOT node id */
     wf_node *next, *prev; /* graph's node list, under graph->topo */
     wf__edges *retired_lists;
     wf__edge *retired_edges;
@@ -321,7 +343,12 @@ struct wf_node {
      * node is published, then read-only), for wf_tuple_get. */
     const size_t *tuple_offset;
     unsigned tuple_count;
-};
+} __attribute__((aligned(64))) wf__node_cold;
+
+static inline wf__node_cold *wf__cold(const wf_node *n)
+{
+    return (wf__node_cold *)n - 1;
+}
 
 /* True when the node's graph is cancelled or gone: stop starting work.
  * Relaxed loads: the answer guards no data.  Stopping is a hint that
@@ -379,6 +406,11 @@ int wf__node_create(wf_node **out, wf_graph *g, size_t size,
                     const wf__node_ops *ops, unsigned n_in,
                     const size_t *in_sizes, unsigned n_out,
                     const size_t *out_sizes);
+/* Port i of n: its inputs, then its outputs. */
+static inline wf__port *wf__node_port(wf_node *n, unsigned i)
+{
+    return i < n->n_in ? &n->in[i] : &n->out[i - n->n_in];
+}
 /* Free a node that was never shared (constructor failure paths). */
 void wf__node_free(wf_node *n);
 void wf__node_publish(wf_node *n); /* add to the graph's list */

@@ -439,8 +439,8 @@ static int init_join(join_node *j, const wf_join_config *c)
     j->policy = c->policy;
     j->n = c->ports;
     j->tuple_size = wf_tuple_layout(j->n, c->msg_sizes, j->offset);
-    j->base.tuple_offset = j->offset; /* wf_tuple_get */
-    j->base.tuple_count = j->n;
+    wf__cold(&j->base)->tuple_offset = j->offset; /* wf_tuple_get */
+    wf__cold(&j->base)->tuple_count = j->n;
     j->ctx = c->ctx;
     j->key_size = c->policy == WF_JOIN_TAG_MATCHING ? sizeof(uint64_t)
                                                      : c->key_size;

@@ -20,8 +20,8 @@ static void node_handle(void *self, wf__op *op)
         if (!e->port->is_input)
             e->port->push_hint = true; /* a new edge starts in push */
         if (old) { /* a reader may still walk it: keep it (graph_impl.h) */
-            old->retired = n->retired_lists;
-            n->retired_lists = old;
+            old->retired = wf__cold(n)->retired_lists;
+            wf__cold(n)->retired_lists = old;
         }
         break;
     }
@@ -67,19 +67,24 @@ int wf__node_create(wf_node **out, wf_graph *g, size_t size,
     for (unsigned i = 0; i < n_out && !ops->signals; i++)
         if (out_sizes[i] == 0)
             return WF_EINVAL;
-    wf_node *n = calloc(1, size);
-    wf__port *ports = calloc(n_in + n_out + 1, sizeof *ports);
-    if (n == NULL || ports == NULL) {
-        free(n);
-        free(ports);
+    /* One block (graph_impl.h): cold part, node, then the ports unless
+     * the kind has room for them. */
+    size_t bytes = sizeof(wf__node_cold) + size +
+                   (ops->in_offset ? 0 : (n_in + n_out) * sizeof(wf__port));
+    bytes = (bytes + 63) & ~(size_t)63; /* aligned_alloc wants a multiple */
+    char *block = aligned_alloc(64, bytes);
+    if (block == NULL)
         return WF_ENOMEM;
-    }
+    memset(block, 0, bytes);
+    wf_node *n = (wf_node *)(block + sizeof(wf__node_cold));
+    wf__port *ports = (wf__port *)((char *)n + size);
     n->ops = ops;
     wf_store_relaxed(&n->graph, g); /* published by wf__node_publish */
     n->n_in = n_in;
     n->n_out = n_out;
-    n->in = ports;
-    n->out = ports + n_in;
+    n->in = ops->in_offset ? (wf__port *)((char *)n + ops->in_offset) : ports;
+    n->out = ops->in_offset ? (wf__port *)((char *)n + ops->out_offset)
+                            : ports + n_in;
     init_ports(n, n->in, n_in, true, in_sizes);
     init_ports(n, n->out, n_out, false, out_sizes);
     *out = n;
@@ -90,24 +95,24 @@ void wf__node_publish(wf_node *n)
 {
     wf_graph *g = wf__node_graph(n);
     pthread_mutex_lock(&g->topo);
-    n->id = g->next_id++;
-    n->next = g->nodes;
+    wf__cold(n)->id = g->next_id++;
+    wf__cold(n)->next = g->nodes;
     if (g->nodes)
-        g->nodes->prev = n;
+        wf__cold(g->nodes)->prev = n;
     g->nodes = n;
     pthread_mutex_unlock(&g->topo);
 }
 
 static void free_retired(wf_node *n)
 {
-    while (n->retired_lists) {
-        wf__edges *l = n->retired_lists;
-        n->retired_lists = l->retired;
+    while (wf__cold(n)->retired_lists) {
+        wf__edges *l = wf__cold(n)->retired_lists;
+        wf__cold(n)->retired_lists = l->retired;
         free(l);
     }
-    while (n->retired_edges) {
-        wf__edge *e = n->retired_edges;
-        n->retired_edges = e->retired;
+    while (wf__cold(n)->retired_edges) {
+        wf__edge *e = wf__cold(n)->retired_edges;
+        wf__cold(n)->retired_edges = e->retired;
         free(e);
     }
 }
@@ -117,11 +122,10 @@ void wf__node_free(wf_node *n)
     if (n->ops->destroy)
         n->ops->destroy(n);
     for (unsigned i = 0; i < n->n_in + n->n_out; i++)
-        free(wf_load_relaxed(&n->in[i].edges)); /* unshared now */
+        free(wf_load_relaxed(&wf__node_port(n, i)->edges)); /* unshared */
     free_retired(n);
-    free(n->in);
-    free(n->name);
-    free(n);
+    free(wf__cold(n)->name);
+    free(wf__cold(n));
 }
 
 int wf_node_destroy(wf_node *n)
@@ -139,12 +143,13 @@ int wf_node_destroy(wf_node *n)
     wf_graph_wait_for_all(g);
     pthread_mutex_lock(&g->topo);
     wf__edges_detach_all(n);
-    if (n->prev)
-        n->prev->next = n->next;
+    wf__node_cold *c = wf__cold(n);
+    if (c->prev)
+        wf__cold(c->prev)->next = c->next;
     else
-        g->nodes = n->next;
-    if (n->next)
-        n->next->prev = n->prev;
+        g->nodes = c->next;
+    if (c->next)
+        wf__cold(c->next)->prev = c->prev;
     pthread_mutex_unlock(&g->topo);
     wf__node_free(n);
     return 0;
@@ -166,8 +171,8 @@ int wf_node_set_name(wf_node *n, const char *name)
     }
     /* The name is read only by wf_graph_write_dot, under the same lock. */
     pthread_mutex_lock(&g->topo);
-    char *old = n->name;
-    n->name = copy;
+    char *old = wf__cold(n)->name;
+    wf__cold(n)->name = copy;
     pthread_mutex_unlock(&g->topo);
     free(old);
     return 0;

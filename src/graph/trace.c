@@ -142,7 +142,7 @@ void wf__trace_body_begin(wf_node *n)
     record('B', WF__TRACE_BODY, n, 0);
     /* Acq_rel exchange: takes the arrow once even if two bodies start at
      * once; only the id travels, so any order would do. */
-    uint64_t id = wf_exchange_acqrel(&n->trace_flow, 0);
+    uint64_t id = wf_exchange_acqrel(&wf__cold(n)->trace_flow, 0);
     if (id)
         record('f', WF__TRACE_BODY, NULL, id);
 }
@@ -153,7 +153,7 @@ void wf__trace_message(wf_node *to)
     uint64_t id = wf_fetch_add_relaxed(&tr_next_flow, 1) + 1;
     record('s', WF__TRACE_TASK, NULL, id);
     /* Relaxed: a newer message's arrow may replace one not yet taken. */
-    wf_store_relaxed(&to->trace_flow, id);
+    wf_store_relaxed(&wf__cold(to)->trace_flow, id);
 }
 
 /* ---- start, stop, and the file ------------------------------------------ */

@@ -84,8 +84,8 @@ int wf_split_node_create(wf_node **out, wf_graph *g, unsigned ports,
     if (err)
         return err;
     memcpy(((split_node *)n)->offset, offset, sizeof offset);
-    n->tuple_offset = ((split_node *)n)->offset; /* wf_tuple_get */
-    n->tuple_count = ports;
+    wf__cold(n)->tuple_offset = ((split_node *)n)->offset; /* wf_tuple_get */
+    wf__cold(n)->tuple_count = ports;
     wf__node_publish(n);
     *out = n;
     return 0;
@@ -95,9 +95,9 @@ void *wf_tuple_get(const void *msg, const wf_node *node, unsigned i)
 {
     /* Join and split nodes set tuple_offset before they are published;
      * any other node leaves it NULL. */
-    if (msg == NULL || node == NULL || i >= node->tuple_count)
+    if (msg == NULL || node == NULL || i >= wf__cold(node)->tuple_count)
         return NULL;
-    return (char *)msg + node->tuple_offset[i];
+    return (char *)msg + wf__cold(node)->tuple_offset[i];
 }
 
 /* ---- indexer_node ------------------------------------------------------------- */
