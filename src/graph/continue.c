@@ -31,10 +31,9 @@
 
 #include "graph/graph_impl.h"
 
-typedef struct runner {
-    wf__gtask task; /* first; task.node is its cont_node */
-    char *out; /* the body's output; NULL for a signal */
-} runner;
+/* A runner is a graph task: its node is the cont_node, its arg the
+ * body's output (NULL for a signal), on the line spawn and run read. */
+typedef wf__gtask runner;
 
 #define MAX_SLOTS 32
 #define DUE_ONE ((uint64_t)1 << 32) /* work: due rounds above bit 32 */
@@ -151,14 +150,14 @@ static void run(wf__gtask *t)
     }
     for (int budget = RUNNER_BUDGET;; budget--) {
         wf__body_begin(&c->base);
-        int rc = c->body(r->out, c->ctx);
+        int rc = c->body(r->arg, c->ctx);
         wf__body_end(&c->base, rc);
-        if (rc == 0) /* r->out is NULL for a signal, which has no data */
-            broadcast(c, r->out);
+        if (rc == 0) /* r->arg is NULL for a signal, which has no data */
+            broadcast(c, r->arg);
         if (!next_round(c, bit, true))
             return;
         if (budget <= 1) { /* let other tasks in, holding the round */
-            wf__spawn(wf__node_graph(&c->base), &r->task);
+            wf__spawn(wf__node_graph(&c->base), r);
             return;
         }
     }
@@ -185,7 +184,7 @@ static inline bool fire(cont_node *c, bool due)
     } while (!wf_cas_acqrel(&c->work, &w, nw));
     if (idle) {
         wf__spawn(wf__node_graph(&c->base),
-                  &slot(c, (unsigned)__builtin_ctzll(idle))->task);
+                  slot(c, (unsigned)__builtin_ctzll(idle)));
         return true;
     }
     /* Relaxed: a hint; add_runners decides with its CAS. */
@@ -197,7 +196,7 @@ static inline bool fire(cont_node *c, bool due)
 static void free_runners(runner *more, unsigned n)
 {
     for (unsigned i = 0; more && i < n; i++)
-        free(more[i].out);
+        free(more[i].arg);
     free(more);
 }
 
@@ -208,9 +207,9 @@ static __attribute__((noinline, cold)) void add_runners(cont_node *c)
     unsigned n = c->n_slots - 1;
     runner *more = calloc(n, sizeof *more), *none = NULL;
     for (unsigned i = 0; more && i < n; i++) {
-        more[i].task.run = run;
-        more[i].task.node = &c->base;
-        if (c->out_size && (more[i].out = malloc(c->out_size)) == NULL) {
+        more[i].run = run;
+        more[i].node = &c->base;
+        if (c->out_size && (more[i].arg = malloc(c->out_size)) == NULL) {
             free_runners(more, n);
             return; /* the rounds wait for runner 0 */
         }
@@ -279,7 +278,7 @@ static size_t cont_held(wf_node *n)
 static void cont_destroy(wf_node *n)
 {
     cont_node *c = (cont_node *)n;
-    free(c->first.out);
+    free(c->first.arg);
     /* Relaxed: the node is no longer used. */
     free_runners(wf_load_relaxed(&c->more), c->n_slots - 1);
 }
@@ -299,9 +298,9 @@ static const wf__node_ops cont_ops = {
 static int make_slots(cont_node *c, unsigned n)
 {
     c->n_slots = n;
-    c->first.task.run = run;
-    c->first.task.node = &c->base; /* its priority and trace name */
-    if (c->out_size && (c->first.out = malloc(c->out_size)) == NULL)
+    c->first.run = run;
+    c->first.node = &c->base; /* its priority and trace name */
+    if (c->out_size && (c->first.arg = malloc(c->out_size)) == NULL)
         return WF_ENOMEM;
     /* Not shared yet: relaxed.  Runner 0 idle, nothing due, no others. */
     wf_store_relaxed(&c->more, NULL);
