@@ -19,6 +19,7 @@
  * put.  Keeping both loses nothing that was accepted, which the issue asks
  * of every node. */
 #include <stdalign.h>
+#include <stddef.h>
 
 #include "graph/join.h"
 
@@ -28,13 +29,19 @@ typedef struct kmsg {
     alignas(16) unsigned char data[]; /* the message, aligned for any type */
 } kmsg;
 
-/* An entry's head; the key follows, then the tuple at tuple_off. */
+/* An entry's head; the key follows at KEY_OFF (in the head's spare
+ * bytes), then the tuple at tuple_off: an int key and a pair of 8-byte
+ * messages fit 32 bytes.  No hash: the index tag (32 bits of it) and the
+ * key compare decide a probe. */
 typedef struct kent {
-    uint64_t hash;
+    union {
+        kmsg *extra;        /* in use: later messages, arrival order */
+        uint32_t next_free; /* free: the next free entry + 1, or 0 */
+    };
     uint32_t filled;    /* bit p: port p's message is in the tuple */
-    uint32_t next_free; /* free entries: the next one + 1, or 0 */
-    kmsg *extra;        /* later messages of the key, arrival order */
 } kent;
+
+#define KEY_OFF (offsetof(kent, filled) + sizeof(uint32_t))
 
 /* An index slot: ent == 0 is empty, else entry ent - 1. */
 typedef struct kidx {
@@ -112,7 +119,7 @@ static kent *ent(wf__keys *k, uint32_t e)
 
 static unsigned char *key_in(kent *e)
 {
-    return (unsigned char *)(e + 1);
+    return (unsigned char *)e + KEY_OFF;
 }
 
 static char *tuple_in(wf__keys *k, kent *e)
@@ -142,7 +149,7 @@ int wf__join_keys_create(join_node *j)
     wf__keys *k = calloc(1, sizeof *k);
     if (k == NULL)
         return WF_ENOMEM;
-    k->tuple_off = round16(sizeof(kent) + j->key_size);
+    k->tuple_off = round16(KEY_OFF + j->key_size);
     k->stride = round16(k->tuple_off + j->tuple_size);
     k->cap = KEYS_MIN_CAP;
     if ((k->idx = calloc(k->cap, sizeof *k->idx)) == NULL) {
@@ -166,7 +173,7 @@ static size_t probe(join_node *j, const void *key, uint64_t hash)
             return i;
         if (x.tag == (uint32_t)hash) {
             kent *e = ent(k, x.ent - 1);
-            if (e->hash == hash && key_eq(key_in(e), key, j->key_size))
+            if (key_eq(key_in(e), key, j->key_size))
                 return i;
         }
     }
@@ -288,7 +295,6 @@ void wf__join_key_put(join_node *j, join_op *op)
         }
         k->idx[i] = (kidx){(uint32_t)op->hash, n + 1};
         e = ent(k, n);
-        e->hash = op->hash;
         e->filled = 0;
         e->extra = NULL;
         wf__msg_copy(key_in(e), op->key, j->key_size);
