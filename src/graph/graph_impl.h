@@ -309,7 +309,7 @@ typedef struct wf__node_ops {
 
 /* A node is one 64-byte-aligned block: its cold part (wf__node_cold),
  * then wf_node and the kind's fields, with the ports where the kind puts
- * them (wf__node_ops.ports_offset).  wf_node holds only what messages and
+ * them (wf__node_ops.in_offset, out_offset) or else after its fields.  wf_node holds only what messages and
  * bodies read, in one cache line; a kind puts its own hot fields right
  * after it, so a message touches few lines of a node. */
 struct wf_node {
@@ -323,7 +323,7 @@ struct wf_node {
 } __attribute__((aligned(64)));
 
 /* What messages and bodies do not read (names, lists, DOT, callbacks,
- * counters, trace): the 128 bytes before the node, wf__cold(n). */
+ * counters, trace): the block just before the node, wf__cold(n). */
 typedef struct wf__node_cold {
     char *name;      /* under graph->topo */
     unsigned id;     /* DOT node id */
