@@ -206,14 +206,14 @@ static void handle_pred_pull(fn_node *f, fn_op *op)
 }
 
 /* The two operations of every message, applied through the aggregator
- * with their own handlers: no dispatch on the type.  On the direct path
- * their callers call handle_put / handle_take themselves, inlined. */
-static void put_handler(void *self, wf__op *op)
+ * with their own handlers: no dispatch on the type.  Inline, so
+ * wf__agg_execute's direct path runs handle_put / handle_take in line. */
+static inline void put_handler(void *self, wf__op *op)
 {
     handle_put(self, (fn_op *)op);
 }
 
-static void take_handler(void *self, wf__op *op)
+static inline void take_handler(void *self, wf__op *op)
 {
     handle_take(self, (fn_op *)op);
 }
@@ -298,12 +298,7 @@ static void run(wf__gtask *t)
     }
     for (int budget = RUNNER_BUDGET;; budget--) {
         op.handoff = budget <= 0;
-        if (wf__agg_try_enter(&f->base.agg)) { /* as in fn_put */
-            handle_take(f, &op);
-            wf__agg_leave(&f->base.agg);
-        } else {
-            wf__agg_execute_queued(&f->base.agg, &op.op, take_handler, f);
-        }
+        wf__agg_execute(&f->base.agg, &op.op, take_handler, f);
         op.done = op.left = 0;
         if (op.result == TAKE_EXIT)
             return;
@@ -343,12 +338,7 @@ static int fn_put(wf__port *in, const void *msg)
     op.op.type = FN_PUT;
     op.in = msg;
     op.r = NULL;
-    if (wf__agg_try_enter(&f->base.agg)) { /* wf__agg_execute, inlined */
-        handle_put(f, &op);
-        wf__agg_leave(&f->base.agg);
-    } else {
-        wf__agg_execute_queued(&f->base.agg, &op.op, put_handler, f);
-    }
+    wf__agg_execute(&f->base.agg, &op.op, put_handler, f);
     spawn(f, op.r);
     return op.result;
 }

@@ -107,9 +107,10 @@ static inline void wf__agg_leave(wf__agg *a)
 /* Apply op with h(self, op) and return once it has been applied, by this
  * thread or by the one that holds the aggregator.  Inline: a caller that
  * finds the node free (the common case) calls its handler directly, which
- * the compiler can inline when h is a constant.  A caller on every
- * message's path may instead write the two steps itself, calling its
- * handler's body directly (function.c). */
+ * gcc -O2 inlines when h is a constant static inline function
+ * (function.c's put and take; not always_inline, which a call through a
+ * pointer cannot honour at -O1).  A caller whose handler must fold a
+ * constant op type writes the two steps itself (store.c, typed_call). */
 static inline void wf__agg_execute(wf__agg *a, wf__op *op, wf__agg_handler h,
                                    void *self)
 {
