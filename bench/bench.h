@@ -28,6 +28,10 @@ typedef struct bench_workload {
      * Either is NULL where the runner has no such build. */
     void (*run_seq)(void *state);
     void (*run_par)(void *state);
+    /* NULL, or what run_par builds once and keeps (a flow graph), built
+     * before the first run by bench_system_build on the runner's main
+     * thread, untimed; run_par builds it on a miss. */
+    void (*build)(void *state);
     /* Check the last run's result.  0 if right; otherwise writes what was
      * wrong into why[0..n-1] and returns -1.  `seq` says which build ran. */
     int (*check)(void *state, bool seq, char *why, size_t n);

@@ -29,6 +29,17 @@ int bench_system_run(void (*fn)(void *), void *state, unsigned workers,
     return 0;
 }
 
+/* No OpenMP workload keeps anything between runs: build runs as is. */
+int bench_system_build(void (*build)(void *), void *state, unsigned workers,
+                       char *why, unsigned long n)
+{
+    (void)workers;
+    (void)why;
+    (void)n;
+    build(state);
+    return 0;
+}
+
 /* Pieces of `grain` (grain 0: about 8 per thread, as weft's and TBB's
  * automatic grains aim at), one task each, by taskloop. */
 static size_t omp_piece(size_t len, size_t grain)

@@ -14,3 +14,9 @@ int bench_system_run(void (*fn)(void *), void *state, unsigned workers,
     fn(state);
     return 0;
 }
+
+int bench_system_build(void (*build)(void *), void *state, unsigned workers,
+                       char *why, unsigned long n)
+{
+    return bench_system_run(build, state, workers, why, n);
+}

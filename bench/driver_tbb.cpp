@@ -33,13 +33,9 @@ struct acc_t {
 };
 } // namespace
 
-extern "C" int bench_system_run(void (*fn)(void *), void *state,
-                                unsigned workers, char *why, unsigned long n)
+// The arena of `workers` threads, made on first use and kept.
+static tbb::task_arena &arena_for(unsigned workers)
 {
-    if (workers == 0) {
-        std::snprintf(why, n, "tbb: 0 workers");
-        return -1;
-    }
     if (workers > limit_n) {
         limit.reset(); // one global_control of this kind at a time
         limit.reset(new tbb::global_control(
@@ -49,8 +45,26 @@ extern "C" int bench_system_run(void (*fn)(void *), void *state,
     auto &arena = arenas[workers];
     if (!arena)
         arena.reset(new tbb::task_arena(int(workers)));
-    arena->execute([=] { fn(state); });
+    return *arena;
+}
+
+extern "C" int bench_system_run(void (*fn)(void *), void *state,
+                                unsigned workers, char *why, unsigned long n)
+{
+    if (workers == 0) {
+        std::snprintf(why, n, "tbb: 0 workers");
+        return -1;
+    }
+    arena_for(workers).execute([=] { fn(state); });
     return 0;
+}
+
+// execute runs on the calling thread, which joins the arena: a graph
+// built here is bound to that arena, as one built by run_par.
+extern "C" int bench_system_build(void (*build)(void *), void *state,
+                                  unsigned workers, char *why, unsigned long n)
+{
+    return bench_system_run(build, state, workers, why, n);
 }
 
 // grain 0: auto_partitioner (TBB's adaptive split); grain > 0: halve

@@ -8,7 +8,12 @@
 
 #include "graph_bench.h"
 
-#define GB_KERNEL(name) void name##_par(void *arg) __attribute__((weak))
+/* Each system's kernel, and what it builds once and keeps (graph_weft.c
+ * defines the builds; oneTBB's kernels run on the runner's main thread and
+ * build their graph there on the first run). */
+#define GB_KERNEL(name)                                                      \
+    void name##_par(void *arg) __attribute__((weak));                        \
+    void name##_build(void *arg) __attribute__((weak))
 GB_KERNEL(gb_chain);
 GB_KERNEL(gb_broadcast);
 GB_KERNEL(gb_join_queueing);
@@ -185,6 +190,7 @@ static double gb_messages(const void *state)
         .prepare = gb_prepare,                                               \
         .run_seq = NULL,                                                     \
         .run_par = kernel##_par,                                             \
+        .build = kernel##_build,                                             \
         .check = check_fn,                                                   \
         .describe = gb_describe,                                             \
         .teardown = gb_teardown,                                             \

@@ -1,6 +1,8 @@
 /* The flow-graph workloads on weft (topologies in graph_bench.h).  Each
- * kernel runs inside wf_run: the graph uses the calling worker's pool, and
- * wf_graph_wait_for_all helps it, as a oneTBB thread in its arena does. */
+ * graph is built once per pool by gb_X_build, on the runner's main thread
+ * (bench_system_build), and each kernel runs inside wf_run: puts, then
+ * wf_graph_wait_for_all, which helps the pool, as a oneTBB thread in its
+ * arena does. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +10,7 @@
 #include <weft.h>
 
 #include "graph_bench.h"
+#include "system.h"
 
 #define GW_MAX_NODES 16
 
@@ -55,10 +58,18 @@ static void gw_free(void *cache)
     free(gg);
 }
 
+/* The pool the graph is for: the running kernel's, or in a build the
+ * coming run's. */
+static wf_pool *gw_pool(void)
+{
+    wf_pool *p = wf_current_pool();
+    return p ? p : bench_weft_build_pool();
+}
+
 /* The cached graph for this pool, or NULL: build it. */
 static gw_graph *gw_cached(gb_state *s)
 {
-    gb_cache_check(s, (long)(intptr_t)wf_current_pool());
+    gb_cache_check(s, (long)(intptr_t)gw_pool());
     return (gw_graph *)s->cache;
 }
 
@@ -67,7 +78,7 @@ static gw_graph *gw_new(gb_state *s)
     gw_graph *gg = (gw_graph *)calloc(1, sizeof *gg);
     if (gg == NULL)
         gw_fail("calloc", WF_ENOMEM);
-    GW_CHECK(wf_graph_create(&gg->g, wf_current_pool()));
+    GW_CHECK(wf_graph_create(&gg->g, gw_pool()));
     s->cache = gg;
     s->cache_free = gw_free;
     return gg;
@@ -119,6 +130,18 @@ static gw_graph *gw_chain(gb_state *s)
     return gg;
 }
 
+void gb_chain_build(void *arg);
+void gb_chain_build(void *arg)
+{
+    gw_chain((gb_state *)arg);
+}
+
+void gb_latency_build(void *arg);
+void gb_latency_build(void *arg)
+{
+    gw_chain((gb_state *)arg);
+}
+
 void gb_chain_par(void *arg);
 void gb_chain_par(void *arg)
 {
@@ -150,20 +173,32 @@ static int gw_branch(const void *in, void *out, void *ctx)
     return 0;
 }
 
+static gw_graph *gw_broadcast(gb_state *s)
+{
+    gw_graph *gg = gw_cached(s);
+    if (gg)
+        return gg;
+    gg = gw_new(s);
+    GW_CHECK(wf_broadcast_node_create(&gg->node[0], gg->g, sizeof(int)));
+    for (int k = 0; k < GB_FANOUT; k++) {
+        gg->node[1 + k] = gw_function(gg, sizeof(int), WF_UNLIMITED,
+                                      gw_branch, &s->sums[k]);
+        GW_CHECK(wf_make_edge(gg->node[0], gg->node[1 + k]));
+    }
+    return gg;
+}
+
+void gb_broadcast_build(void *arg);
+void gb_broadcast_build(void *arg)
+{
+    gw_broadcast((gb_state *)arg);
+}
+
 void gb_broadcast_par(void *arg);
 void gb_broadcast_par(void *arg)
 {
     gb_state *s = (gb_state *)arg;
-    gw_graph *gg = gw_cached(s);
-    if (gg == NULL) {
-        gg = gw_new(s);
-        GW_CHECK(wf_broadcast_node_create(&gg->node[0], gg->g, sizeof(int)));
-        for (int k = 0; k < GB_FANOUT; k++) {
-            gg->node[1 + k] = gw_function(gg, sizeof(int), WF_UNLIMITED,
-                                          gw_branch, &s->sums[k]);
-            GW_CHECK(wf_make_edge(gg->node[0], gg->node[1 + k]));
-        }
-    }
+    gw_graph *gg = gw_broadcast(s);
     for (int i = 0; i < (int)s->n; i++)
         GW_CHECK(wf_try_put(gg->node[0], &i));
     GW_CHECK(wf_graph_wait_for_all(gg->g));
@@ -258,6 +293,24 @@ static void gw_join_run(gb_state *s, wf_join_policy policy, bool buffers)
     GW_CHECK(wf_graph_wait_for_all(gg->g));
 }
 
+void gb_join_queueing_build(void *arg);
+void gb_join_queueing_build(void *arg)
+{
+    gw_join_graph((gb_state *)arg, WF_JOIN_QUEUEING, false, sizeof(int));
+}
+
+void gb_join_reserving_build(void *arg);
+void gb_join_reserving_build(void *arg)
+{
+    gw_join_graph((gb_state *)arg, WF_JOIN_RESERVING, true, sizeof(int));
+}
+
+void gb_join_key_build(void *arg);
+void gb_join_key_build(void *arg)
+{
+    gw_join_graph((gb_state *)arg, WF_JOIN_KEY_MATCHING, false, sizeof(gb_kv));
+}
+
 void gb_join_queueing_par(void *arg);
 void gb_join_queueing_par(void *arg)
 {
@@ -294,34 +347,46 @@ static int gw_cell_body(void *out, void *ctx)
     return 0;
 }
 
+static gw_graph *gw_wavefront(gb_state *s)
+{
+    gw_graph *gg = gw_cached(s);
+    if (gg)
+        return gg;
+    gg = gw_new(s);
+    size_t cells = (size_t)s->rows * (size_t)s->cols;
+    gg->grid = (wf_node **)calloc(cells, sizeof *gg->grid);
+    gg->cells = (gw_cell *)calloc(cells, sizeof *gg->cells);
+    if (!gg->grid || !gg->cells)
+        gw_fail("calloc", WF_ENOMEM);
+    for (int i = 0; i < s->rows; i++)
+        for (int j = 0; j < s->cols; j++) {
+            size_t k = (size_t)i * (size_t)s->cols + (size_t)j;
+            gg->cells[k] = (gw_cell){s, i, j};
+            wf_continue_config cfg = WF_CONTINUE_CONFIG_INIT;
+            cfg.body = gw_cell_body;
+            cfg.ctx = &gg->cells[k];
+            GW_CHECK(wf_continue_node_create(&gg->grid[k], gg->g, &cfg));
+            gg->n_grid = k + 1;
+            if (i > 0)
+                GW_CHECK(wf_make_edge(gg->grid[k - (size_t)s->cols],
+                                      gg->grid[k]));
+            if (j > 0)
+                GW_CHECK(wf_make_edge(gg->grid[k - 1], gg->grid[k]));
+        }
+    return gg;
+}
+
+void gb_wavefront_build(void *arg);
+void gb_wavefront_build(void *arg)
+{
+    gw_wavefront((gb_state *)arg);
+}
+
 void gb_wavefront_par(void *arg);
 void gb_wavefront_par(void *arg)
 {
     gb_state *s = (gb_state *)arg;
-    gw_graph *gg = gw_cached(s);
-    if (gg == NULL) {
-        gg = gw_new(s);
-        size_t cells = (size_t)s->rows * (size_t)s->cols;
-        gg->grid = (wf_node **)calloc(cells, sizeof *gg->grid);
-        gg->cells = (gw_cell *)calloc(cells, sizeof *gg->cells);
-        if (!gg->grid || !gg->cells)
-            gw_fail("calloc", WF_ENOMEM);
-        for (int i = 0; i < s->rows; i++)
-            for (int j = 0; j < s->cols; j++) {
-                size_t k = (size_t)i * (size_t)s->cols + (size_t)j;
-                gg->cells[k] = (gw_cell){s, i, j};
-                wf_continue_config cfg = WF_CONTINUE_CONFIG_INIT;
-                cfg.body = gw_cell_body;
-                cfg.ctx = &gg->cells[k];
-                GW_CHECK(wf_continue_node_create(&gg->grid[k], gg->g, &cfg));
-                gg->n_grid = k + 1;
-                if (i > 0)
-                    GW_CHECK(wf_make_edge(gg->grid[k - (size_t)s->cols],
-                                          gg->grid[k]));
-                if (j > 0)
-                    GW_CHECK(wf_make_edge(gg->grid[k - 1], gg->grid[k]));
-            }
-    }
+    gw_graph *gg = gw_wavefront(s);
     for (long r = 0; r < s->n; r++) {
         GW_CHECK(wf_try_put(gg->grid[0], NULL));
         GW_CHECK(wf_graph_wait_for_all(gg->g));

@@ -120,6 +120,12 @@ static void cmd_run(current *c, unsigned workers)
              bench_system_name, w->name, workers, RUN_TIMEOUT_S);
     char why[256] = "";
     alarm(RUN_TIMEOUT_S);
+    if (w->build &&
+        bench_system_build(w->build, c->state, workers, why, sizeof why)) {
+        alarm(0);
+        printf("wrong %s\n", why);
+        return;
+    }
     double t0 = now_s();
     int err = bench_system_run(c->fn, c->state, workers, why, sizeof why);
     double t = now_s() - t0;

@@ -21,6 +21,21 @@ extern const bool bench_system_is_seq;
 int bench_system_run(void (*fn)(void *), void *state, unsigned workers,
                      char *why, unsigned long n);
 
+/* Run build(state) on the calling thread (the runner's main thread),
+ * untimed, with the runtime that a run with `workers` threads uses made
+ * and current, so that what run_par keeps (a flow graph) is built where a
+ * program builds it, before it runs it.  Where it is built matters: glibc
+ * gives each thread its own malloc arena, and a 100 x 100 wavefront whose
+ * nodes were allocated by a pool worker ran 30% slower than one allocated
+ * by the main thread (bench/README.md).  Returns 0, or -1 with a reason in
+ * why[0..n-1]. */
+int bench_system_build(void (*build)(void *), void *state, unsigned workers,
+                       char *why, unsigned long n);
+
+/* weft's runner only (driver_weft.c): the pool that the build in progress
+ * builds for, NULL outside bench_system_build. */
+struct wf_pool *bench_weft_build_pool(void);
+
 #ifdef __cplusplus
 }
 #endif
