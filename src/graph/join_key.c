@@ -346,9 +346,19 @@ void wf__join_key_put(join_node *j, join_op *op)
     }
     k->msgs++;
     op->result = WF__ACCEPT;
+    uint32_t all = (1u << j->n) - 1; /* n <= WF_JOIN_MAX_PORTS (16) */
+    if (e->filled == all && e->extra == NULL && op->out &&
+        wf__store_may_skip(&j->base, &j->store)) {
+        /* The only tuple this put forms goes to the caller as it is, not
+         * through the store; the store did not change (no settle). */
+        wf__msg_copy(op->out, tuple_in(k, e), j->tuple_size);
+        op->direct = true;
+        k->msgs -= j->n;
+        remove_at(k, i);
+        return;
+    }
     /* With no room for the tuple, it waits in the table (still accepted)
      * and forms at the key's next put. */
-    uint32_t all = (1u << j->n) - 1; /* n <= WF_JOIN_MAX_PORTS (16) */
     while (e->filled == all && wf__fifo_grow(&j->store.q) == 0) {
         wf__fifo_push(&j->store.q, tuple_in(k, e));
         k->msgs -= j->n;
