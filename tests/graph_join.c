@@ -158,8 +158,9 @@ static void test_key_matching(void)
  * reuse, deletions in the middle of probe runs); every 7th key comes
  * three times on every port.  Each key must pair with itself, its copies
  * in arrival order, and nothing may stay behind.  Keys are i * scale:
- * 64 repeats the low bits, 1 fills the index in runs of consecutive
- * slots (join_key.c groups 8 consecutive keys). */
+ * 64 repeats the low bits, 8 gives every key a group of its own, 1 fills
+ * whole index buckets (join_key.c puts 8 consecutive keys in the lanes of
+ * one bucket). */
 typedef struct {
     int32_t key, val;
 } kv;
@@ -573,6 +574,7 @@ int main(void)
     test_queueing_unequal();
     test_key_matching();
     test_key_table(64); /* low bits repeat */
+    test_key_table(8);  /* a group each: lanes from the group's hash */
     test_key_table(1);  /* consecutive keys: dense index groups */
     test_tag_matching();
 #ifdef WF_TEST_SANITIZED

@@ -629,6 +629,10 @@ void wf__store_settle(wf__store *s);
  * forwarded now and nobody holds: pop it into out for the caller to offer
  * itself (wf__store_offer, G4's exception) instead of a forwarder. */
 bool wf__store_take_direct(wf_node *n, wf__store *s, void *out);
+/* Inside the handler: the store is empty and a message formed now could
+ * go to the caller to offer itself at once, skipping the store (as
+ * wf__store_take_direct would take it back).  The store is unchanged. */
+bool wf__store_may_skip(wf_node *n, wf__store *s);
 /* Outside: may this thread offer a message of a store itself now?  False
  * once it is nested too deep in such offers and forwarders (a cycle of
  * buffering nodes would recurse without end). */

@@ -205,10 +205,21 @@ bool wf__store_should_start(wf_node *n, wf__store *s)
     return true;
 }
 
+/* Nobody holds the head or offers it, and it could be offered now. */
+static bool may_offer_head(wf_node *n, wf__store *s)
+{
+    return !s->fwd_busy && !s->reserved && !s->discard && !s->no_offer &&
+           !wf__node_stopped(n) && wf__has_edge(&n->out[0], WF__PUSH);
+}
+
+bool wf__store_may_skip(wf_node *n, wf__store *s)
+{
+    return s->q.count == 0 && may_offer_head(n, s);
+}
+
 bool wf__store_take_direct(wf_node *n, wf__store *s, void *out)
 {
-    if (s->q.count != 1 || s->fwd_busy || s->reserved || s->discard ||
-        s->no_offer || wf__node_stopped(n) || !wf__has_edge(&n->out[0], WF__PUSH))
+    if (s->q.count != 1 || !may_offer_head(n, s))
         return false;
     pop_item(s, out);
     return true;
