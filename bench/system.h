@@ -25,9 +25,9 @@ int bench_system_run(void (*fn)(void *), void *state, unsigned workers,
  * untimed, with the runtime that a run with `workers` threads uses made
  * and current, so that what run_par keeps (a flow graph) is built where a
  * program builds it, before it runs it.  Where it is built matters: glibc
- * gives each thread its own malloc arena, and a 100 x 100 wavefront whose
- * nodes were allocated by a pool worker ran 30% slower than one allocated
- * by the main thread (bench/README.md).  Returns 0, or -1 with a reason in
+ * gives each thread its own malloc arena, and a 100 x 100 wavefront built
+ * by a pool worker ran 30% slower than one built by the main thread, from
+ * where its edge lists fell (bench/README.md).  Returns 0, or -1 with a reason in
  * why[0..n-1]. */
 int bench_system_build(void (*build)(void *), void *state, unsigned workers,
                        char *why, unsigned long n);
