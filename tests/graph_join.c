@@ -158,9 +158,9 @@ static void test_key_matching(void)
  * reuse, deletions in the middle of probe runs); every 7th key comes
  * three times on every port.  Each key must pair with itself, its copies
  * in arrival order, and nothing may stay behind.  Keys are i * scale:
- * 64 repeats the low bits, 8 gives every key a group of its own, 1 fills
- * whole index buckets (join_key.c puts 8 consecutive keys in the lanes of
- * one bucket). */
+ * 64 repeats the low bits, 16 gives every key a group of its own, 1
+ * fills whole index buckets (join_key.c puts 16 consecutive keys in the
+ * lanes of one bucket). */
 typedef struct {
     int32_t key, val;
 } kv;
@@ -170,6 +170,10 @@ static void kv_key(const void *msg, void *key, void *ctx)
     (void)ctx;
     memcpy(key, &((const kv *)msg)->key, sizeof(int32_t));
 }
+
+/* join_key.c's limit on the entries a narrow (4-byte slot) index names,
+ * 2^24 - 1; a test lowers it so that a table crosses to wide slots. */
+extern uint32_t wf__join_key_narrow_ents;
 
 static void test_key_table(int scale)
 {
@@ -574,8 +578,16 @@ int main(void)
     test_queueing_unequal();
     test_key_matching();
     test_key_table(64); /* low bits repeat */
-    test_key_table(8);  /* a group each: lanes from the group's hash */
+    test_key_table(16); /* a group each: lanes from the group's hash */
     test_key_table(1);  /* consecutive keys: dense index groups */
+    /* Past 1000 entries ever used the index turns from narrow to wide
+     * slots, with about a thousand keys waiting: each must be found in
+     * the new index, with its home, tag and entry. */
+    uint32_t narrow = wf__join_key_narrow_ents;
+    wf__join_key_narrow_ents = 1000;
+    test_key_table(1);
+    test_key_table(64);
+    wf__join_key_narrow_ents = narrow;
     test_tag_matching();
 #ifdef WF_TEST_SANITIZED
     check_reserving_flow(2000, WF_UNLIMITED, WF_QUEUEING, 0);

@@ -6,6 +6,8 @@
 #include "graph/graph_impl.h"
 
 struct wf__keys; /* join_key.c */
+/* Tests only: entries a key table's narrow index names (join_key.c). */
+extern uint32_t wf__join_key_narrow_ents;
 
 typedef struct join_node {
     wf_node base;

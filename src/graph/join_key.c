@@ -6,15 +6,28 @@
  * only the message in and the tuple out.
  *
  * The table is split as in CPython's compact dict: a small open-addressing
- * index (linear probing, 8 bytes a slot: 32 bits of the hash and the entry
- * number) over a dense array of entries in arrival order, whose freed
- * entries are reused last-freed first.  A probe touches the index and one
- * entry, and keys that arrive close together sit close together, so a
- * table of many waiting keys stays cache friendly.
+ * index (linear probing) over a dense array of entries in arrival order,
+ * whose freed entries are reused last-freed first.  A probe touches the
+ * index and one entry, and keys that arrive close together sit close
+ * together, so a table of many waiting keys stays cache friendly.
  *
- * The index is stored transposed: a 64-byte line holds one bucket of
- * LANES slots, one per lane, and the probe sequence walks a lane from
- * bucket to bucket (the next line), then on into the next lane.  It is
+ * An index slot is 4 bytes while every entry number fits (`narrow`, up
+ * to 2^24 - 1 entries ever used): the entry number + 1 in 24 bits, 5 bits
+ * of the hash (a tag) and the slot's distance from its home slot in probe
+ * order, 0-6, 7 for "7 or more".  Past that the index is rebuilt with
+ * 8-byte slots, 32 bits of the hash and the entry number (`wide`,
+ * index_room).  The index is what a put touches most (g_join_key at 1
+ * worker: 100 k waiting keys, a 2 MB index of 8-byte slots against a 1 MB
+ * L2), so its size is the cost.  The distance does the work of the bits
+ * of the hash that a narrow slot lacks: remove_at learns from it where a
+ * slot may move without loading the slot's entry to hash its key again
+ * (a cache miss for a quarter of the removes on g_join_key), and a probe
+ * that is t slots from its home skips slots of any other distance.
+ *
+ * The index is stored transposed: a bucket of LANES slots, one per lane
+ * (a 64-byte line of narrow slots, two of wide ones), and the probe
+ * sequence walks a lane from bucket to bucket (the next bucket's line),
+ * then on into the next lane.  It is
  * plain linear probing over that order (pos), so every slot is reachable
  * and a half-full index always ends a probe; but the keys of a group
  * (hash_bytes) fill the lanes of one bucket, and a group that finds its
@@ -54,16 +67,27 @@ typedef struct kent {
 
 #define KEY_OFF (offsetof(kent, filled) + sizeof(uint32_t))
 
-/* An index slot: ent == 0 is empty, else entry ent - 1. */
-typedef struct kidx {
-    uint32_t tag; /* the low 32 bits of the key's hash */
-    uint32_t ent;
-} kidx;
+/* An index slot, read into a uint64_t whatever its width: 0 is empty,
+ * else the entry number + 1 in the low ent_bits and above them the tag
+ * and distance (narrow: tag << DIST_BITS | distance; wide: the hash's low
+ * 32 bits, which also give its home, the cap being at most 2^32). */
+#define NARROW_ENT_BITS 24
+#define NARROW_ENTS ((1u << NARROW_ENT_BITS) - 1) /* entry numbers + 1 */
+#define DIST_BITS 3
+#define DIST_MAX ((1u << DIST_BITS) - 1) /* 7: "7 or more" */
+
+/* Entries a narrow index may name (0 .. n - 1): NARROW_ENTS, lowered by
+ * tests (graph_join) so that a table crosses to wide slots at a few
+ * thousand keys.  Read when a table is created, on the creating thread. */
+uint32_t wf__join_key_narrow_ents = NARROW_ENTS;
 
 typedef struct wf__keys {
-    kidx *idx;
+    void *idx;        /* cap slots: uint32_t if !wide, else uint64_t */
     size_t cap;       /* index slots, a power of two, >= LANES */
     unsigned bshift;  /* log2(cap / LANES): a lane's bits in pos */
+    bool wide;
+    uint32_t narrow_ents; /* wf__join_key_narrow_ents at creation */
+    size_t key_size;
     char *ents;       /* entries of `stride` bytes, 16-aligned */
     size_t ents_cap, ents_top; /* allocated, ever used */
     uint32_t free;    /* the last freed entry + 1, or 0 */
@@ -74,8 +98,9 @@ typedef struct wf__keys {
 } wf__keys;
 
 #define KEYS_MIN_CAP 64
-#define LANES 8 /* index slots a 64-byte line */
-#define KEYS_MIN_BSHIFT 3 /* log2(KEYS_MIN_CAP / LANES) */
+#define LANES 16 /* index slots a bucket (a line of narrow slots) */
+#define LANE_BITS 4
+#define KEYS_MIN_BSHIFT 2 /* log2(KEYS_MIN_CAP / LANES) */
 _Static_assert(KEYS_MIN_CAP / LANES == 1 << KEYS_MIN_BSHIFT, "bshift");
 
 static size_t round16(size_t n)
@@ -94,13 +119,13 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 33);
 }
 
-/* A hash's low 3 bits pick the lane, the rest the bucket (its index
- * line).  Keys of up to 8 bytes (ints, the common case) form groups of 8,
- * k..k+7 (k a multiple of 8), that share one mixed bucket and take its 8
- * lanes (their low bits xor the group's, a permutation).  Keys that arrive
- * in order (sequence numbers, ids) then cost one index cache miss per 8
- * keys instead of one each, while groups still spread over the whole
- * index and strided keys (multiples of 8) over every lane. */
+/* A hash's low 4 bits pick the lane, the rest the bucket (its index
+ * line).  Keys of up to 8 bytes (ints, the common case) form groups of
+ * 16, k..k+15 (k a multiple of 16), that share one mixed bucket and take
+ * its 16 lanes (their low bits xor the group's, a permutation).  Keys that
+ * arrive in order (sequence numbers, ids) then cost one index cache miss
+ * per 16 keys instead of one each, while groups still spread over the
+ * whole index and strided keys (multiples of 16) over every lane. */
 static uint64_t hash_bytes(const void *key, size_t len)
 {
     if (len <= sizeof(uint64_t)) {
@@ -116,8 +141,8 @@ static uint64_t hash_bytes(const void *key, size_t len)
         } else {
             wf__msg_copy(&v, key, len);
         }
-        uint64_t m = mix((v >> 3) ^ len);
-        return (m << 3) | ((v ^ m) & (LANES - 1));
+        uint64_t m = mix((v >> LANE_BITS) ^ len);
+        return (m << LANE_BITS) | ((v ^ m) & (LANES - 1));
     }
     const unsigned char *p = key; /* FNV-1a, then mixed */
     uint64_t h = 0xcbf29ce484222325ull;
@@ -137,7 +162,7 @@ uint64_t wf__join_key_of(join_node *j, unsigned port, const void *msg, void *key
     return hash_bytes(key, j->key_size);
 }
 
-static kent *ent(wf__keys *k, uint32_t e)
+static kent *ent(const wf__keys *k, uint32_t e)
 {
     return (kent *)(k->ents + (size_t)e * k->stride);
 }
@@ -176,9 +201,11 @@ int wf__join_keys_create(join_node *j)
         return WF_ENOMEM;
     k->tuple_off = round16(KEY_OFF + j->key_size);
     k->stride = round16(k->tuple_off + j->tuple_size);
+    k->key_size = j->key_size;
     k->cap = KEYS_MIN_CAP;
     k->bshift = KEYS_MIN_BSHIFT;
-    if ((k->idx = calloc(k->cap, sizeof *k->idx)) == NULL) {
+    k->narrow_ents = wf__join_key_narrow_ents;
+    if ((k->idx = calloc(k->cap, sizeof(uint32_t))) == NULL) {
         free(k);
         return WF_ENOMEM;
     }
@@ -202,48 +229,130 @@ static size_t pos(const wf__keys *k, size_t s)
     return ((s & (LANES - 1)) << k->bshift) | (s / LANES);
 }
 
+/* Slot accessors.  The hot functions take `wide` as a constant argument
+ * and are always inlined, each caller picking one of two copies once
+ * (if (k->wide) ... else ...), so the slot width costs no test a probe. */
+#define SLOT_FN static inline __attribute__((always_inline))
+
+SLOT_FN uint64_t slot_get(const wf__keys *k, size_t s, bool wide)
+{
+    return wide ? ((const uint64_t *)k->idx)[s] : ((const uint32_t *)k->idx)[s];
+}
+
+SLOT_FN void slot_set(wf__keys *k, size_t s, uint64_t x, bool wide)
+{
+    if (wide)
+        ((uint64_t *)k->idx)[s] = x;
+    else
+        ((uint32_t *)k->idx)[s] = (uint32_t)x;
+}
+
+SLOT_FN unsigned ent_bits(bool wide)
+{
+    return wide ? 32 : NARROW_ENT_BITS;
+}
+
+/* The slot naming entry e (0-based) of the key with this hash, dist
+ * slots after its home in probe order. */
+SLOT_FN uint64_t slot_of(uint64_t hash, uint32_t e, size_t dist, bool wide)
+{
+    uint64_t hi = wide ? (uint32_t)hash
+                       : (hash >> (64 - 8 + DIST_BITS)) << DIST_BITS |
+                             (dist < DIST_MAX ? dist : DIST_MAX);
+    return hi << ent_bits(wide) | (e + 1);
+}
+
+/* The entry number + 1 a slot names, 0 when empty. */
+SLOT_FN uint32_t slot_ent(uint64_t x, bool wide)
+{
+    return (uint32_t)(x & ((1ull << ent_bits(wide)) - 1));
+}
+
+/* How far occupied slot x, at pos p, lies after its home in probe order.
+ * A narrow slot holds it up to DIST_MAX - 1, else its key is hashed
+ * again; a wide one holds the hash bits that give its home. */
+SLOT_FN size_t slot_dist(const wf__keys *k, uint64_t x, size_t p, bool wide)
+{
+    size_t mask = k->cap - 1;
+    if (!wide && (x >> NARROW_ENT_BITS & DIST_MAX) < DIST_MAX)
+        return x >> NARROW_ENT_BITS & DIST_MAX;
+    uint64_t h = wide ? x >> 32
+                      : hash_bytes(key_in(ent(k, slot_ent(x, false) - 1)),
+                                   k->key_size);
+    return (p - pos(k, h & mask)) & mask;
+}
+
+/* Slot x moved dist slots after its home. */
+SLOT_FN uint64_t slot_moved(uint64_t x, size_t dist, bool wide)
+{
+    if (wide)
+        return x;
+    uint64_t d = dist < DIST_MAX ? dist : DIST_MAX;
+    return (x & ~((uint64_t)DIST_MAX << NARROW_ENT_BITS)) | d << NARROW_ENT_BITS;
+}
+
 /* The index slot of key, or the empty slot where it would go.  Its first
  * slot is hash & (cap - 1): the hash's lane in its bucket. */
-static size_t probe(join_node *j, const void *key, uint64_t hash)
+SLOT_FN size_t probe_w(join_node *j, const void *key, uint64_t hash, bool wide)
 {
     wf__keys *k = j->keys;
-    for (size_t i = hash & (k->cap - 1);; i = next_slot(k, i)) {
-        kidx x = k->idx[i];
-        if (x.ent == 0)
+    size_t i = hash & (k->cap - 1);
+    for (size_t t = 0;; t++, i = next_slot(k, i)) {
+        uint64_t x = slot_get(k, i, wide);
+        if (x == 0)
             return i;
-        if (x.tag == (uint32_t)hash) {
-            kent *e = ent(k, x.ent - 1);
+        /* e + 1 == 0: the tag and distance a slot of this key has here */
+        if ((x ^ slot_of(hash, UINT32_MAX, t, wide)) >> ent_bits(wide) == 0) {
+            kent *e = ent(k, slot_ent(x, wide) - 1);
             if (key_eq(key_in(e), key, j->key_size))
                 return i;
         }
     }
 }
 
-/* Keep the index at most half full.  False when it could not grow and has
- * no room for one more key (a probe must always reach an empty slot). */
+/* Move the old index's slots into big's (empty), which may differ in
+ * width from the old one: each key is hashed again (narrow slots hold too
+ * little of the hash), wide to wide excepted. */
+static void rehash_into(const wf__keys *k, wf__keys *big)
+{
+    for (size_t i = 0; i < k->cap; i++) {
+        uint64_t x = slot_get(k, i, k->wide);
+        if (x == 0)
+            continue;
+        uint32_t e = slot_ent(x, k->wide) - 1;
+        uint64_t h = k->wide ? x >> 32 : hash_bytes(key_in(ent(k, e)), k->key_size);
+        size_t d = h & (big->cap - 1), t = 0;
+        for (; slot_get(big, d, big->wide); t++)
+            d = next_slot(big, d);
+        slot_set(big, d, slot_of(h, e, t, big->wide), big->wide);
+    }
+}
+
+/* Keep the index at most half full, and wide once a new entry's number
+ * (up to ents_top) may not fit a narrow slot.  False when it could not
+ * grow and has no room for one more key (a probe must always reach an
+ * empty slot, and a narrow one name the new entry). */
 static bool index_room(wf__keys *k)
 {
-    if ((k->entries + 1) * 2 <= k->cap)
+    bool widen = !k->wide && k->ents_top >= k->narrow_ents;
+    bool grow = (k->entries + 1) * 2 > k->cap;
+    if (!widen && !grow)
         return true;
     wf__keys big = *k;
-    big.cap = k->cap * 2;
-    big.bshift = k->bshift + 1;
-    big.idx = big.cap > k->cap && big.cap <= UINT32_MAX
-                  ? calloc(big.cap, sizeof *big.idx) : NULL;
-    if (big.idx == NULL)
-        return k->entries + 2 <= k->cap; /* longer probes, still correct */
-    for (size_t i = 0; i < k->cap; i++) {
-        if (k->idx[i].ent == 0)
-            continue;
-        size_t d = k->idx[i].tag & (big.cap - 1);
-        while (big.idx[d].ent)
-            d = next_slot(&big, d);
-        big.idx[d] = k->idx[i];
-    }
+    big.wide = k->wide || widen;
+    big.cap = grow ? k->cap * 2 : k->cap;
+    big.bshift = grow ? k->bshift + 1 : k->bshift;
+    big.idx = big.cap >= k->cap && big.cap <= UINT32_MAX
+                  ? calloc(big.cap, big.wide ? sizeof(uint64_t) : sizeof(uint32_t))
+                  : NULL;
+    if (big.idx == NULL) /* longer probes, still correct */
+        return (!widen || k->free) && k->entries + 2 <= k->cap;
+    rehash_into(k, &big);
     free(k->idx);
     k->idx = big.idx;
     k->cap = big.cap;
     k->bshift = big.bshift;
+    k->wide = big.wide;
     return true;
 }
 
@@ -273,22 +382,34 @@ static uint32_t new_entry(wf__keys *k)
 
 /* Remove the key at index slot i and free its entry; the index slots after
  * it that probed past it shift back (deletion without tombstones). */
-static void remove_at(wf__keys *k, size_t i)
+SLOT_FN void remove_w(wf__keys *k, size_t i, bool wide)
 {
-    uint32_t e = k->idx[i].ent - 1;
+    uint32_t e = slot_ent(slot_get(k, i, wide), wide) - 1;
     ent(k, e)->next_free = k->free;
     k->free = e + 1;
     size_t mask = k->cap - 1;
-    for (size_t d = next_slot(k, i); k->idx[d].ent; d = next_slot(k, d)) {
+    for (size_t d = next_slot(k, i); ; d = next_slot(k, d)) {
+        uint64_t x = slot_get(k, d, wide);
+        if (x == 0)
+            break;
         /* It may move to i if its home is not within (i, d] (in pos). */
-        size_t pd = pos(k, d), home = pos(k, k->idx[d].tag & mask);
-        if (((pd - home) & mask) >= ((pd - pos(k, i)) & mask)) {
-            k->idx[i] = k->idx[d];
+        size_t pd = pos(k, d), dist = slot_dist(k, x, pd, wide);
+        size_t gap = (pd - pos(k, i)) & mask;
+        if (dist >= gap) {
+            slot_set(k, i, slot_moved(x, dist - gap, wide), wide);
             i = d;
         }
     }
-    k->idx[i].ent = 0;
+    slot_set(k, i, 0, wide);
     k->entries--;
+}
+
+static void remove_at(wf__keys *k, size_t i)
+{
+    if (k->wide)
+        remove_w(k, i, true);
+    else
+        remove_w(k, i, false);
 }
 
 /* After a tuple left: each port's oldest waiting message moves in. */
@@ -329,22 +450,28 @@ void wf__join_key_put(join_node *j, join_op *op)
 {
     wf__keys *k = j->keys;
     bool room = index_room(k);
-    size_t i = probe(j, op->key, op->hash);
+    size_t i = k->wide ? probe_w(j, op->key, op->hash, true)
+                       : probe_w(j, op->key, op->hash, false);
+    uint32_t x = slot_ent(slot_get(k, i, k->wide), k->wide);
     kent *e;
-    if (k->idx[i].ent == 0) {
+    if (x == 0) {
         uint32_t n = room ? new_entry(k) : UINT32_MAX;
         if (n == UINT32_MAX) {
             op->result = WF_ENOMEM;
             return;
         }
-        k->idx[i] = (kidx){(uint32_t)op->hash, n + 1};
+        if (!k->wide && n >= k->narrow_ents) /* index_room widens first */
+            WF__GBUG("key table: an entry number past a narrow slot's");
+        size_t mask = k->cap - 1; /* i's distance from the key's home */
+        size_t dist = (pos(k, i) - pos(k, op->hash & mask)) & mask;
+        slot_set(k, i, slot_of(op->hash, n, dist, k->wide), k->wide);
         e = ent(k, n);
         e->filled = 0;
         e->extra = NULL;
         wf__msg_copy(key_in(e), op->key, j->key_size);
         k->entries++;
     } else {
-        e = ent(k, k->idx[i].ent - 1);
+        e = ent(k, x - 1);
     }
     uint32_t bit = 1u << op->port;
     if (!(e->filled & bit)) {
@@ -384,13 +511,14 @@ void wf__join_key_reset(join_node *j)
 {
     wf__keys *k = j->keys;
     for (size_t i = 0; i < k->cap; i++) {
-        if (k->idx[i].ent == 0)
+        uint32_t x = slot_ent(slot_get(k, i, k->wide), k->wide);
+        if (x == 0)
             continue;
-        for (kmsg *m = ent(k, k->idx[i].ent - 1)->extra, *next; m; m = next) {
+        for (kmsg *m = ent(k, x - 1)->extra, *next; m; m = next) {
             next = m->next;
             free(m);
         }
-        k->idx[i].ent = 0;
+        slot_set(k, i, 0, k->wide);
     }
     k->entries = k->msgs = 0;
     k->ents_top = 0;
