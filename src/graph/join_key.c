@@ -291,14 +291,17 @@ SLOT_FN uint64_t slot_moved(uint64_t x, size_t dist, bool wide)
     return (x & ~((uint64_t)DIST_MAX << NARROW_ENT_BITS)) | d << NARROW_ENT_BITS;
 }
 
-/* The index slot of key, or the empty slot where it would go.  Its first
- * slot is hash & (cap - 1): the hash's lane in its bucket. */
-SLOT_FN size_t probe_w(join_node *j, const void *key, uint64_t hash, bool wide)
+/* The index slot of key, or the empty slot where it would go, *dist
+ * slots after the key's home, hash & (cap - 1): the hash's lane in its
+ * bucket. */
+SLOT_FN size_t probe_w(join_node *j, const void *key, uint64_t hash,
+                       size_t *dist, bool wide)
 {
     wf__keys *k = j->keys;
     size_t i = hash & (k->cap - 1);
     for (size_t t = 0;; t++, i = next_slot(k, i)) {
         uint64_t x = slot_get(k, i, wide);
+        *dist = t;
         if (x == 0)
             return i;
         /* e + 1 == 0: the tag and distance a slot of this key has here */
@@ -450,8 +453,9 @@ void wf__join_key_put(join_node *j, join_op *op)
 {
     wf__keys *k = j->keys;
     bool room = index_room(k);
-    size_t i = k->wide ? probe_w(j, op->key, op->hash, true)
-                       : probe_w(j, op->key, op->hash, false);
+    size_t dist;
+    size_t i = k->wide ? probe_w(j, op->key, op->hash, &dist, true)
+                       : probe_w(j, op->key, op->hash, &dist, false);
     uint32_t x = slot_ent(slot_get(k, i, k->wide), k->wide);
     kent *e;
     if (x == 0) {
@@ -462,8 +466,6 @@ void wf__join_key_put(join_node *j, join_op *op)
         }
         if (!k->wide && n >= k->narrow_ents) /* index_room widens first */
             WF__GBUG("key table: an entry number past a narrow slot's");
-        size_t mask = k->cap - 1; /* i's distance from the key's home */
-        size_t dist = (pos(k, i) - pos(k, op->hash & mask)) & mask;
         slot_set(k, i, slot_of(op->hash, n, dist, k->wide), k->wide);
         e = ent(k, n);
         e->filled = 0;
