@@ -305,7 +305,8 @@ SLOT_FN size_t probe_w(join_node *j, const void *key, uint64_t hash,
         if (x == 0)
             return i;
         /* e + 1 == 0: the tag and distance a slot of this key has here */
-        if ((x ^ slot_of(hash, UINT32_MAX, t, wide)) >> ent_bits(wide) == 0) {
+        uint64_t want = slot_of(hash, UINT32_MAX, t, wide);
+        if ((x ^ want) >> ent_bits(wide) == 0) {
             kent *e = ent(k, slot_ent(x, wide) - 1);
             if (key_eq(key_in(e), key, j->key_size))
                 return i;
@@ -323,7 +324,8 @@ static void rehash_into(const wf__keys *k, wf__keys *big)
         if (x == 0)
             continue;
         uint32_t e = slot_ent(x, k->wide) - 1;
-        uint64_t h = k->wide ? x >> 32 : hash_bytes(key_in(ent(k, e)), k->key_size);
+        uint64_t h = k->wide ? x >> 32
+                             : hash_bytes(key_in(ent(k, e)), k->key_size);
         size_t d = h & (big->cap - 1), t = 0;
         for (; slot_get(big, d, big->wide); t++)
             d = next_slot(big, d);
@@ -332,9 +334,10 @@ static void rehash_into(const wf__keys *k, wf__keys *big)
 }
 
 /* Keep the index at most half full, and wide once a new entry's number
- * (up to ents_top) may not fit a narrow slot.  False when it could not
- * grow and has no room for one more key (a probe must always reach an
- * empty slot, and a narrow one name the new entry). */
+ * (up to ents_top) may not fit a narrow slot; a wide index stays wide,
+ * reset included.  False when it could not grow and has no room for one
+ * more key (a probe must always reach an empty slot, and a narrow one
+ * name the new entry). */
 static bool index_room(wf__keys *k)
 {
     bool widen = !k->wide && k->ents_top >= k->narrow_ents;
@@ -346,7 +349,7 @@ static bool index_room(wf__keys *k)
     big.cap = grow ? k->cap * 2 : k->cap;
     big.bshift = grow ? k->bshift + 1 : k->bshift;
     big.idx = big.cap >= k->cap && big.cap <= UINT32_MAX
-                  ? calloc(big.cap, big.wide ? sizeof(uint64_t) : sizeof(uint32_t))
+                  ? calloc(big.cap, big.wide ? 8 : 4) /* slot bytes */
                   : NULL;
     if (big.idx == NULL) /* longer probes, still correct */
         return (!widen || k->free) && k->entries + 2 <= k->cap;
