@@ -24,8 +24,10 @@ typedef struct bench_workload {
     /* Before every run, untimed: reset outputs (may be NULL). */
     void (*prepare)(void *state);
     /* The kernel: run_seq on the calling thread; run_par inside the
-     * system's runtime (wf_run, an omp parallel region, a task_arena).
-     * Either is NULL where the runner has no such build. */
+     * system's runtime (bench_system_run: wf_run, an omp parallel region,
+     * a task_arena), or with from_main on the runner's main thread
+     * (bench_system_run_graph).  Either is NULL where the runner has no
+     * such build. */
     void (*run_seq)(void *state);
     void (*run_par)(void *state);
     /* NULL, or what run_par builds once and keeps (a flow graph), built
@@ -39,9 +41,14 @@ typedef struct bench_workload {
     const char *(*describe)(const void *state);
     void (*teardown)(void *state);
     /* Flow graphs: messages per run (0: a fork-join workload, reported in
-     * seconds).  latency: report microseconds per message instead. */
+     * seconds). */
     double (*messages)(const void *state);
-    bool latency;
+    /* run_par is a user's main(): it puts and waits on its own thread, so
+     * runners call it with bench_system_run_graph (the flow graphs). */
+    bool from_main;
+    /* NULL, or a latency workload: after a checked run, the mean, p50 and
+     * p99 of its round trips in microseconds into us[0..2]. */
+    void (*round_trips)(void *state, double us[3]);
 } bench_workload;
 
 extern const bench_workload bench_fib, bench_nqueens, bench_uts,

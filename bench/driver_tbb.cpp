@@ -1,6 +1,9 @@
-// The oneTBB runner: one task_arena per worker count (the calling thread
-// is one of its threads, as in wf_run), kept across runs; a
-// global_control lets an arena be larger than the machine.  Also the loop
+// The oneTBB runner.  Fork-join: one task_arena per thread count T (the
+// calling thread is one of its T), kept across runs; a global_control
+// lets an arena be larger than the machine.  Flow graphs: no arena of our
+// own, as in a user's main(): the graph is built and run on the calling
+// thread, outside task_arena::execute, with global_control
+// max_allowed_parallelism = T, which counts that thread.  Also the loop
 // helpers of kernel.h for this build: parallel_for, parallel_reduce.
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/global_control.h>
@@ -26,6 +29,7 @@ namespace {
 std::map<unsigned, std::unique_ptr<tbb::task_arena>> arenas;
 std::unique_ptr<tbb::global_control> limit;
 unsigned limit_n;
+unsigned graph_threads; // T of the graph build or run in progress
 
 // A reduction value of up to BENCH_REDUCE_MAX_SIZE bytes.
 struct acc_t {
@@ -33,38 +37,73 @@ struct acc_t {
 };
 } // namespace
 
-// The arena of `workers` threads, made on first use and kept.
-static tbb::task_arena &arena_for(unsigned workers)
+static void limit_to(unsigned threads)
 {
-    if (workers > limit_n) {
-        limit.reset(); // one global_control of this kind at a time
-        limit.reset(new tbb::global_control(
-            tbb::global_control::max_allowed_parallelism, workers));
-        limit_n = workers;
-    }
-    auto &arena = arenas[workers];
+    limit.reset(); // one global_control of this kind at a time
+    limit.reset(new tbb::global_control(
+        tbb::global_control::max_allowed_parallelism, threads));
+    limit_n = threads;
+}
+
+// The arena of `threads` threads, made on first use and kept.
+static tbb::task_arena &arena_for(unsigned threads)
+{
+    if (threads > limit_n)
+        limit_to(threads);
+    auto &arena = arenas[threads];
     if (!arena)
-        arena.reset(new tbb::task_arena(int(workers)));
+        arena.reset(new tbb::task_arena(int(threads)));
     return *arena;
 }
 
 extern "C" int bench_system_run(void (*fn)(void *), void *state,
-                                unsigned workers, char *why, unsigned long n)
+                                unsigned threads, char *why, unsigned long n)
 {
-    if (workers == 0) {
-        std::snprintf(why, n, "tbb: 0 workers");
+    if (threads == 0) {
+        std::snprintf(why, n, "tbb: 0 threads");
         return -1;
     }
-    arena_for(workers).execute([=] { fn(state); });
+    arena_for(threads).execute([=] { fn(state); });
     return 0;
 }
 
-// execute runs on the calling thread, which joins the arena: a graph
-// built here is bound to that arena, as one built by run_par.
-extern "C" int bench_system_build(void (*build)(void *), void *state,
-                                  unsigned workers, char *why, unsigned long n)
+extern "C" unsigned bench_tbb_threads(void)
 {
-    return bench_system_run(build, state, workers, why, n);
+    return graph_threads;
+}
+
+// fn on this thread, outside any execute: a graph made here attaches to
+// this thread's arena or makes one of the default size (graph's
+// prepare_task_arena), whose workers global_control holds to T - 1, and
+// the caller's wait_for_all is the T-th thread.  The limit is set to
+// exactly T, not only raised as for the arenas above, since a default
+// arena has a slot per CPU of the machine.
+static int on_this_thread(void (*fn)(void *), void *state, unsigned threads,
+                          char *why, unsigned long n)
+{
+    if (threads == 0) {
+        std::snprintf(why, n, "tbb: 0 threads");
+        return -1;
+    }
+    if (threads != limit_n)
+        limit_to(threads);
+    graph_threads = threads;
+    fn(state);
+    graph_threads = 0;
+    return 0;
+}
+
+extern "C" int bench_system_run_graph(void (*fn)(void *), void *state,
+                                      unsigned threads, char *why,
+                                      unsigned long n)
+{
+    return on_this_thread(fn, state, threads, why, n);
+}
+
+extern "C" int bench_system_build(void (*build)(void *), void *state,
+                                  unsigned threads, char *why, unsigned long n)
+{
+    return on_this_thread(build, state, threads, why, n);
 }
 
 // grain 0: auto_partitioner (TBB's adaptive split); grain > 0: halve

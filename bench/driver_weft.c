@@ -1,7 +1,11 @@
-/* weft's runner: one pool per worker count, made on first use and kept,
- * so no run times thread creation; each run is a wf_run.  A flow graph is
- * built on the calling thread for the pool of the coming run
- * (bench_system_build, bench_weft_build_pool). */
+/* weft's runner: one pool per thread count, made on first use and kept,
+ * so no run times thread creation.  A pool of `cfg.threads = T` counts the
+ * thread that waits on it (wf_run, wf_graph_wait_for_all, wf_join) as one
+ * of its T, as OpenMP's num_threads and oneTBB's max_allowed_parallelism
+ * count the caller.  A fork-join run is a wf_run; a graph run calls the
+ * kernel on this thread (bench_system_run_graph); a flow graph is built on
+ * this thread for the pool of the coming run (bench_system_build).  The
+ * kernels find that pool with bench_weft_pool. */
 #include <stdio.h>
 #include <weft.h>
 
@@ -12,32 +16,42 @@ const bool bench_system_is_seq = false;
 
 static wf_pool *pools[WF_MAX_THREADS + 1];
 
-/* The pool of `workers` threads, made on first use; NULL with why. */
-static wf_pool *pool_for(unsigned workers, char *why, unsigned long n)
+/* The pool of the build or run in progress; written and read by the
+ * runner's main thread, and read by a worker only inside a wf_run, which
+ * orders the write before it. */
+static wf_pool *current;
+
+/* The pool of `threads` threads, made on first use; NULL with why. */
+static wf_pool *pool_for(unsigned threads, char *why, unsigned long n)
 {
-    if (workers == 0 || workers > WF_MAX_THREADS) {
-        snprintf(why, n, "weft: %u workers is out of range", workers);
+    if (threads == 0 || threads > WF_MAX_THREADS) {
+        snprintf(why, n, "weft: %u threads is out of range", threads);
         return NULL;
     }
-    if (pools[workers] == NULL) {
+    if (pools[threads] == NULL) {
         wf_pool_config cfg = WF_POOL_CONFIG_INIT;
-        cfg.threads = workers;
-        int err = wf_pool_create(&pools[workers], &cfg);
+        cfg.threads = threads;
+        int err = wf_pool_create(&pools[threads], &cfg);
         if (err) {
             snprintf(why, n, "weft: %s", wf_strerror(err));
             return NULL;
         }
     }
-    return pools[workers];
+    return pools[threads];
 }
 
-int bench_system_run(void (*fn)(void *), void *state, unsigned workers,
+wf_pool *bench_weft_pool(void)
+{
+    return current;
+}
+
+int bench_system_run(void (*fn)(void *), void *state, unsigned threads,
                      char *why, unsigned long n)
 {
-    wf_pool *pool = pool_for(workers, why, n);
-    if (pool == NULL)
+    if ((current = pool_for(threads, why, n)) == NULL)
         return -1;
-    int err = wf_run(pool, fn, state);
+    int err = wf_run(current, fn, state);
+    current = NULL;
     if (err) {
         snprintf(why, n, "weft: %s", wf_strerror(err));
         return -1;
@@ -45,19 +59,24 @@ int bench_system_run(void (*fn)(void *), void *state, unsigned workers,
     return 0;
 }
 
-static wf_pool *build_pool;
-
-wf_pool *bench_weft_build_pool(void)
+/* No wf_run: the kernel's puts come from outside the pool and its
+ * wf_graph_wait_for_all is this thread's, as in a program's main(). */
+int bench_system_run_graph(void (*fn)(void *), void *state, unsigned threads,
+                           char *why, unsigned long n)
 {
-    return build_pool;
+    if ((current = pool_for(threads, why, n)) == NULL)
+        return -1;
+    fn(state);
+    current = NULL;
+    return 0;
 }
 
-int bench_system_build(void (*build)(void *), void *state, unsigned workers,
+int bench_system_build(void (*build)(void *), void *state, unsigned threads,
                        char *why, unsigned long n)
 {
-    if ((build_pool = pool_for(workers, why, n)) == NULL)
+    if ((current = pool_for(threads, why, n)) == NULL)
         return -1;
     build(state); /* on this thread: see system.h */
-    build_pool = NULL;
+    current = NULL;
     return 0;
 }

@@ -16,12 +16,21 @@
  *   wavefront  rows x cols continue nodes, (i, j) signalled by (i-1, j) and
  *              (i, j-1); a body stamps its cell from a shared clock.  n
  *              sweeps, each started by a signal to (0, 0).
- *   latency    the chain, one message at a time: put, wait_for_all.
+ *   latency    the chain, one message at a time: put, wait_for_all; each
+ *              round trip timed on its own (gb_now_ns) into rtt_ns[].
  *
- * Bodies update the shared counters with relaxed atomic adds: the sums are
- * order-independent, and wait_for_all orders them before the check. */
+ * Every kernel is a user's main(): the runner's main thread calls it
+ * outside the runtime (bench_system_run_graph), and it puts and waits
+ * itself.  Bodies update the shared counters with relaxed atomic adds: the
+ * sums are order-independent, and wait_for_all orders them before the
+ * check.
+ *
+ * A file that includes this one defines _POSIX_C_SOURCE first (C) for
+ * clock_gettime. */
 #ifndef WEFT_BENCH_GRAPH_H
 #define WEFT_BENCH_GRAPH_H
+
+#include <time.h>
 
 #include "bench.h"
 
@@ -44,9 +53,11 @@ typedef struct gb_state {
     uint64_t sums[GB_FANOUT];
     uint64_t *stamp;  /* wavefront: last sweep's clock per cell */
     uint32_t *visits; /* wavefront: runs per cell */
-    /* The system's graph, built on the first run on a runtime and reused
-     * while the runtime stays the same (key), so runs time messages, not
-     * construction.  Freed by cache_free at teardown or on a new key. */
+    uint64_t *rtt_ns; /* latency: each round trip of the last run, ns */
+    /* The system's graph, built before the first run for a thread count
+     * (bench_system_build) and reused while the key (weft's pool, oneTBB's
+     * T) stays the same, so runs time messages, not construction.  Freed
+     * by cache_free at teardown or on a new key. */
     void *cache;
     long cache_key;
     void (*cache_free)(void *cache);
@@ -63,6 +74,15 @@ static inline void gb_stamp(gb_state *s, int i, int j)
     size_t cell = (size_t)i * (size_t)s->cols + (size_t)j;
     s->stamp[cell] = __atomic_fetch_add(&s->clock, 1, __ATOMIC_RELAXED) + 1;
     s->visits[cell]++; /* one body per cell at a time: its preds are done */
+}
+
+/* CLOCK_MONOTONIC in nanoseconds: a vDSO call, no system call, so it can
+ * time each round trip of g_latency without a batch around it. */
+static inline uint64_t gb_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* Drop a cached graph built for another runtime. */

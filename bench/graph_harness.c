@@ -1,6 +1,7 @@
 /* The untimed parts of the flow-graph workloads: inputs, expected results,
  * checks (see graph_bench.h for what each one does).  There is no
  * sequential kernel: the tables compare weft with oneTBB's flow graph. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, in graph_bench.h */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,9 +9,8 @@
 
 #include "graph_bench.h"
 
-/* Each system's kernel, and what it builds once and keeps (graph_weft.c
- * defines the builds; oneTBB's kernels run on the runner's main thread and
- * build their graph there on the first run). */
+/* Each system's kernel, and what it builds once and keeps, both on the
+ * runner's main thread (graph_weft.c, graph_tbb.cpp). */
 #define GB_KERNEL(name)                                                      \
     void name##_par(void *arg) __attribute__((weak));                        \
     void name##_build(void *arg) __attribute__((weak))
@@ -31,6 +31,7 @@ static void gb_teardown(void *state)
         s->cache_free(s->cache);
     free(s->stamp);
     free(s->visits);
+    free(s->rtt_ns);
     free(s);
 }
 
@@ -66,7 +67,15 @@ static void *gb_setup_join_key(bool quick)
 }
 static void *gb_setup_latency(bool quick)
 {
-    return gb_new("latency", quick ? 200 : 20000);
+    gb_state *s = gb_new("latency", quick ? 200 : 20000);
+    if (s == NULL)
+        return NULL;
+    s->rtt_ns = (uint64_t *)calloc((size_t)s->n, sizeof *s->rtt_ns);
+    if (s->rtt_ns == NULL) {
+        gb_teardown(s);
+        return NULL;
+    }
+    return s;
 }
 
 static void *gb_setup_wavefront(bool quick)
@@ -165,6 +174,35 @@ static int gb_check_wavefront(void *state, bool seq, char *why, size_t len)
     return 0;
 }
 
+static int gb_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The sample of nearest rank: the smallest that at least pct% of the n
+ * sorted samples are at or under (index ceil(pct * n / 100) - 1). */
+static uint64_t gb_rank(const uint64_t *sorted, size_t n, unsigned pct)
+{
+    size_t rank = (pct * n + 99) / 100;
+    return sorted[rank ? rank - 1 : 0];
+}
+
+/* Mean, p50 and p99 of the last run's round trips, in microseconds.
+ * Sorting in place is safe: the next run writes every sample again. */
+static void gb_round_trips(void *state, double us[3])
+{
+    gb_state *s = (gb_state *)state;
+    size_t n = (size_t)s->n;
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += s->rtt_ns[i];
+    qsort(s->rtt_ns, n, sizeof *s->rtt_ns, gb_cmp_u64);
+    us[0] = (double)total / (double)n * 1e-3;
+    us[1] = (double)gb_rank(s->rtt_ns, n, 50) * 1e-3;
+    us[2] = (double)gb_rank(s->rtt_ns, n, 99) * 1e-3;
+}
+
 static const char *gb_describe(const void *state)
 {
     static char buf[48];
@@ -183,7 +221,7 @@ static double gb_messages(const void *state)
     return s->rows ? (double)s->n * s->rows * s->cols : (double)s->n;
 }
 
-#define GB_WORKLOAD(var, nm, setup_fn, kernel, check_fn, lat)               \
+#define GB_WORKLOAD(var, nm, setup_fn, kernel, check_fn, rtt)               \
     const bench_workload var = {                                             \
         .name = nm,                                                          \
         .setup = setup_fn,                                                   \
@@ -195,20 +233,21 @@ static double gb_messages(const void *state)
         .describe = gb_describe,                                             \
         .teardown = gb_teardown,                                             \
         .messages = gb_messages,                                             \
-        .latency = lat,                                                      \
+        .from_main = true,                                                   \
+        .round_trips = rtt,                                                  \
     }
 
 GB_WORKLOAD(bench_g_chain, "g_chain", gb_setup_chain, gb_chain,
-            gb_check_chain, false);
+            gb_check_chain, NULL);
 GB_WORKLOAD(bench_g_broadcast, "g_broadcast", gb_setup_broadcast,
-            gb_broadcast, gb_check_broadcast, false);
+            gb_broadcast, gb_check_broadcast, NULL);
 GB_WORKLOAD(bench_g_join_queueing, "g_join_queueing", gb_setup_join_q,
-            gb_join_queueing, gb_check_join, false);
+            gb_join_queueing, gb_check_join, NULL);
 GB_WORKLOAD(bench_g_join_reserving, "g_join_reserving", gb_setup_join_r,
-            gb_join_reserving, gb_check_join, false);
+            gb_join_reserving, gb_check_join, NULL);
 GB_WORKLOAD(bench_g_join_key, "g_join_key", gb_setup_join_key, gb_join_key,
-            gb_check_join, false);
+            gb_check_join, NULL);
 GB_WORKLOAD(bench_g_wavefront, "g_wavefront", gb_setup_wavefront,
-            gb_wavefront, gb_check_wavefront, false);
+            gb_wavefront, gb_check_wavefront, NULL);
 GB_WORKLOAD(bench_g_latency, "g_latency", gb_setup_latency, gb_latency,
-            gb_check_chain, true);
+            gb_check_chain, gb_round_trips);

@@ -1,15 +1,19 @@
 // The flow-graph workloads on oneTBB's flow graph, with the topologies and
-// bodies of graph_weft.c (see graph_bench.h).  Each kernel runs inside the
-// runner's task_arena, so the graph uses that arena and wait_for_all makes
-// the calling thread work in it.
+// bodies of graph_weft.c (see graph_bench.h).  Each graph is built once per
+// thread count by gb_X_build and each kernel runs, both on the runner's
+// main thread outside any task_arena::execute (bench_system_build,
+// bench_system_run_graph), as in a user's main(): the graph takes the
+// arena of the thread that made it, and wait_for_all makes the calling
+// thread work in it; global_control (driver_tbb.cpp) holds it to T
+// threads, the caller one of them.
 #include <oneapi/tbb/flow_graph.h>
-#include <oneapi/tbb/task_arena.h>
 
 #include <memory>
 #include <tuple>
 #include <vector>
 
 #include "graph_bench.h"
+#include "system.h"
 
 namespace flow = tbb::flow;
 
@@ -25,10 +29,11 @@ void tbb_free(void *cache)
     delete static_cast<tbb_graph *>(cache);
 }
 
-// The cached graph of type G for this arena, built by make() on a miss.
+// The cached graph of type G for this thread count, built by make() on a
+// miss.
 template <class G, class Make> G *cached(gb_state *s, Make make)
 {
-    gb_cache_check(s, tbb::this_task_arena::max_concurrency());
+    gb_cache_check(s, long(bench_tbb_threads()));
     if (s->cache == nullptr) {
         s->cache = static_cast<tbb_graph *>(make());
         s->cache_free = tbb_free;
@@ -122,9 +127,14 @@ using key_graph =
     join_graph<gb_kv, flow::queue_node<gb_kv>,
                flow::join_node<kv_pair_t, flow::key_matching<int32_t>>>;
 
+template <class G> G *join_cached(gb_state *s)
+{
+    return cached<G>(s, [s] { return new G(s); });
+}
+
 template <class G> void join_run(gb_state *s)
 {
-    G *gg = cached<G>(s, [s] { return new G(s); });
+    G *gg = join_cached<G>(s);
     for (int i = 0; i < int(s->n); i++) {
         gg->a.try_put(i);
         gg->b.try_put(2 * i);
@@ -152,9 +162,61 @@ struct wavefront_graph : tbb_graph {
     }
 };
 
+broadcast_graph *broadcast(gb_state *s)
+{
+    return cached<broadcast_graph>(s, [s] { return new broadcast_graph(s); });
+}
+
+key_graph *join_key(gb_state *s)
+{
+    auto key = [](const gb_kv &m) { return m.key; };
+    return cached<key_graph>(s, [s, key] { return new key_graph(s, key, key); });
+}
+
+wavefront_graph *wavefront(gb_state *s)
+{
+    return cached<wavefront_graph>(s, [s] { return new wavefront_graph(s); });
+}
+
 } // namespace
 
 extern "C" {
+
+// What each kernel keeps, built before its first run (bench_system_build).
+void gb_chain_build(void *arg)
+{
+    chain(static_cast<gb_state *>(arg));
+}
+
+void gb_latency_build(void *arg)
+{
+    chain(static_cast<gb_state *>(arg));
+}
+
+void gb_broadcast_build(void *arg)
+{
+    broadcast(static_cast<gb_state *>(arg));
+}
+
+void gb_join_queueing_build(void *arg)
+{
+    join_cached<queueing_graph>(static_cast<gb_state *>(arg));
+}
+
+void gb_join_reserving_build(void *arg)
+{
+    join_cached<reserving_graph>(static_cast<gb_state *>(arg));
+}
+
+void gb_join_key_build(void *arg)
+{
+    join_key(static_cast<gb_state *>(arg));
+}
+
+void gb_wavefront_build(void *arg)
+{
+    wavefront(static_cast<gb_state *>(arg));
+}
 
 void gb_chain_par(void *arg)
 {
@@ -170,15 +232,17 @@ void gb_latency_par(void *arg)
     gb_state *s = static_cast<gb_state *>(arg);
     chain_graph *gg = chain(s);
     for (int i = 0; i < int(s->n); i++) {
+        uint64_t t0 = gb_now_ns();
         gg->nodes[0]->try_put(i);
         gg->g.wait_for_all();
+        s->rtt_ns[i] = gb_now_ns() - t0;
     }
 }
 
 void gb_broadcast_par(void *arg)
 {
     gb_state *s = static_cast<gb_state *>(arg);
-    auto *gg = cached<broadcast_graph>(s, [s] { return new broadcast_graph(s); });
+    broadcast_graph *gg = broadcast(s);
     for (int i = 0; i < int(s->n); i++)
         gg->head.try_put(i);
     gg->g.wait_for_all();
@@ -197,8 +261,7 @@ void gb_join_reserving_par(void *arg)
 void gb_join_key_par(void *arg)
 {
     gb_state *s = static_cast<gb_state *>(arg);
-    auto key = [](const gb_kv &m) { return m.key; };
-    auto *gg = cached<key_graph>(s, [s, key] { return new key_graph(s, key, key); });
+    key_graph *gg = join_key(s);
     for (int i = 0; i < int(s->n); i++) {
         int back = int(s->n) - 1 - i;
         gg->a.try_put(gb_kv{i, i});
@@ -210,7 +273,7 @@ void gb_join_key_par(void *arg)
 void gb_wavefront_par(void *arg)
 {
     gb_state *s = static_cast<gb_state *>(arg);
-    auto *gg = cached<wavefront_graph>(s, [s] { return new wavefront_graph(s); });
+    wavefront_graph *gg = wavefront(s);
     for (long r = 0; r < s->n; r++) {
         gg->grid[0]->try_put(flow::continue_msg());
         gg->g.wait_for_all();

@@ -1,8 +1,12 @@
 /* The flow-graph workloads on weft (topologies in graph_bench.h).  Each
  * graph is built once per pool by gb_X_build, on the runner's main thread
- * (bench_system_build), and each kernel runs inside wf_run: puts, then
- * wf_graph_wait_for_all, which helps the pool, as a oneTBB thread in its
- * arena does. */
+ * (bench_system_build).  Each kernel is a user's main(): the runner's main
+ * thread calls it outside wf_run (bench_system_run_graph), it puts, then
+ * waits in wf_graph_wait_for_all, where a pool of T threads counts it as
+ * the T-th.  weft-inpool calls the same kernel inside wf_run
+ * (bench_system_run), where its puts and waits are a pool member's, as
+ * these benchmarks used to. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, in graph_bench.h */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,12 +62,14 @@ static void gw_free(void *cache)
     free(gg);
 }
 
-/* The pool the graph is for: the running kernel's, or in a build the
- * coming run's. */
+/* The pool the graph is for: the driver's, for the build or run in
+ * progress; the kernel may run on no worker of it (from main). */
 static wf_pool *gw_pool(void)
 {
-    wf_pool *p = wf_current_pool();
-    return p ? p : bench_weft_build_pool();
+    wf_pool *p = bench_weft_pool();
+    if (p == NULL)
+        gw_fail("no pool", WF_EINVAL);
+    return p;
 }
 
 /* The cached graph for this pool, or NULL: build it. */
@@ -158,8 +164,10 @@ void gb_latency_par(void *arg)
     gb_state *s = (gb_state *)arg;
     gw_graph *gg = gw_chain(s);
     for (int i = 0; i < (int)s->n; i++) {
+        uint64_t t0 = gb_now_ns();
         GW_CHECK(wf_try_put(gg->node[0], &i));
         GW_CHECK(wf_graph_wait_for_all(gg->g));
+        s->rtt_ns[i] = gb_now_ns() - t0;
     }
 }
 

@@ -1,5 +1,5 @@
 # One SVG per group from run_bench's data (STEM-GROUP.dat), two panels:
-# 1 worker and the most workers.  Called by bench/run.sh as
+# 1 thread and the most threads.  Called by bench/run.sh as
 #   gnuplot -e "stem='build/bench/results'" bench/plot.gp
 set terminal svg size 1100,700 dynamic font "sans,11"
 set datafile missing "nan"
@@ -16,9 +16,9 @@ set key noenhanced
 set output stem."-forkjoin.svg"
 set multiplot layout 2,1 title "fork-join: speedup over the sequential kernel (higher is better)"
 set ylabel "T_seq / T"
-set title "1 worker"
+set title "1 thread"
 plot for [c=2:*] stem."-forkjoin.dat" index 0 using c:xtic(1) title columnheader(c)
-set title "most workers"
+set title "most threads"
 plot for [c=2:*] stem."-forkjoin.dat" index 1 using c:xtic(1) title columnheader(c)
 unset multiplot
 
@@ -26,8 +26,8 @@ set output stem."-graph.svg"
 set multiplot layout 2,1 title "flow graph: messages per second (higher is better)"
 set ylabel "messages / s"
 set logscale y
-set title "1 worker"
+set title "1 thread"
 plot for [c=2:*] stem."-graph.dat" index 0 using c:xtic(1) title columnheader(c)
-set title "most workers"
+set title "most threads"
 plot for [c=2:*] stem."-graph.dat" index 1 using c:xtic(1) title columnheader(c)
 unset multiplot

@@ -1,17 +1,19 @@
 /* run_bench: every workload on every system, interleaved; markdown tables,
  * results.json and gnuplot data.
  *
- *   run_bench [--reps N] [--warmup N] [--workers LIST] [--only NAMES]
+ *   run_bench [--reps N] [--warmup N] [--threads LIST] [--only NAMES]
  *             [--systems NAMES] [--quick] [--json PATH]
  *
  * Each system runs in its own process, bench_<system> next to this one
  * (server.c): run_bench sets a workload up in all of them, then for each
- * worker count does rounds in which every system runs once in turn
+ * thread count does rounds in which every system runs once in turn
  * (A B C A B C ...), so a slow spell of a shared machine hits all systems
- * alike and each ratio comes from one run of this program.  Every run's
- * result is checked against the sequential one by the runner; a wrong one
- * makes run_bench exit 1 without writing results.json.  A peer that was
- * not built is reported as missing in every table it belongs to. */
+ * alike and each ratio comes from one run of this program.  A thread
+ * count T counts the thread that starts and waits for the work, on every
+ * system (system.h).  Every run's result is checked against the
+ * sequential one by the runner; a wrong one makes run_bench exit 1
+ * without writing results.json.  A peer that was not built is reported as
+ * missing in every table it belongs to. */
 #define _POSIX_C_SOURCE 200809L /* fdopen, readlink */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,20 +28,28 @@
 
 #include "bench_systems.h" /* generated: peers not built, and why */
 
-#define MAX_WORKERS 64
+#define MAX_THREADS 64
 #define PATH_LEN 4096
 
-enum { SEQ, WEFT, OMP_GCC, OMP_CLANG, TBB, N_SYSTEMS };
-static const char *const system_names[N_SYSTEMS] = {"seq", "weft", "omp-gcc",
-                                                    "omp-clang", "tbb"};
+/* WEFT_POOL (weft-inpool) is weft's runner with --in-pool: the graph
+ * kernels inside wf_run, so that their puts and waits are a pool member's
+ * rather than an outside thread's, as these benchmarks ran them before
+ * every system's kernel ran from the main thread; a column for comparison
+ * only, in the graph tables. */
+enum { SEQ, WEFT, WEFT_POOL, OMP_GCC, OMP_CLANG, TBB, N_SYSTEMS };
+static const char *const system_names[N_SYSTEMS] = {
+    "seq", "weft", "weft-inpool", "omp-gcc", "omp-clang", "tbb"};
 static const char *const system_exes[N_SYSTEMS] = {
-    "bench_seq", "bench_weft", "bench_omp_gcc", "bench_omp_clang", "bench_tbb"};
+    "bench_seq",     "bench_weft",      "bench_weft",
+    "bench_omp_gcc", "bench_omp_clang", "bench_tbb"};
+static const char *const system_args[N_SYSTEMS] = {
+    NULL, NULL, "--in-pool", NULL, NULL, NULL};
 
 typedef struct {
     const char *name, *group;
 } workload_info;
 
-/* Flow-graph workloads run on weft and oneTBB only. */
+/* Flow-graph workloads run on weft (and weft-inpool) and oneTBB only. */
 static const workload_info workloads[] = {
     {"fib", "forkjoin"},      {"nqueens", "forkjoin"},
     {"uts", "forkjoin"},      {"matmul", "forkjoin"},
@@ -53,17 +63,23 @@ static const workload_info workloads[] = {
 #define N_WORKLOADS (sizeof workloads / sizeof workloads[0])
 static const char *const groups[] = {"forkjoin", "graph"};
 
+static bool in_group(bool graph, int sys)
+{
+    return graph ? sys == WEFT || sys == WEFT_POOL || sys == TBB
+                 : sys != WEFT_POOL;
+}
+
 static bool applies(const workload_info *w, int sys)
 {
-    return strcmp(w->group, "graph") != 0 || sys == WEFT || sys == TBB;
+    return in_group(strcmp(w->group, "graph") == 0, sys);
 }
 
 typedef struct {
     int reps, warmup;
     bool quick;
     const char *only, *systems;
-    unsigned workers[MAX_WORKERS];
-    int n_workers;
+    unsigned threads[MAX_THREADS];
+    int n_threads;
     const char *json_path;
 } options;
 
@@ -83,10 +99,14 @@ typedef struct {
     const workload_info *info;
     char size[96];
     double messages;        /* per run; 0 for fork-join */
-    bool latency;
+    bool latency;           /* g_latency: round trips, rtt[] */
     bool in[N_SYSTEMS];     /* ran on this system */
-    double *runs[N_SYSTEMS][MAX_WORKERS]; /* reps seconds; seq: [0] only */
-    double median[N_SYSTEMS][MAX_WORKERS];
+    double *runs[N_SYSTEMS][MAX_THREADS]; /* reps seconds; seq: [0] only */
+    double median[N_SYSTEMS][MAX_THREADS];
+    /* latency: per run, the mean, p50 and p99 of its round trips (us),
+     * 3 * reps; and the median over runs of each */
+    double *rtt[N_SYSTEMS][MAX_THREADS];
+    double rtt_median[N_SYSTEMS][MAX_THREADS][3];
     bool failed;
 } result;
 
@@ -95,13 +115,15 @@ typedef struct {
 static void usage(FILE *to)
 {
     fprintf(to,
-            "usage: run_bench [--reps N] [--warmup N] [--workers LIST] "
+            "usage: run_bench [--reps N] [--warmup N] [--threads LIST] "
             "[--only NAMES] [--systems NAMES] [--quick] [--json PATH]\n"
             "  --reps N         measured runs per system (default 5)\n"
             "  --warmup N       unmeasured rounds first (default 1)\n"
-            "  --workers LIST   worker counts, e.g. 1,2,4 (default 1..nproc)\n"
+            "  --threads LIST   thread counts, the caller counted, e.g. 1,2,4\n"
+            "                   (default 1..nproc; --workers: the same)\n"
             "  --only NAMES     workloads, e.g. fib,g_chain (default all)\n"
-            "  --systems NAMES  seq,weft,omp-gcc,omp-clang,tbb (default all)\n"
+            "  --systems NAMES  seq,weft,weft-inpool,omp-gcc,omp-clang,tbb\n"
+            "                   (default all)\n"
             "  --quick          small inputs\n"
             "  --json PATH      results (default results.json next to "
             "run_bench); gnuplot data goes to PATH-less-.json-GROUP.dat\n");
@@ -155,28 +177,28 @@ static bool list_valid(const char *list, bool systems)
     return true;
 }
 
-static bool parse_workers(const char *list, options *opt)
+static bool parse_threads(const char *list, options *opt)
 {
     char buf[512];
     if (strlen(list) >= sizeof buf)
         return false;
     strcpy(buf, list);
-    opt->n_workers = 0;
+    opt->n_threads = 0;
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
         long v;
-        if (opt->n_workers == MAX_WORKERS || !parse_int(tok, 1, 4096, &v))
+        if (opt->n_threads == MAX_THREADS || !parse_int(tok, 1, 4096, &v))
             return false;
-        opt->workers[opt->n_workers++] = (unsigned)v;
+        opt->threads[opt->n_threads++] = (unsigned)v;
     }
-    return opt->n_workers > 0;
+    return opt->n_threads > 0;
 }
 
 static int parse_options(int argc, char **argv, options *opt)
 {
     *opt = (options){.reps = 5, .warmup = 1};
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    for (long w = 1; w <= (cpus > 0 ? cpus : 1) && w <= MAX_WORKERS; w++)
-        opt->workers[opt->n_workers++] = (unsigned)w;
+    for (long t = 1; t <= (cpus > 0 ? cpus : 1) && t <= MAX_THREADS; t++)
+        opt->threads[opt->n_threads++] = (unsigned)t;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         long v = 0;
@@ -195,8 +217,9 @@ static int parse_options(int argc, char **argv, options *opt)
         } else if (strcmp(a, "--warmup") == 0) {
             ok = parse_int(val, 0, 100000, &v);
             opt->warmup = (int)v;
-        } else if (strcmp(a, "--workers") == 0) {
-            ok = parse_workers(val, opt);
+        } else if (strcmp(a, "--threads") == 0 ||
+                   strcmp(a, "--workers") == 0) { /* the old name */
+            ok = parse_threads(val, opt);
         } else if (strcmp(a, "--only") == 0) {
             ok = list_valid(val, false);
             opt->only = val;
@@ -245,7 +268,8 @@ static const char *missing_reason(int sys)
     return NULL;
 }
 
-static int start_runner(runner *r, const char *path, bool quick)
+static int start_runner(runner *r, const char *path, const char *arg,
+                        bool quick)
 {
     int down[2], up[2];
     if (pipe(down) != 0 || pipe(up) != 0)
@@ -267,7 +291,12 @@ static int start_runner(runner *r, const char *path, bool quick)
         close(down[1]);
         close(up[0]);
         close(up[1]);
-        char *args[] = {(char *)path, quick ? "--quick" : NULL, NULL};
+        char *args[4] = {(char *)path};
+        int n = 1;
+        if (quick)
+            args[n++] = "--quick";
+        if (arg)
+            args[n++] = (char *)arg;
         execv(path, args);
         fprintf(stderr, "run_bench: cannot run %s: %s\n", path,
                 strerror(errno));
@@ -332,7 +361,7 @@ static double spread(const double *v, int n)
 
 /* ---- running ----------------------------------------------------------- */
 
-/* Column index of worker count k for system s: seq runs once, in k = 0. */
+/* Column index of thread count k for system s: seq runs once, in k = 0. */
 static bool runs_at(int s, int k)
 {
     return s != SEQ || k == 0;
@@ -364,21 +393,34 @@ static void run_workload(const options *opt, runner *rn, result *r)
     }
     r->latency = strcmp(r->info->name, "g_latency") == 0;
     fprintf(stderr, "%-17s", r->info->name);
-    for (int k = 0; k < opt->n_workers && !r->failed; k++) {
-        snprintf(cmd, sizeof cmd, "run %u", opt->workers[k]);
+    for (int k = 0; k < opt->n_threads && !r->failed; k++) {
+        snprintf(cmd, sizeof cmd, "run %u", opt->threads[k]);
         for (int round = -opt->warmup; round < opt->reps && !r->failed;
              round++) {
             for (int s = 0; s < N_SYSTEMS && !r->failed; s++) {
                 if (!r->in[s] || !runs_at(s, k))
                     continue;
                 ask(&rn[s], cmd, reply, sizeof reply);
-                if (strncmp(reply, "ok ", 3) != 0) {
+                /* "ok SECONDS", then for g_latency "MEAN P50 P99" (us) */
+                char *p = reply + 3, *end = p;
+                double v[4] = {0};
+                int want = r->latency ? 4 : 1, got = 0;
+                if (strncmp(reply, "ok ", 3) == 0)
+                    for (; got < want; got++, p = end) {
+                        v[got] = strtod(p, &end);
+                        if (end == p)
+                            break;
+                    }
+                if (got < want) {
                     fprintf(stderr, "\nrun_bench: WRONG RESULT: %s on %s "
-                            "with %u workers: %s\n", r->info->name,
-                            system_names[s], opt->workers[k], reply);
+                            "with %u threads: %s\n", r->info->name,
+                            system_names[s], opt->threads[k], reply);
                     r->failed = true;
                 } else if (round >= 0) {
-                    r->runs[s][k][round] = strtod(reply + 3, NULL);
+                    r->runs[s][k][round] = v[0];
+                    if (r->latency)
+                        memcpy(&r->rtt[s][k][3 * round], v + 1,
+                               3 * sizeof *v);
                 }
             }
             fputc('.', stderr); /* a long run should show it is alive */
@@ -391,23 +433,40 @@ static void run_workload(const options *opt, runner *rn, result *r)
     if (r->failed)
         return;
     for (int s = 0; s < N_SYSTEMS; s++)
-        for (int k = 0; k < opt->n_workers; k++)
-            if (r->in[s] && runs_at(s, k))
-                r->median[s][k] = median(r->runs[s][k], opt->reps);
+        for (int k = 0; k < opt->n_threads; k++) {
+            if (!r->in[s] || !runs_at(s, k))
+                continue;
+            r->median[s][k] = median(r->runs[s][k], opt->reps);
+            for (int q = 0; q < 3 && r->latency; q++) {
+                double col[opt->reps];
+                for (int j = 0; j < opt->reps; j++)
+                    col[j] = r->rtt[s][k][3 * j + q];
+                r->rtt_median[s][k][q] = median(col, opt->reps);
+            }
+        }
 }
 
 /* ---- output ------------------------------------------------------------ */
 
-/* A median as the table shows it: seconds, messages per second, or
- * microseconds per message. */
-static void cell(const result *r, double t, char *buf, size_t n)
+/* System s at thread count k as the table shows it: seconds, messages
+ * per second, or a round trip's mean / p50 / p99 in microseconds. */
+static void cell(const result *r, int s, int k, char *buf, size_t n)
 {
+    double t = r->median[s][k];
+    const double *us = r->rtt_median[s][k];
     if (r->latency)
-        snprintf(buf, n, "%.2f us", t * 1e6 / r->messages);
+        snprintf(buf, n, "%.2f / %.2f / %.2f us", us[0], us[1], us[2]);
     else if (r->messages > 0)
         snprintf(buf, n, "%.3g M/s", r->messages / t / 1e6);
     else
         snprintf(buf, n, "%.4f s", t);
+}
+
+/* What "weft vs X" divides: the median time, or for latency the median
+ * of the runs' mean round trips. */
+static double figure(const result *r, int s, int k)
+{
+    return r->latency ? r->rtt_median[s][k][0] : r->median[s][k];
 }
 
 static void print_table(const options *opt, const runner *rn, const result *r)
@@ -420,7 +479,7 @@ static void print_table(const options *opt, const runner *rn, const result *r)
         printf("FAILED: a wrong result or a runner that died (see above)\n");
         return;
     }
-    printf("| workers |");
+    printf("| threads |");
     for (int s = 0; s < N_SYSTEMS; s++)
         if (col[s])
             printf(" %s |", system_names[s]);
@@ -433,9 +492,9 @@ static void print_table(const options *opt, const runner *rn, const result *r)
             printf("---:|%s", s != WEFT ? "---:|" : "");
     printf("\n");
     double noise = 0;
-    for (int k = 0; k < opt->n_workers; k++) {
-        printf("| %u |", opt->workers[k]);
-        char buf[32];
+    for (int k = 0; k < opt->n_threads; k++) {
+        printf("| %u |", opt->threads[k]);
+        char buf[64];
         for (int s = 0; s < N_SYSTEMS; s++) {
             if (!col[s])
                 continue;
@@ -444,7 +503,7 @@ static void print_table(const options *opt, const runner *rn, const result *r)
             else if (!runs_at(s, k))
                 printf(" |");
             else {
-                cell(r, r->median[s][k], buf, sizeof buf);
+                cell(r, s, k, buf, sizeof buf);
                 printf(" %s |", buf);
                 double sp = spread(r->runs[s][k], opt->reps);
                 noise = sp > noise ? sp : noise;
@@ -458,13 +517,19 @@ static void print_table(const options *opt, const runner *rn, const result *r)
             if (!r->in[s] || !r->in[WEFT])
                 printf(" missing |");
             else
-                printf(" %.2fx |", r->median[s][ks] / r->median[WEFT][k]);
+                printf(" %.2fx |", figure(r, s, ks) / figure(r, WEFT, k));
         }
         printf("\n");
     }
     printf("\nmedian of %d runs, interleaved; \"weft vs X\" = X's time / "
            "weft's (> 1: weft faster); noise (widest (max-min)/median) %.0f%%\n",
            opt->reps, noise * 100);
+    if (r->latency)
+        printf("cells: mean / p50 / p99 of one round trip (put + "
+               "wait_for_all, each timed), medians over the runs\n");
+    if (col[WEFT_POOL])
+        printf("weft-inpool: weft's kernel inside wf_run (puts and waits "
+               "by a pool member, not from main); for comparison\n");
     for (int s = 0; s < N_SYSTEMS; s++)
         if (col[s] && rn[s].missing)
             printf("missing: %s (%s)\n", system_names[s], rn[s].missing);
@@ -484,18 +549,33 @@ static int write_json(const options *opt, const char *path, const result *rs,
     bool first = true;
     for (int i = 0; i < n; i++)
         for (int s = 0; s < N_SYSTEMS; s++)
-            for (int k = 0; k < opt->n_workers; k++) {
+            for (int k = 0; k < opt->n_threads; k++) {
                 const result *r = &rs[i];
                 if (!r->in[s] || !runs_at(s, k))
                     continue;
+                /* "workers" repeats "threads" for readers of older files */
+                unsigned t = s == SEQ ? 1u : opt->threads[k];
                 fprintf(f, "%s\n  {\"workload\": \"%s\", \"system\": \"%s\", "
-                        "\"workers\": %u, \"median_s\": %.9f, ",
-                        first ? "" : ",", r->info->name, system_names[s],
-                        s == SEQ ? 1u : opt->workers[k], r->median[s][k]);
+                        "\"threads\": %u, \"workers\": %u, "
+                        "\"median_s\": %.9f, ",
+                        first ? "" : ",", r->info->name, system_names[s], t, t,
+                        r->median[s][k]);
                 first = false;
                 if (r->messages > 0)
                     fprintf(f, "\"msgs_per_s\": %.1f, ",
                             r->messages / r->median[s][k]);
+                if (r->latency) {
+                    const double *us = r->rtt_median[s][k];
+                    fprintf(f, "\"mean_us\": %.4f, \"p50_us\": %.4f, "
+                            "\"p99_us\": %.4f, \"runs_us\": [",
+                            us[0], us[1], us[2]);
+                    for (int j = 0; j < opt->reps; j++) {
+                        const double *u = &r->rtt[s][k][3 * j];
+                        fprintf(f, "%s[%.4f, %.4f, %.4f]", j ? ", " : "",
+                                u[0], u[1], u[2]);
+                    }
+                    fprintf(f, "], ");
+                }
                 fprintf(f, "\"runs\": [");
                 for (int j = 0; j < opt->reps; j++)
                     fprintf(f, "%s%.9f", j ? ", " : "", r->runs[s][k][j]);
@@ -505,7 +585,7 @@ static int write_json(const options *opt, const char *path, const result *rs,
     return fclose(f) == 0 ? 0 : -1;
 }
 
-/* gnuplot data, one file per group: two blocks (1 worker, most workers),
+/* gnuplot data, one file per group: two blocks (1 thread, most threads),
  * a row per workload, a column per system: speedup over seq (fork-join)
  * or messages per second (graphs); NaN where a system is missing. */
 static void write_plot_data(const options *opt, const char *stem,
@@ -518,12 +598,12 @@ static void write_plot_data(const options *opt, const char *stem,
         FILE *f = fopen(path, "w");
         if (f == NULL)
             continue;
-        int ks[2] = {0, opt->n_workers - 1};
+        int ks[2] = {0, opt->n_threads - 1};
         for (int b = 0; b < 2; b++) {
-            fprintf(f, "%s# %u workers\n\"workload\"", b ? "\n\n" : "",
-                    opt->workers[ks[b]]);
+            fprintf(f, "%s# %u threads\n\"workload\"", b ? "\n\n" : "",
+                    opt->threads[ks[b]]);
             for (int s = WEFT; s < N_SYSTEMS; s++)
-                if (!graph || s == WEFT || s == TBB)
+                if (in_group(graph, s))
                     fprintf(f, " \"%s\"", system_names[s]);
             fprintf(f, "\n");
             for (int i = 0; i < n; i++) {
@@ -532,7 +612,7 @@ static void write_plot_data(const options *opt, const char *stem,
                     continue;
                 fprintf(f, "%s", r->info->name);
                 for (int s = WEFT; s < N_SYSTEMS; s++) {
-                    if (graph && s != WEFT && s != TBB)
+                    if (!in_group(graph, s))
                         continue;
                     double v = NAN;
                     double t = r->median[s][ks[b]];
@@ -601,9 +681,10 @@ int main(int argc, char **argv)
         result *r = &rs[n++];
         *r = (result){.info = &workloads[i]};
         for (int s = 0; s < N_SYSTEMS; s++)
-            for (int k = 0; k < opt.n_workers; k++) {
+            for (int k = 0; k < opt.n_threads; k++) {
                 r->runs[s][k] = calloc((size_t)opt.reps, sizeof(double));
-                if (r->runs[s][k] == NULL) {
+                r->rtt[s][k] = calloc(3 * (size_t)opt.reps, sizeof(double));
+                if (r->runs[s][k] == NULL || r->rtt[s][k] == NULL) {
                     fprintf(stderr, "run_bench: out of memory\n");
                     return 1;
                 }
@@ -611,7 +692,8 @@ int main(int argc, char **argv)
         for (int s = 0; s < N_SYSTEMS; s++)
             if ((!opt.systems || in_list(system_names[s], opt.systems)) &&
                 rn[s].missing == NULL && applies(r->info, s) &&
-                start_runner(&rn[s], rn[s].path, opt.quick) != 0)
+                start_runner(&rn[s], rn[s].path, system_args[s],
+                             opt.quick) != 0)
                 rn[s].missing = "could not be started";
         run_workload(&opt, rn, r);
         for (int s = 0; s < N_SYSTEMS; s++)
@@ -643,7 +725,9 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < n; i++)
         for (int s = 0; s < N_SYSTEMS; s++)
-            for (int k = 0; k < opt.n_workers; k++)
+            for (int k = 0; k < opt.n_threads; k++) {
                 free(rs[i].runs[s][k]);
+                free(rs[i].rtt[s][k]);
+            }
     return failed ? 1 : 0;
 }

@@ -3,12 +3,22 @@
  * pipe so that the runs of all systems interleave while each runtime lives
  * in its own process (libgomp and libomp cannot share one).
  *
- *   bench_SYSTEM [--quick]     reads commands on stdin, one per line:
+ *   bench_SYSTEM [--quick] [--in-pool]   reads commands on stdin, one per
+ *                                        line:
  *     setup NAME     -> "ok DESCRIPTION\tMESSAGES_PER_RUN", "na" (this
  *                       system has no version of NAME), "err WHY"
- *     run WORKERS    -> "ok SECONDS" or "wrong WHY"; only the kernel is
- *                       timed, and its result is checked every run
+ *     run THREADS    -> "ok SECONDS" ("ok SECONDS MEAN P50 P99", round
+ *                       trips in microseconds, for a latency workload) or
+ *                       "wrong WHY"; only the kernel is timed, and its
+ *                       result is checked every run
  *     teardown       -> "ok"
+ *
+ * A flow-graph kernel (from_main) is called on this, the main, thread,
+ * outside the runtime (bench_system_run_graph), as a program's main()
+ * drives its graph; with --in-pool (weft-inpool) it runs inside the
+ * runtime instead (bench_system_run: wf_run, so its puts and waits are a
+ * pool member's), for comparison with how these benchmarks used to run
+ * it.
  *
  * After a run the runner waits until its threads have gone idle before it
  * answers: a runtime whose workers spin after a region (libomp spins for
@@ -66,6 +76,7 @@ static void wait_idle(void)
 }
 
 static char hang_msg[160];
+static bool in_pool; /* --in-pool: graph kernels by bench_system_run */
 
 static void on_alarm(int sig)
 {
@@ -106,7 +117,7 @@ static void cmd_setup(current *c, const char *name, bool quick)
            w->messages ? w->messages(state) : 0.0);
 }
 
-static void cmd_run(current *c, unsigned workers)
+static void cmd_run(current *c, unsigned threads)
 {
     if (c->w == NULL) {
         printf("wrong no workload set up\n");
@@ -116,23 +127,32 @@ static void cmd_run(current *c, unsigned workers)
     if (w->prepare)
         w->prepare(c->state);
     snprintf(hang_msg, sizeof hang_msg,
-             "\n%s: HANG: %s with %u workers still running after %d s\n",
-             bench_system_name, w->name, workers, RUN_TIMEOUT_S);
+             "\n%s%s: HANG: %s with %u threads still running after %d s\n",
+             bench_system_name, in_pool ? " (in pool)" : "", w->name, threads,
+             RUN_TIMEOUT_S);
     char why[256] = "";
     alarm(RUN_TIMEOUT_S);
     if (w->build &&
-        bench_system_build(w->build, c->state, workers, why, sizeof why)) {
+        bench_system_build(w->build, c->state, threads, why, sizeof why)) {
         alarm(0);
         printf("wrong %s\n", why);
         return;
     }
+    int (*run)(void (*)(void *), void *, unsigned, char *, unsigned long) =
+        w->from_main && !in_pool ? bench_system_run_graph : bench_system_run;
     double t0 = now_s();
-    int err = bench_system_run(c->fn, c->state, workers, why, sizeof why);
+    int err = run(c->fn, c->state, threads, why, sizeof why);
     double t = now_s() - t0;
     alarm(0);
     if (err == 0 && w->check(c->state, bench_system_is_seq, why, sizeof why) == 0) {
+        double us[3] = {0};
+        if (w->round_trips)
+            w->round_trips(c->state, us); /* before wait_idle: it sorts */
         wait_idle();
-        printf("ok %.9f\n", t);
+        if (w->round_trips)
+            printf("ok %.9f %.4f %.4f %.4f\n", t, us[0], us[1], us[2]);
+        else
+            printf("ok %.9f\n", t);
     } else {
         printf("wrong %s\n", why);
     }
@@ -140,7 +160,11 @@ static void cmd_run(current *c, unsigned workers)
 
 int main(int argc, char **argv)
 {
-    bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    bool quick = false;
+    for (int i = 1; i < argc; i++) {
+        quick |= strcmp(argv[i], "--quick") == 0;
+        in_pool |= strcmp(argv[i], "--in-pool") == 0;
+    }
     struct sigaction sa = {.sa_handler = on_alarm};
     sigaction(SIGALRM, &sa, NULL);
     current c = {0};
@@ -150,8 +174,8 @@ int main(int argc, char **argv)
         if (strncmp(line, "setup ", 6) == 0) {
             cmd_setup(&c, line + 6, quick);
         } else if (strncmp(line, "run ", 4) == 0) {
-            long w = strtol(line + 4, NULL, 10);
-            cmd_run(&c, w > 0 ? (unsigned)w : 1u);
+            long t = strtol(line + 4, NULL, 10);
+            cmd_run(&c, t > 0 ? (unsigned)t : 1u);
         } else if (strcmp(line, "teardown") == 0) {
             if (c.w)
                 c.w->teardown(c.state);

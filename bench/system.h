@@ -15,26 +15,46 @@ extern const char bench_system_name[];
 /* True for the sequential runner: it runs run_seq, and only that. */
 extern const bool bench_system_is_seq;
 
-/* Run fn(state) inside the runtime with `workers` threads (the caller
- * counted as one where the runtime does so) and wait for it.  Returns 0,
- * or -1 with a reason in why[0..n-1]. */
-int bench_system_run(void (*fn)(void *), void *state, unsigned workers,
+/* Threads.  `threads` = T counts the calling thread, as OpenMP's
+ * num_threads and oneTBB's max_allowed_parallelism do: the runtime adds
+ * T - 1 threads of its own, and the caller, waiting on it, is the T-th. */
+
+/* Run fn(state) inside the runtime with `threads` threads and wait for it:
+ * wf_run, an omp parallel region whose one thread runs fn, a task_arena's
+ * execute.  For the fork-join kernels (and weft-inpool's graph kernels).
+ * Returns 0, or -1 with a reason in why[0..n-1]. */
+int bench_system_run(void (*fn)(void *), void *state, unsigned threads,
                      char *why, unsigned long n);
 
+/* Run fn(state) directly on the calling thread (the runner's main thread),
+ * as a program's main() drives a flow graph: the runtime of `threads`
+ * threads made and current, but fn not inside it (no wf_run, no
+ * task_arena::execute), so fn's puts and wait_for_all are the caller's
+ * own and the caller is one of the T threads while it waits.  For the
+ * flow-graph kernels (bench_workload.from_main).  Returns 0, or -1 with a
+ * reason in why[0..n-1]. */
+int bench_system_run_graph(void (*fn)(void *), void *state, unsigned threads,
+                           char *why, unsigned long n);
+
 /* Run build(state) on the calling thread (the runner's main thread),
- * untimed, with the runtime that a run with `workers` threads uses made
+ * untimed, with the runtime that a run with `threads` threads uses made
  * and current, so that what run_par keeps (a flow graph) is built where a
  * program builds it, before it runs it.  Where it is built matters: glibc
  * gives each thread its own malloc arena, and a 100 x 100 wavefront built
  * by a pool worker ran 30% slower than one built by the main thread, from
- * where its edge lists fell (bench/README.md).  Returns 0, or -1 with a reason in
- * why[0..n-1]. */
-int bench_system_build(void (*build)(void *), void *state, unsigned workers,
+ * where its edge lists fell (bench/README.md).  Returns 0, or -1 with a
+ * reason in why[0..n-1]. */
+int bench_system_build(void (*build)(void *), void *state, unsigned threads,
                        char *why, unsigned long n);
 
-/* weft's runner only (driver_weft.c): the pool that the build in progress
- * builds for, NULL outside bench_system_build. */
-struct wf_pool *bench_weft_build_pool(void);
+/* weft's runner only (driver_weft.c): the pool of the build or run in
+ * progress, NULL outside one. */
+struct wf_pool *bench_weft_pool(void);
+
+/* oneTBB's runner only (driver_tbb.cpp): T of the graph build or run in
+ * progress, 0 outside one: a graph is built and kept per T, as weft's is
+ * per pool. */
+unsigned bench_tbb_threads(void);
 
 #ifdef __cplusplus
 }
