@@ -2,8 +2,8 @@
  * graph is built once per pool by gb_X_build, on the runner's main thread
  * (bench_system_build).  Each kernel is a user's main(): the runner's main
  * thread calls it outside wf_run (bench_system_run_graph), it puts, then
- * waits in wf_graph_wait_for_all (from outside the pool: it sleeps until
- * the workers are done).  weft-inpool calls the same kernel inside wf_run
+ * waits in wf_graph_wait_for_all, where it runs the graph's tasks in a
+ * caller slot, as oneTBB's main thread does in the arena.  weft-inpool calls the same kernel inside wf_run
  * (bench_system_run), where its puts and waits are a pool member's, as
  * these benchmarks used to. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, in graph_bench.h */

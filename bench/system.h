@@ -15,11 +15,11 @@ extern const char bench_system_name[];
 /* True for the sequential runner: it runs run_seq, and only that. */
 extern const bool bench_system_is_seq;
 
-/* Threads.  `threads` = T is what each runtime is asked for: OpenMP's
- * num_threads and oneTBB's max_allowed_parallelism count the calling
- * thread (T - 1 threads of their own); weft's wf_pool_config.threads is
- * still its number of workers, and a thread that waits on the pool
- * sleeps (bench/README.md). */
+/* Threads.  `threads` = T is what each runtime is asked for, and each
+ * counts the calling thread: OpenMP's num_threads, oneTBB's
+ * max_allowed_parallelism and weft's wf_pool_config.threads all start
+ * T - 1 threads of their own, and the thread that waits is the T-th
+ * (bench/README.md). */
 
 /* Run fn(state) inside the runtime with `threads` threads and wait for it:
  * wf_run, an omp parallel region whose one thread runs fn, a task_arena's

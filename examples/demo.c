@@ -197,11 +197,15 @@ static int cmp_double(const void *a, const void *b)
 static void print_stats(const wf_worker_stats *before,
                         const wf_worker_stats *after, unsigned n)
 {
-    printf("    %6s %10s %10s %7s %8s %9s %6s %6s\n", "worker", "spawns",
+    printf("    %6s %10s %10s %7s %8s %9s %6s %6s\n", "thread", "spawns",
            "tasks run", "steals", "failed", "publishes", "parks", "wakes");
+    /* Slots 0 .. n-2 are the background workers; n-1 is the caller slot
+     * that main takes in wf_run. */
     for (unsigned i = 0; i < n; i++) {
         const wf_worker_stats *a = &before[i], *b = &after[i];
-        printf("    %6u %10llu %10llu %7llu %8llu %9llu %6llu %6llu\n", i,
+        char who[16];
+        snprintf(who, sizeof who, i + 1 < n ? "%u" : "main", i);
+        printf("    %6s %10llu %10llu %7llu %8llu %9llu %6llu %6llu\n", who,
                (unsigned long long)(b->spawns - a->spawns),
                (unsigned long long)(b->tasks_run - a->tasks_run),
                (unsigned long long)(b->steals - a->steals),
@@ -262,9 +266,10 @@ int main(void)
         fprintf(stderr, "demo: the default pool could not be created\n");
         return 1;
     }
-    unsigned workers = wf_pool_threads(pool);
-    printf("weft demo: default pool, %u worker%s; median of %d runs each\n",
-           workers, workers == 1 ? "" : "s", REPS);
+    unsigned threads = wf_pool_threads(pool);
+    printf("weft demo: default pool, %u threads (main and %u background "
+           "worker%s); median of %d runs each\n",
+           threads, threads - 1, threads == 2 ? "" : "s", REPS);
 
     program fib_prog = {"fib", 35, 0, fib_seq_run, fib_par_run,
                         ", a task at every call"};

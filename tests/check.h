@@ -94,6 +94,16 @@ typedef struct {
     void (*run)(void);
 } check_scenario;
 
+/* A pool of `threads` threads, all else default. */
+static inline wf_pool *check_pool(unsigned threads)
+{
+    wf_pool_config cfg = WF_POOL_CONFIG_INIT;
+    cfg.threads = threads;
+    wf_pool *p = NULL;
+    CHECK_OK(wf_pool_create(&p, &cfg));
+    return p;
+}
+
 static inline int check_run_scenarios(const char *test, int argc,
                                       char **argv, const check_scenario *sc,
                                       size_t n)

@@ -1,5 +1,7 @@
 /* The fork-join fib used by several tests: spawn n-1, compute n-2, join.
- * fib(n) spawns exactly fib(n+1) - 1 tasks, which the stats test uses. */
+ * fib(n) spawns exactly fib(n+1) - 1 tasks, which the stats test uses.
+ * A test may define FIB_TASK_HOOK() before including this: every spawned
+ * task's body calls it first. */
 #ifndef WEFT_TEST_FIB_TASK_H
 #define WEFT_TEST_FIB_TASK_H
 
@@ -16,6 +18,9 @@ static long fib_par(int n);
 static void fib_body(wf_task *t)
 {
     fib_frame *f = (fib_frame *)t;
+#ifdef FIB_TASK_HOOK
+    FIB_TASK_HOOK();
+#endif
     f->out = fib_par(f->n);
 }
 

@@ -14,14 +14,15 @@
  *               cleared, the DOT counters start again from 0.
  *   clear_edges WF_RESET_CLEAR_EDGES removes every edge: puts stay in the
  *               queue, nothing runs, the same edges can be made again.
- *   priority    on one worker, ready bodies of higher-priority nodes run
+ *   priority    on one thread, ready bodies of higher-priority nodes run
  *               first: high, then mid, then low, although low's task was
  *               queued first.
  *   trace       wf_trace_start/stop write valid JSON with one span per body
- *               (named after the node), task spans, worker tracks, B/E
+ *               (named after the node), task spans, named threads, B/E
  *               balanced and flow arrows; start/stop errors.
  *   trace_env   the same file from WEFT_TRACE=path in a child process,
  *               written at its exit. */
+#include <pthread.h>
 #include <spawn.h>
 #include <sys/wait.h>
 
@@ -369,6 +370,14 @@ static int tag_body(const void *in, void *out, void *ctx)
     return 0;
 }
 
+/* wait_for_all on its own thread: with a pool of 1 thread (no background
+ * worker) it is the only thread that runs the graph's tasks. */
+static void *wait_for_graph(void *g)
+{
+    CHECK_OK(wf_graph_wait_for_all(g));
+    return NULL;
+}
+
 static void test_priority(void)
 {
     enum { K = 5 };
@@ -391,12 +400,15 @@ static void test_priority(void)
     CHECK_OK(wf_make_edge(b, fl));
     CHECK_OK(wf_make_edge(b, fm));
     CHECK_OK(wf_make_edge(b, fh));
-    gt_put(gate, 0); /* holds the only worker */
+    gt_put(gate, 0);
+    pthread_t waiter; /* runs the gate, and all the rest, alone */
+    CHECK_EQ(pthread_create(&waiter, NULL, wait_for_graph, g), 0);
     while (!atomic_load(&l.entered))
         gt_sleep_us(100);
     for (int i = 0; i < K; i++)
         gt_put(b, i);
     atomic_store(&l.open, 1);
+    CHECK_EQ(pthread_join(waiter, NULL), 0);
     CHECK_OK(wf_graph_wait_for_all(g));
     char got[3 * K + 1] = {0};
     CHECK_EQ(atomic_load(&l.next), 3 * K);
@@ -519,7 +531,13 @@ static void check_trace(const char *path, int n)
     CHECK_EQ(count_of(text, "\"cat\":\"body\",\"name\":\"sink \\\"x\\\"\""), n);
     CHECK(count_of(text, "\"name\":\"task square\"") >= 1);
     CHECK_EQ(count_of(text, "\"ph\":\"B\""), count_of(text, "\"ph\":\"E\""));
-    CHECK(count_of(text, "\"args\":{\"name\":\"worker ") >= 1);
+    /* Every thread is named: a pool's own as "worker N", any other (main,
+     * which takes part while it waits) as "thread N". */
+    int named = count_of(text, "\"name\":\"thread_name\"");
+    CHECK(named >= 1);
+    CHECK_EQ(count_of(text, "\"args\":{\"name\":\"worker ") +
+                 count_of(text, "\"args\":{\"name\":\"thread "),
+             named);
     CHECK(count_of(text, "\"ph\":\"s\"") >= 1);
     CHECK(count_of(text, "\"ph\":\"f\"") >= 1);
     free(text);

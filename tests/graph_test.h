@@ -12,11 +12,7 @@
 
 static inline wf_pool *gt_pool(unsigned threads)
 {
-    wf_pool_config cfg = WF_POOL_CONFIG_INIT;
-    cfg.threads = threads;
-    wf_pool *p = NULL;
-    CHECK_OK(wf_pool_create(&p, &cfg));
-    return p;
+    return check_pool(threads);
 }
 
 static inline wf_graph *gt_graph(wf_pool *pool)

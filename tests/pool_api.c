@@ -865,8 +865,8 @@ static void group_cancel_before(wf_pool *p, void *arg)
     CHECK_EQ(atomic_load(&shared.hits[0]), 0);
 }
 
-/* Spawned, then cancelled while the only worker is busy elsewhere: none
- * of the 100 tasks runs. */
+/* Spawned, then cancelled while the only background worker (of a pool of
+ * 2 threads) is busy elsewhere: none of the 100 tasks runs. */
 typedef struct {
     wf_task task;
     _Atomic int running, release;
@@ -881,7 +881,7 @@ static void blocker_body(wf_task *t)
 
 static void group_cancel_queued(void)
 {
-    wf_pool *p = make_pool(1, 0, NULL);
+    wf_pool *p = make_pool(2, 0, NULL);
     blocker_task b = {.running = 0};
     CHECK_OK(wf_submit(p, &b.task, blocker_body));
     WAIT_UNTIL(atomic_load(&b.running), "the blocker to start");

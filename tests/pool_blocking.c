@@ -9,14 +9,15 @@
  * hanging it.
  *
  * ARGS: one scenario name, or none for all.
- *   barrier     pools of 1 and 2 workers, N = threads + 2, the tasks coming
+ *   barrier     pools of 1 and 2 threads, N = threads + 2, the tasks coming
  *               from a group spawned outside, a group spawned inside a
  *               worker, parallel_for and wf_submit: completes, and
- *               wf_pool_stats then counts more than `threads` workers.
- *   bounded     max_spares = 2 on 1 worker: a rendezvous of 3 completes,
- *               and 50 blocking tasks never make more than threads +
- *               max_spares workers (wf_pool_stats' count, sampled from
- *               blocked tasks too); max_spares = 1 on 2 workers likewise.
+ *               wf_pool_stats then counts more slots than the pool's own
+ *               (threads - 1 workers and WF_CALLER_SLOTS).
+ *   bounded     max_spares = 2 on 1 thread: a rendezvous of 3 completes,
+ *               and 50 blocking tasks never make more than the pool's own
+ *               slots + max_spares (wf_pool_stats' count, sampled from
+ *               blocked tasks too); max_spares = 1 on 2 threads likewise.
  *   reuse       8 phases in a row with max_spares = 4, all spare threads
  *               gone between phases: retired slots are reused.
  *   retire      spare threads exit once the pool is idle (counted in
@@ -28,8 +29,8 @@
  *   outside     begin / end from a thread that is no worker: 0, no spare.
  *   destroy     destroy right after a blocking phase, spares still alive,
  *               and after they parked: everything freed (test_alloc, ASan).
- *   index       wf_worker_index() is threads and above on spares, below
- *               wf_pool_stats' count.
+ *   index       wf_worker_index() is past the pool's own slots on spares,
+ *               below wf_pool_stats' count.
  *   spare_start_failure  a spare whose thread cannot start: later spares
  *               still start, and no thread that never started is joined
  *               (regression; normal build only). */
@@ -106,11 +107,18 @@ static int slots(wf_pool *p)
     return n;
 }
 
+/* The slots a pool of `threads` has before any spare: its background
+ * workers and the caller slots. */
+static int own_slots(unsigned threads)
+{
+    return (int)threads - 1 + WF_CALLER_SLOTS;
+}
+
 static void check_slot_bound(phase *ph)
 {
     if (ph->max_slots)
         CHECK_MSG(slots(ph->pool) <= (int)ph->max_slots,
-                  "%d workers exist, more than threads + max_spares = %u",
+                  "%d slots exist, more than the pool's + max_spares = %u",
                   slots(ph->pool), ph->max_slots);
 }
 
@@ -268,11 +276,11 @@ static void scenario_barrier(void)
 {
     for (unsigned threads = 1; threads <= 2; threads++) {
         wf_pool *p = make_spare_pool(threads, 0, NULL);
-        CHECK_EQ(slots(p), threads);
+        CHECK_EQ(slots(p), own_slots(threads));
         for (int from = 0; from < NFROM; from++) {
             double t0 = check_now();
             run_phase(p, (int)threads + 2, from, 0, NULL);
-            CHECK_MSG(slots(p) > (int)threads,
+            CHECK_MSG(slots(p) > own_slots(threads),
                       "%d workers after %u blocked: no spare was started",
                       slots(p), threads + 2);
             printf("barrier: %u workers, %u tasks, %s: %.3f s, %d slots\n",
@@ -299,12 +307,13 @@ static void sleepy_range(size_t b, size_t e, void *ctx)
 static void check_bounded(unsigned threads, unsigned max_spares)
 {
     wf_pool *p = make_spare_pool(threads, max_spares, NULL);
-    unsigned bound = threads + max_spares;
-    /* A rendezvous that needs every worker the bound allows, 3 times from
-     * each source: the slots of retired spares are reused. */
+    unsigned bound = (unsigned)own_slots(threads) + max_spares;
+    /* A rendezvous that needs every thread the bound allows (the workers,
+     * the waiting caller and every spare), 3 times from each source: the
+     * slots of retired spares are reused. */
     for (int round = 0; round < 3; round++)
         for (int from = 0; from < NFROM; from++) {
-            run_phase(p, (int)bound, from, bound, NULL);
+            run_phase(p, (int)(threads + max_spares), from, bound, NULL);
             CHECK(slots(p) <= (int)bound);
         }
     /* Many blocking tasks at once: never more than the bound. */
@@ -312,9 +321,9 @@ static void check_bounded(unsigned threads, unsigned max_spares)
     CHECK_OK(wf_parallel_for(p, 0, 50, 1, sleepy_range, &ph));
     for (int i = 0; i < 50; i++)
         CHECK_EQ(atomic_load(&ph.visits[i]), 1);
-    CHECK_MSG(slots(p) <= (int)bound && slots(p) > (int)threads,
+    CHECK_MSG(slots(p) <= (int)bound && slots(p) > own_slots(threads),
               "%d slots, bound %u", slots(p), bound);
-    printf("bounded: %u workers, max_spares %u: %d slots\n", threads,
+    printf("bounded: %u threads, max_spares %u: %d slots\n", threads,
            max_spares, slots(p));
     CHECK_OK(wf_pool_destroy(p));
 }
@@ -346,7 +355,7 @@ static void wait_spares_retired(wf_pool *p, int baseline, const char *when,
 }
 
 /* Blocking phases back to back, each followed by the exit of every spare
- * thread.  max_spares 4 is all one phase of 4 may use, so later phases
+ * thread.  max_spares 4 is all one phase of 6 may use, so later phases
  * complete only if the retired spares' slots are reused.  nudge: wake
  * parked spares (see wait_spares_retired); without it, spares must retire
  * on their own once the pool is idle. */
@@ -355,8 +364,8 @@ static void blocking_phases(int nudge)
     wf_pool *p = make_spare_pool(2, 4, NULL);
     int baseline = thread_count();
     for (int phase_no = 0; phase_no < 8; phase_no++) {
-        run_phase(p, 4, phase_no % NFROM, 6, NULL);
-        CHECK(slots(p) > 2 && slots(p) <= 6);
+        run_phase(p, 6, phase_no % NFROM, own_slots(2) + 4, NULL);
+        CHECK(slots(p) > own_slots(2) && slots(p) <= own_slots(2) + 4);
         char when[64];
         snprintf(when, sizeof when, "after phase %d (%s)", phase_no,
                  from_name[phase_no % NFROM]);
@@ -397,15 +406,17 @@ static void block_until_released(wf_task *t)
 
 static void scenario_retire(void)
 {
-    wf_pool *p = make_spare_pool(1, 4, NULL);
+    /* Two threads: the background worker runs the submitted task. */
+    wf_pool *p = make_spare_pool(2, 4, NULL);
     int baseline = thread_count();
     parked_task b = {.release = 0};
     CHECK_OK(wf_submit(p, &b.task, block_until_released));
-    wf_worker_stats st[5];
+    enum { SPARE = 2 - 1 + WF_CALLER_SLOTS }; /* the first spare's slot */
+    wf_worker_stats st[SPARE + 1];
     double t0 = check_now();
-    for (;;) { /* until the spare (slot 1) has parked */
-        int n = wf_pool_stats(p, st, 5);
-        if (n == 2 && st[1].parks > 0)
+    for (;;) { /* until the spare has parked */
+        int n = wf_pool_stats(p, st, SPARE + 1);
+        if (n == SPARE + 1 && st[SPARE].parks > 0)
             break;
         CHECK_MSG(check_now() - t0 < WAIT_LIMIT, "no spare parked (%d "
                   "slots)", n);
@@ -458,10 +469,10 @@ static void scenario_outside(void)
     CHECK_OK(wf_blocking_end());
     CHECK_OK(wf_blocking_end());
     CHECK_OK(wf_blocking_end()); /* unbalanced: still nothing */
-    CHECK_EQ(slots(p), 1);
+    CHECK_EQ(slots(p), own_slots(1));
     CHECK_EQ(thread_count(), threads);
-    /* The pool is unaffected: one worker, which a 3-task rendezvous still
-     * extends with spares. */
+    /* The pool is unaffected: one thread (the caller), which a 3-task
+     * rendezvous still extends with spares. */
     run_phase(p, 3, FROM_GROUP_OUTSIDE, 0, NULL);
     CHECK_OK(wf_pool_destroy(p));
     printf("outside: ok\n");
@@ -485,10 +496,11 @@ static void scenario_destroy(void)
     printf("destroy: ok\n");
 }
 
-/* wf_worker_index(): 0..threads-1 on the pool's workers, threads and above
- * on spares, below the number of workers wf_pool_stats counts.  N - threads
- * of the tasks must run on spares (each of the pool's workers holds one
- * blocked task), so a spare's index shows up. */
+/* wf_worker_index(): below own_slots on the pool's workers and callers,
+ * own_slots and above on spares, below the number of slots wf_pool_stats
+ * counts.  N - threads of the tasks must run on spares (each of the pool's
+ * workers and the caller hold one blocked task), so a spare's index shows
+ * up. */
 static void scenario_index(void)
 {
     for (unsigned threads = 1; threads <= 2; threads++) {
@@ -497,9 +509,9 @@ static void scenario_index(void)
             int range[2];
             run_phase(p, (int)threads + 2, from, 0, range);
             CHECK_MSG(range[0] >= 0 && range[1] < slots(p) &&
-                          range[1] >= (int)threads,
+                          range[1] >= own_slots(threads),
                       "%s: tasks saw wf_worker_index() %d..%d on a pool of "
-                      "%u threads and %d workers",
+                      "%u threads and %d slots",
                       from_name[from], range[0], range[1], threads, slots(p));
         }
         CHECK_OK(wf_pool_destroy(p));
@@ -605,7 +617,7 @@ static void spare_start_failure_child(void)
     /* One blocking task: its spare cannot start; then another. */
     int threads = thread_count();
     CHECK_OK(wf_parallel_for(p, 0, 1, 1, short_block, NULL));
-    CHECK_EQ(slots(p), 2);                /* a slot was made...       */
+    CHECK_EQ(slots(p), own_slots(1) + 1); /* a slot was made...       */
     CHECK_EQ(thread_count(), threads);    /* ...but no thread started */
     CHECK_OK(wf_parallel_for(p, 0, 1, 1, short_block, NULL));
     CHECK(setrlimit(RLIMIT_AS, &old) == 0);

@@ -25,14 +25,7 @@ static void *never_alloc(size_t size, void *ctx)
     return NULL;
 }
 
-static wf_pool *make_pool(unsigned threads)
-{
-    wf_pool_config cfg = WF_POOL_CONFIG_INIT;
-    cfg.threads = threads;
-    wf_pool *p = NULL;
-    CHECK_OK(wf_pool_create(&p, &cfg));
-    return p;
-}
+static wf_pool *make_pool(unsigned threads) { return check_pool(threads); }
 
 static void test_config(void)
 {

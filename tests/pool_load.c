@@ -3,7 +3,8 @@
  *
  *   usage: test_pool_load SCENARIO
  *
- * submit_failure    memory runs out while both workers are busy: wf_submit
+ * submit_failure    memory runs out while both background workers are
+ *                   busy (a pool of 3 threads): wf_submit
  *                   and wf_run still accept every task (the submission
  *                   queue is linked through the tasks, it never
  *                   allocates) and each runs exactly once.
@@ -114,12 +115,12 @@ static void *run_from_thread(void *arg)
 static void scenario_submit_failure(void)
 {
     ta_init(&ta, TA_NEVER, -1);
-    wf_pool *p = make_pool(2, 0, &ta.iface);
+    wf_pool *p = make_pool(3, 0, &ta.iface);
     check_fib_on(p, 5);
     static wf_task blockers[2];
     for (int i = 0; i < 2; i++)
         CHECK_OK(wf_submit(p, &blockers[i], blocker_body));
-    while (atomic_load(&blocked) < 2) /* both workers are now stuck */
+    while (atomic_load(&blocked) < 2) /* both background workers stuck */
         usleep(100);
     ta_fail_from_now(&ta, 1); /* every allocation fails from here on */
     memset(hits, 0, sizeof hits);
@@ -131,7 +132,8 @@ static void scenario_submit_failure(void)
         s->idx = i;
         CHECK_OK(wf_submit(p, &s->task, sub_body));
     }
-    pthread_t runner; /* wf_run blocks until the gate opens: another thread */
+    /* wf_run from another thread, in a caller slot: allocates nothing. */
+    pthread_t runner;
     CHECK(pthread_create(&runner, NULL, run_from_thread, p) == 0);
     atomic_store(&gate, 1);
     CHECK(pthread_join(runner, NULL) == 0);

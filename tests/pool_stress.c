@@ -200,7 +200,7 @@ int main(int argc, char **argv)
                   "times", i, atomic_load(&sub_hits[i]));
     wf_worker_stats st[64];
     int n = wf_pool_stats(p, st, 64);
-    CHECK_EQ(n, threads);
+    CHECK_EQ(n, threads - 1 + WF_CALLER_SLOTS);
     uint64_t steals = 0, parks = 0, spawns = 0;
     for (int i = 0; i < n; i++) {
         steals += st[i].steals;

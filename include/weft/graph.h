@@ -61,8 +61,12 @@ WF_API int wf_graph_create(wf_graph **out, wf_pool *pool);
 WF_API int wf_graph_destroy(wf_graph *g);
 
 /* Return when no work is left in flight: no body running or queued, no
- * forwarding task.  From a pool worker it runs other tasks meanwhile; from
- * any other thread it sleeps.  Returns 0, the first error a body returned,
+ * forwarding task, no put from outside still running.  The calling thread
+ * takes part: it runs the graph's tasks (and others of its pool) while it
+ * waits, as a worker of the pool or, from any other thread, in one of the
+ * pool's caller slots (weft/pool.h), and parks when there is nothing to
+ * run; with every slot taken it sleeps.  Returns 0, the first error a body
+ * returned,
  * WF_ECANCELED after wf_graph_cancel, WF_EINVAL, or WF_EPERM from a body of
  * this graph (it would wait for itself). */
 WF_API int wf_graph_wait_for_all(wf_graph *g);
@@ -174,7 +178,8 @@ WF_API int wf_remove_edge_ports(wf_port from, wf_port to);
  * message is a signal with no data) to an input port.  Returns 1 when the
  * node took it, 0 when it rejected it (a full rejecting function node, a
  * reserving join port), or WF_EINVAL, WF_ENOPORT, WF_ECANCELED,
- * WF_EDESTROYED, WF_ENOMEM. */
+ * WF_EDESTROYED, WF_ENOMEM.  From a thread outside the pool the put runs
+ * in a caller slot (docs/graph.md, "Waiting"); no body runs inside it. */
 WF_API int wf_try_put_port(wf_port to, const void *msg);
 #define wf_try_put(to, msg) wf_try_put_port(wf__as_in(to), (msg))
 

@@ -1,6 +1,10 @@
 /* weft — the work-stealing fork-join pool.
  *
- * A pool owns N worker threads.  Each worker keeps the tasks it spawns in a
+ * A pool of N threads runs N - 1 background workers, and a thread that
+ * waits on it (wf_run, wf_join, wf_group_wait, wf_pool_wait_idle, a graph's
+ * wait_for_all) is the N-th: it runs the pool's tasks until what it waits
+ * for is done, in one of WF_CALLER_SLOTS slots kept for such callers.
+ * Each worker keeps the tasks it spawns in a
  * private stack; when another worker asks for work (or one is parked) the
  * oldest half of that stack moves to the worker's public deque (wf_deque, the
  * ForkJoinPool WorkQueue), where thieves poll it.  Spawn and the common join
@@ -51,14 +55,16 @@ struct wf_task {
     wf_task_fn fn;
     void *owner_;                   /* spawning thread's token, or a mark  */
     void *_Atomic thief_;           /* worker that stole it (a hint)       */
-    _Atomic uint32_t done_;         /* 0, WF__DONE or WF__WAITING          */
+    _Atomic uint32_t done_;         /* 0, WF__DONE, WF__WAITING, WF__HELPING */
     uint32_t flags_;
 };
 
 /* Pool configuration.  Zero means "default" in every field. */
 typedef struct wf_pool_config {
-    unsigned threads;       /* workers; 0 = WEFT_NUM_THREADS, else the CPUs
-                               this process may use (affinity, cgroup quota) */
+    unsigned threads;       /* threads - 1 background workers + a caller;
+                               0 = WEFT_NUM_THREADS, else the CPUs this
+                               process may use (affinity, cgroup quota), at
+                               least 2 */
     size_t deque_capacity;  /* initial slots per worker (power of two) */
     unsigned spin;          /* steal rounds before an idle worker parks;
                                0 = WEFT_SPIN or 256 */
@@ -92,15 +98,21 @@ WF_API int wf_pool_destroy(wf_pool *pool);
  * be created.  Any thread. */
 WF_API wf_pool *wf_pool_default(void);
 
-/* Number of workers. */
+/* Slots a pool keeps for threads that are not its workers and wait on it.
+ * More such callers at once than slots still wait correctly, asleep. */
+#define WF_CALLER_SLOTS 4
+
+/* The configured number of threads: the background workers, plus one. */
 WF_API unsigned wf_pool_threads(const wf_pool *pool);
 
-/* Pool of the calling worker thread, or NULL outside any pool. */
+/* Pool of the calling worker thread, or of the caller slot it runs in (a
+ * task or wf_run's fn run by a waiting caller); NULL outside any pool. */
 WF_API wf_pool *wf_current_pool(void);
 
-/* Index of the calling worker in its pool, or -1 outside any pool: 0 ..
- * threads-1 for the pool's workers, threads and above for spare workers
- * (wf_blocking_begin). */
+/* Index of the calling thread's slot in its pool, or -1 outside any pool:
+ * 0 .. threads-2 for the background workers, threads-1 .. threads-2 +
+ * WF_CALLER_SLOTS for callers that take part (the first caller gets
+ * threads-1), and above that for spare workers (wf_blocking_begin). */
 WF_API int wf_worker_index(void);
 
 /* ---- fork-join --------------------------------------------------------- */
@@ -125,20 +137,26 @@ static inline int wf_join_fn(wf_task *t, wf_task_fn fn);
 
 /* ---- entry from outside ------------------------------------------------ */
 
-/* Run fn(arg) on a worker of `pool` and wait for it (and everything it
- * spawned) to finish.  From a worker of the same pool, fn runs inline.
- * Returns 0, or WF_EINVAL (pool or fn NULL).  Never allocates. */
+/* Run fn(arg) in `pool` and wait for it (and everything it spawned) to
+ * finish.  fn runs on the calling thread: a worker of the pool runs it
+ * inline, any other thread in a caller slot, where what fn spawns is
+ * stolen by the workers (with every slot taken, fn goes to a worker and
+ * the caller sleeps).  Returns 0, or WF_EINVAL (pool or fn NULL).  Never
+ * allocates. */
 WF_API int wf_run(wf_pool *pool, void (*fn)(void *arg), void *arg);
 
-/* Fire and forget: fn(t) runs later on some worker.  t must stay valid until
+/* Fire and forget: fn(t) runs later on some worker (in a pool of 1 thread,
+ * which has no background worker, when a thread waits on the pool, as in
+ * wf_pool_wait_idle or wf_pool_destroy).  t must stay valid until
  * fn starts; fn may free it.  Do not join t.  Any thread: from one of the
  * pool's workers t goes on that worker's own stack, as a spawn does (no
  * lock), from elsewhere to the pool's submission queue.
  * Returns 0, or WF_EINVAL.  Never allocates: t itself is queued. */
 WF_API int wf_submit(wf_pool *pool, wf_task *t, wf_task_fn fn);
 
-/* Block until every task submitted with wf_submit/wf_run has finished.
- * Returns 0, WF_EINVAL, or WF_EPERM from one of the pool's workers. */
+/* Wait until every task submitted with wf_submit/wf_run has finished,
+ * running the pool's tasks meanwhile (in a caller slot).  Returns 0,
+ * WF_EINVAL, or WF_EPERM from one of the pool's workers. */
 WF_API int wf_pool_wait_idle(wf_pool *pool);
 
 /* ---- loops -------------------------------------------------------------- */
@@ -245,7 +263,7 @@ WF_API bool wf_group_is_cancelled(const wf_group *g);
 
 /* Bracket a blocking call (I/O, a lock, a condition variable) made from a
  * task.  While a worker is blocked the pool may start a spare worker, so
- * the pool keeps `threads` workers running; spares retire when idle, and
+ * the pool keeps `threads` threads running; spares retire when idle, and
  * there are at most `max_spares` of them.  Calls nest.  Outside a worker
  * they do nothing.  Returns 0. */
 WF_API int wf_blocking_begin(void);
@@ -263,9 +281,10 @@ typedef struct wf_worker_stats {
     uint64_t wakes;         /* wake-ups it sent to sleeping workers        */
 } wf_worker_stats;
 
-/* Copy the statistics of up to n workers into out[0..n-1] (counters since
- * the pool started; a snapshot while it runs).  Returns the number of
- * workers, or WF_EINVAL.  out may be NULL when n is 0. */
+/* Copy the statistics of up to n slots into out[0..n-1], in the order of
+ * wf_worker_index (counters since the pool started; a snapshot while it
+ * runs).  Returns the number of slots: threads - 1 + WF_CALLER_SLOTS +
+ * the spares ever started; or WF_EINVAL.  out may be NULL when n is 0. */
 WF_API int wf_pool_stats(wf_pool *pool, wf_worker_stats *out, size_t n);
 
 /* ======================================================================== */
@@ -273,6 +292,7 @@ WF_API int wf_pool_stats(wf_pool *pool, wf_worker_stats *out, size_t n);
 
 #define WF__DONE 1u    /* done_: the task has run                      */
 #define WF__WAITING 2u /* done_: not yet run, and its joiner sleeps     */
+#define WF__HELPING 3u /* done_: not yet run, its joiner helps the pool */
 #define WF__JOINED ((void *)1) /* owner_ of a task that has been joined */
 
 /* The part of a worker that spawn and join touch.  Owner-private but for

@@ -282,7 +282,9 @@ int wf_try_put_port(wf_port to, const void *msg)
      * wf_graph_is_cancelled, without the call on every put. */
     if (g && wf_load_acquire(&g->cancelled))
         return WF_ECANCELED;
+    wf__outside_put put = wf__outside_put_begin(g);
     int r = p->node->ops->put(p, msg);
+    wf__outside_put_end(g, put);
     if (wf__observed(p->node))
         wf__count_offer(NULL, p->node, r);
     return r < 0 ? r : r == WF__ACCEPT;

@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "graph/graph_impl.h"
-#include "internal/pool.h" /* wf__help_once, wf__spawn_detached */
+#include "internal/pool.h" /* wf__wait_helping, wf__spawn_detached */
 
 /* Thread-locals read on every body: no __tls_get_addr call in the shared
  * library (as wf__self in pool.h). */
@@ -129,8 +129,10 @@ static void release(wf_graph *g)
     pthread_mutex_lock(&g->idle_lock);
     /* The last one: under the lock, so a waiter that saw pending > 0 is
      * already in cond_wait when the broadcast comes. */
-    if (wf_fetch_add_seqcst(&g->pending, -1) == 1)
+    if (wf_fetch_add_seqcst(&g->pending, -1) == 1) {
         pthread_cond_broadcast(&g->idle);
+        wf__wake_waiters(g->pool); /* and those that help (P8) */
+    }
     pthread_mutex_unlock(&g->idle_lock);
 }
 
@@ -144,6 +146,34 @@ void wf__graph_hold(wf_graph *g)
 void wf__graph_release(wf_graph *g)
 {
     release(g);
+}
+
+/* Why hold: without it a node may hand the message to a runner that
+ * another thread's put has taken but not yet spawned, and a wait_for_all
+ * racing with that spawn would see nothing pending while the message is
+ * still to be processed.  Why a slot: from outside, a task would go to
+ * the pool's submission queue (a lock, and a wake-up for a parked worker
+ * on every put); in a slot it goes on the slot's own stack as a spawn
+ * does, and leaving the slot publishes it to the slot's deque (P7), where
+ * this thread's wait_for_all takes it back first. */
+wf__outside_put wf__outside_put_begin(wf_graph *g)
+{
+    wf__outside_put put = {false, NULL};
+    if (g == NULL || running_graph == g)
+        return put;
+    hold(g);
+    put.held = true;
+    if (wf__current() == NULL)
+        put.slot = wf__caller_enter(g->pool);
+    return put;
+}
+
+void wf__outside_put_end(wf_graph *g, wf__outside_put put)
+{
+    if (put.slot)
+        wf__caller_leave(put.slot); /* publishes what the put started */
+    if (put.held)
+        release(g);
 }
 
 static void gtask_main(wf_task *task);
@@ -318,33 +348,10 @@ static int status(wf_graph *g)
     return wf_load_acquire(&g->cancelled) ? WF_ECANCELED : 0;
 }
 
-/* A worker waits by helping: the work it waits for may be queued behind
- * it (on a pool of one worker, it must be).  With nothing to help with it
- * spins, yields, then sleeps in short slices, looking again after each. */
-static void help_until_idle(wf_graph *g)
+/* Acquire pairs with the releasers' RMWs (see release). */
+static bool idle(const void *g)
 {
-    unsigned round = 0, idle = 0;
-    /* Acquire pairs with the releasers' RMWs (see release). */
-    while (wf_load_acquire(&g->pending) > 0) {
-        if (wf__help_once()) {
-            round = idle = 0;
-        } else if (++idle < 256) {
-            wf__backoff(&round);
-        } else {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += 200000;
-            if (ts.tv_nsec >= 1000000000) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000;
-            }
-            pthread_mutex_lock(&g->idle_lock);
-            /* Acquire pairs with the release decrements (see above). */
-            if (wf_load_acquire(&g->pending) > 0)
-                pthread_cond_timedwait(&g->idle, &g->idle_lock, &ts);
-            pthread_mutex_unlock(&g->idle_lock);
-        }
-    }
+    return wf_load_acquire(&((wf_graph *)g)->pending) == 0;
 }
 
 int wf_graph_wait_for_all(wf_graph *g)
@@ -353,16 +360,14 @@ int wf_graph_wait_for_all(wf_graph *g)
         return WF_EINVAL;
     if (running_graph == g)
         return WF_EPERM;
-    if (wf_current_pool() != NULL) {
-        help_until_idle(g);
-        /* The last releaser may still hold idle_lock. */
-        pthread_mutex_lock(&g->idle_lock);
-    } else {
-        pthread_mutex_lock(&g->idle_lock);
-        /* Acquire: see release; the 1 -> 0 step is made under this lock. */
-        while (wf_load_acquire(&g->pending) > 0)
-            pthread_cond_wait(&g->idle, &g->idle_lock);
-    }
+    /* The calling thread runs the graph's tasks (and others of its pool)
+     * while it waits, as a worker or in a caller slot: the work it waits
+     * for may be queued behind it, and with one thread it must be. */
+    bool helped = wf__wait_helping(g->pool, idle, g);
+    /* Under the lock: the last releaser may still hold it (see release). */
+    pthread_mutex_lock(&g->idle_lock);
+    while (!helped && wf_load_acquire(&g->pending) > 0)
+        pthread_cond_wait(&g->idle, &g->idle_lock);
     pthread_mutex_unlock(&g->idle_lock);
     return status(g);
 }

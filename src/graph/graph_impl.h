@@ -31,7 +31,8 @@
  *     overlap, so no order between their messages was promised, and a
  *     message that waits in the node turns `quiet` off for every put that
  *     starts after it was accepted.
- * G5  The graph counts tasks in flight (pending); a task that starts new
+ * G5  The graph counts tasks in flight (pending), and puts from outside
+ *     its tasks while they run; a task that starts new
  *     work counts it before it stops counting itself.  A task it bypasses
  *     to (graph.c) runs under the same count, so it is counted throughout. */
 #ifndef WF_GRAPH_IMPL_H
@@ -172,10 +173,22 @@ struct wf__gtask {
 
 void wf__spawn(wf_graph *g, wf__gtask *t);
 /* Count one unit of work in flight that is not a task (G5): an async
- * node's reserve_wait; release ends it.  Any thread. */
+ * node's reserve_wait, a put from outside the graph's tasks; release ends
+ * it.  Any thread. */
 void wf__graph_hold(wf_graph *g);
 void wf__graph_release(wf_graph *g);
 void wf__graph_fail(wf_graph *g, int err);
+/* Bracket a put made from outside g's tasks (from main, say); NULL g and
+ * puts from g's own tasks pass through.  The put counts as work in flight
+ * until it ends (G5), and a thread that is none of the pool's runs it in
+ * a caller slot, so that the tasks it starts go where its wait_for_all
+ * will look first (graph.c). */
+typedef struct wf__outside_put {
+    bool held;
+    struct wf__worker *slot;
+} wf__outside_put;
+wf__outside_put wf__outside_put_begin(wf_graph *g);
+void wf__outside_put_end(wf_graph *g, wf__outside_put put);
 
 /* Every node kind calls a user body between these two: begin, then the
  * body, then end with what the body returned.  end records a negative

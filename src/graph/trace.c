@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "graph/graph_impl.h"
+#include "internal/pool.h" /* wf__current */
 
 _Atomic int wf__tracing;
 
@@ -41,7 +42,7 @@ typedef struct tr_buf {
     struct tr_buf *next; /* global list, under tr_lock */
     _Atomic int busy;    /* the owner is recording (see the handshake) */
     unsigned tid;
-    int worker;          /* wf_worker_index() when it was made */
+    int worker;          /* its index if a pool's own thread, else -1 */
     tr_chunk *head, *tail; /* the owner's while busy; stop's after */
     unsigned long dropped; /* events lost for want of memory */
 } tr_buf;
@@ -69,7 +70,11 @@ static tr_buf *self_buf(void)
     tr_buf *b = calloc(1, sizeof *b);
     if (b == NULL)
         return NULL;
-    b->worker = wf_worker_index();
+    /* A pool's thread (a background worker or a spare) is named by its
+     * index; any other thread, one that takes part while it waits in a
+     * caller slot too, by its trace id: it is the user's thread. */
+    wf__worker *w = wf__current();
+    b->worker = w && !w->caller ? (int)w->index : -1;
     pthread_mutex_lock(&tr_lock);
     b->tid = ++tr_next_tid;
     b->next = tr_bufs;

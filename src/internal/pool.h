@@ -44,6 +44,12 @@ typedef struct wf__worker {
     pthread_t thread;
     bool started;
     bool spare;          /* started for a blocked worker (blocking.c) */
+    bool caller;         /* a slot for threads that are not workers (caller.c) */
+    /* A caller slot's holder: 0 when free.  Taken by an acquire CAS and
+     * freed by a release store, so each holder sees what the previous one
+     * did to the slot's stack and deque. */
+    _Atomic int occupied;
+    struct wf__fast *outer; /* the holder's wf__self before it came */
     _Atomic int retired; /* a spare whose thread has exited or will */
     int blocking_depth;  /* nesting of wf_blocking_begin (owner-only) */
     void *mem; /* what wf__alloc returned, for the aligned worker */
@@ -60,10 +66,14 @@ typedef struct wf__submitq {
     _Atomic size_t visible; /* queued tasks, readable without the lock */
 } wf__submitq;
 
+/* The slots, by index: [0, n) background workers, [n, first_spare) caller
+ * slots, then spares as they are started. */
 struct wf_pool {
-    unsigned n;           /* configured workers                           */
+    unsigned threads;     /* configured: background workers + one caller */
+    unsigned n;           /* background workers: threads - 1             */
+    unsigned first_spare; /* n + WF_CALLER_SLOTS                         */
     unsigned max_spares;
-    _Atomic unsigned nslots; /* workers[0..nslots) exist: n + spares ever */
+    _Atomic unsigned nslots; /* workers[0..nslots) exist */
     unsigned spin;
     wf_pool_config cfg; /* effective configuration */
     wf_allocator alloc;
@@ -73,9 +83,15 @@ struct wf_pool {
     _Atomic int shutdown;
 
     /* Parking (park.c): an event count.  Sleepers announce themselves,
-     * rescan, then wait on `epoch`; a waker bumps it. */
+     * rescan, then wait on `epoch`; a waker bumps it.  Waiters (threads
+     * that wait for a condition and help meanwhile, P8) have an event
+     * count of their own, so that a wake-up for work goes to an idle
+     * worker first and a completion wakes only waiters.  One line: a
+     * waker reads both counts after one fence. */
     _Alignas(WF_CACHE_LINE) _Atomic int sleepers;
     _Atomic uint32_t epoch;
+    _Atomic int waiters;
+    _Atomic uint32_t waiter_epoch;
 
     _Alignas(WF_CACHE_LINE) wf__submitq submit;
 
@@ -116,12 +132,20 @@ void wf__futex_wake(_Atomic uint32_t *addr, int n);
 void wf__wake_one(wf_pool *pool, wf__worker *by);
 void wf__wake_all(wf_pool *pool);
 void wf__park(wf__worker *w);
+/* A condition a waiter waits for: true once it holds.  Its completer makes
+ * it true with a seq_cst RMW or store, then calls wf__wake_waiters (P8). */
+typedef bool (*wf__cond_fn)(const void *arg);
+/* Park w, which waits for done(arg), until work or a completion may have
+ * come (P8); returns at once if done(arg) already holds. */
+void wf__wait_park(wf__worker *w, wf__cond_fn done, const void *arg);
+/* After making a waiter's condition true: wake the pool's waiters. */
+void wf__wake_waiters(wf_pool *pool);
 /* Sleep for about ns nanoseconds, or until the pool shuts down, asking no
  * one for work and not counted as a sleeper (P3): publishes and
  * submissions do not wake it, though a wake-up may. */
 void wf__nap(wf__worker *w, uint64_t ns);
 void wf__task_wait(wf_task *t);
-void wf__task_complete(wf_task *t);
+void wf__task_complete(wf_pool *pool, wf_task *t);
 
 /* pool.c */
 int wf__worker_create(wf_pool *p, unsigned index);
@@ -136,10 +160,9 @@ void *wf__worker_main(void *arg);
 wf_task *wf__steal(wf__worker *w, wf__worker *victim);
 void wf__ask_for_work(struct wf__fast *f);
 bool wf__work_visible(wf_pool *pool);
-/* For waits outside fork-join (the graph's wait_for_all): if the caller is
- * a worker, run one task taken from its pool (a submission or a steal) and
- * return true; false when there was none or the caller is not a worker. */
-bool wf__help_once(void);
+/* Run pool work on w (own tasks, submissions, steals) until done(arg);
+ * spin, yield, then park as a waiter when there is none (P8). */
+void wf__help_until(wf__worker *w, wf__cond_fn done, const void *arg);
 void wf__run_stolen(wf__worker *w, wf_task *t);
 void wf__run_root(wf__worker *w, wf_task *t);
 void wf__run_own(wf__worker *w, wf_task *t);
@@ -161,7 +184,30 @@ void wf__answer_request(wf__worker *w);
 bool wf__spawn_detached(wf_pool *pool, wf_task *t, wf_task_fn fn,
                         uint32_t flags);
 void wf__spawn_external(wf_pool *pool, wf_task *t, wf_task_fn fn);
+/* Join t, which this thread spawned from outside any pool into pool's
+ * submission queue (wf__spawn_external), helping pool meanwhile.  Returns
+ * wf_join's codes. */
+int wf__join_external(wf_pool *pool, wf_task *t);
 void *wf__thread_token(void);
+
+/* caller.c */
+/* Take a free caller slot of pool for the calling thread, which must not
+ * be a worker of pool or in one of its slots: it then runs tasks as a
+ * worker of pool does.  NULL when every slot is taken. */
+wf__worker *wf__caller_enter(wf_pool *pool);
+/* wf__caller_enter, and if every slot is taken in a pool without
+ * background workers (a pool of 1, where nobody else would run the work),
+ * wait for one to free; NULL at once when the pool has workers, or once
+ * done(arg) holds (done may be NULL). */
+wf__worker *wf__caller_enter_wait(wf_pool *pool, wf__cond_fn done,
+                                  const void *arg);
+/* Give the slot back; its private tasks go to its deque first. */
+void wf__caller_leave(wf__worker *w);
+/* Wait until done(arg), running pool's work on the calling thread
+ * meanwhile: as the worker it is, or in a caller slot.  Returns false,
+ * having done nothing, when it cannot take part (no free slot, in a pool
+ * with background workers): the caller then blocks its own way. */
+bool wf__wait_helping(wf_pool *pool, wf__cond_fn done, const void *arg);
 
 /* submit.c */
 void wf__submit_root(wf_pool *pool, wf_task *t);

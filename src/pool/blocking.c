@@ -1,6 +1,7 @@
-/* Blocking inside a task (ForkJoinPool's ManagedBlocker): a worker about to
- * block hands its private tasks to the others and, if fewer than `threads`
- * workers would be left running, starts (or reuses) a spare.  A spare
+/* Blocking inside a task (ForkJoinPool's ManagedBlocker): a worker (or a
+ * caller in its slot) about to block hands its private tasks to the
+ * others and, if fewer than the pool's background workers would be left
+ * running, starts (or reuses) a spare.  A spare
  * retires when it is idle and no longer needed. */
 #include "internal/pool.h"
 
@@ -19,7 +20,7 @@ static int running(wf_pool *p)
 static wf__worker *spare_slot(wf_pool *p)
 {
     unsigned n = wf__nslots(p);
-    for (unsigned i = p->n; i < n; i++) {
+    for (unsigned i = p->first_spare; i < n; i++) {
         wf__worker *w = p->workers[i];
         if (wf_load_acquire(&w->retired)) { /* pairs with retire's release */
             if (w->started) /* not a slot whose thread failed to start */
@@ -29,7 +30,7 @@ static wf__worker *spare_slot(wf_pool *p)
             return w;
         }
     }
-    if (n >= p->n + p->max_spares || wf__worker_create(p, n) != 0)
+    if (n >= p->first_spare + p->max_spares || wf__worker_create(p, n) != 0)
         return NULL;
     /* Release: thieves that see the new count see the worker (acquire in
      * wf__nslots). */

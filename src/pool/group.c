@@ -88,11 +88,17 @@ int wf_group_wait(wf_group *g)
         return WF_EPERM;
     if (wf_load_relaxed(&g->state_) != GROUP_ACTIVE) /* we are its writer */
         return WF_ESTATE;
+    /* From outside, the tasks went to the group's pool (wf_group_spawn),
+     * and their joins help there. */
+    wf_pool *outside = wf__current() ? NULL
+                       : g->pool_     ? g->pool_
+                                      : wf_pool_default();
     /* Take from the head each time: a task that runs inline here may spawn
      * into this group, and its new task must be joined too. */
     for (wf_group_task *t; (t = g->head_) != NULL;) {
         g->head_ = t->next_;
-        if (wf_join(&t->task) != 0)
+        if ((outside ? wf__join_external(outside, &t->task)
+                     : wf_join(&t->task)) != 0)
             WF_BUG("a group task could not be joined");
     }
     wf_store_relaxed(&g->state_, GROUP_WAITED); /* see init */

@@ -207,22 +207,37 @@ static int finish_join(wf_task *t)
     return 0;
 }
 
+/* Acquire pairs with the release in wf__task_complete. */
+static bool task_done(const void *t)
+{
+    return wf_load_acquire(&((wf_task *)t)->done_) == WF__DONE;
+}
+
+int wf__join_external(wf_pool *pool, wf_task *t)
+{
+    /* HELPING asks the task's runner to wake the pool's waiters, among
+     * which this thread may park (P8).  A failed CAS read WF__DONE. */
+    uint32_t d = 0;
+    if (wf_cas_acqrel(&t->done_, &d, WF__HELPING) &&
+        !wf__wait_helping(pool, task_done, t))
+        wf__task_wait(t); /* cannot take part: sleep on t (P5) */
+    return finish_join(t);
+}
+
 int wf__join_slow(wf_task *t)
 {
     if (t == NULL)
         return WF_EINVAL;
     wf__worker *w = wf__current();
-    void *me = wf__thread_token();
     if (t->owner_ == NULL)
         return WF_ENOTSPAWNED;
     if (t->owner_ == WF__JOINED)
         return WF_EJOINED;
-    if (t->owner_ != me)
+    /* Spawned from outside any pool: to the default pool's queue. */
+    if (t->owner_ == &external_token)
+        return wf__join_external(wf_pool_default(), t);
+    if (t->owner_ != wf__thread_token())
         return WF_EPERM;
-    if (w == NULL) {
-        wf__task_wait(t);
-        return finish_join(t);
-    }
     /* A request: give away the older half of the tasks below t.  Taken
      * only if there is one to give (see wf__answer_request). */
     if (w->fast.sp - w->fast.bp >= 2 && take_request(&w->fast))

@@ -1,6 +1,7 @@
-/* Sleeping and waking: idle workers (an event count on the pool) and
+/* Sleeping and waking: idle workers (an event count on the pool), waiters
+ * that help while they wait for a condition (a second event count), and
  * joiners whose task was stolen (the task's own done_ word).
- * Rule numbers (P3, P5) refer to docs/protocols.md. */
+ * Rule numbers (P3, P5, P8) refer to docs/protocols.md. */
 #include <limits.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -29,20 +30,43 @@ void wf__futex_wake(_Atomic uint32_t *addr, int n)
             0);
 }
 
-/* Called after making work visible (a publish or a submission). */
+/* Every parked waiter looks again.  Release: a waiter that wakes on the
+ * new epoch sees what was done before (the work, the condition). */
+static void wake_waiters_now(wf_pool *pool)
+{
+    wf_fetch_add_release(&pool->waiter_epoch, 1);
+    wf__futex_wake(&pool->waiter_epoch, INT_MAX);
+}
+
+/* Called after making work visible (a publish or a submission).  An idle
+ * worker is woken first: it is there for that.  Only when none sleeps are
+ * the waiters woken, since the work may be theirs to do (P8). */
 void wf__wake_one(wf_pool *pool, wf__worker *by)
 {
-    /* P3: StoreLoad.  Pairs with the fence in wf__park: either that
-     * sleeper's rescan sees the work made visible before this fence, or
-     * this load sees the sleeper's increment. */
+    /* P3: StoreLoad.  Pairs with the fence in wf__park (and in
+     * wf__wait_park): either that sleeper's rescan sees the work made
+     * visible before this fence, or this load sees its increment. */
     wf_fence_seqcst();
-    if (wf_load_relaxed(&pool->sleepers) == 0)
+    if (wf_load_relaxed(&pool->sleepers) == 0) {
+        if (wf_load_relaxed(&pool->waiters) != 0)
+            wake_waiters_now(pool);
         return;
+    }
     /* Release: a sleeper that wakes on the new epoch finds the work. */
     wf_fetch_add_release(&pool->epoch, 1);
     wf__futex_wake(&pool->epoch, 1);
     if (by)
         wf_counter_inc(&by->stats.wakes);
+}
+
+void wf__wake_waiters(wf_pool *pool)
+{
+    /* P8: StoreLoad, as in wf__wake_one: either the waiter's check after
+     * its fence sees the condition made true before this fence, or this
+     * load sees its increment. */
+    wf_fence_seqcst();
+    if (wf_load_relaxed(&pool->waiters) != 0)
+        wake_waiters_now(pool);
 }
 
 void wf__wake_all(wf_pool *pool)
@@ -53,14 +77,21 @@ void wf__wake_all(wf_pool *pool)
     wf__futex_wake(&pool->epoch, INT_MAX);
 }
 
-void wf__park(wf__worker *w)
+/* Ask every other slot's owner to publish (P2): a parked thread is woken
+ * only by a publish, and owners publish only when asked.  Relaxed: the
+ * request is a hint. */
+static void ask_everyone(wf__worker *w)
 {
     wf_pool *p = w->pool;
-    /* A sleeper is woken only by a publish, and owners publish only when
-     * asked: ask every worker (P2).  Relaxed: the request is a hint. */
     for (unsigned i = 0, n = wf__nslots(p); i < n; i++)
         if (i != w->index)
             wf__ask_for_work(&p->workers[i]->fast);
+}
+
+void wf__park(wf__worker *w)
+{
+    wf_pool *p = w->pool;
+    ask_everyone(w);
     /* Acquire pairs with the release increment in wf__wake_one. */
     uint32_t epoch = wf_load_acquire(&p->epoch);
     wf_fetch_add_seqcst(&p->sleepers, 1);
@@ -75,6 +106,26 @@ void wf__park(wf__worker *w)
         wf__futex_wait(&p->epoch, epoch);
     }
     wf_fetch_add_seqcst(&p->sleepers, -1); /* only a hint for wakers */
+}
+
+void wf__wait_park(wf__worker *w, wf__cond_fn done, const void *arg)
+{
+    wf_pool *p = w->pool;
+    /* A parked waiter answers no request: what it holds privately goes
+     * where others can take it (P2). */
+    wf__publish_some(w, (size_t)(w->fast.sp - w->fast.bp));
+    ask_everyone(w);
+    /* Acquire pairs with the release increments of the wakers. */
+    uint32_t epoch = wf_load_acquire(&p->waiter_epoch);
+    wf_fetch_add_seqcst(&p->waiters, 1);
+    /* P8: pairs with the fences in wf__wake_one and wf__wake_waiters. */
+    wf_fence_seqcst();
+    if (!done(arg) && !wf__work_visible(p) &&
+        !wf_load_acquire(&p->shutdown)) {
+        wf_counter_inc(&w->stats.parks);
+        wf__futex_wait(&p->waiter_epoch, epoch);
+    }
+    wf_fetch_add_seqcst(&p->waiters, -1); /* only a hint for wakers */
 }
 
 void wf__nap(wf__worker *w, uint64_t ns)
@@ -92,23 +143,30 @@ void wf__nap(wf__worker *w, uint64_t ns)
     }
 }
 
-/* Block the calling thread until t has run (P5). */
+/* Block the calling thread until t has run (P5).  done_ may be 0 or
+ * HELPING (a joiner that helped and could not go on, caller.c). */
 void wf__task_wait(wf_task *t)
 {
-    uint32_t d = 0;
-    /* acq_rel: on failure we read WF__DONE and need the task's effects. */
-    if (!wf_cas_acqrel(&t->done_, &d, WF__WAITING))
-        return; /* d == WF__DONE: already finished */
+    /* acq_rel: on failure we may read WF__DONE and need the task's
+     * effects. */
+    uint32_t d = wf_load_relaxed(&t->done_);
+    while (d != WF__DONE && d != WF__WAITING &&
+           !wf_cas_acqrel(&t->done_, &d, WF__WAITING))
+        ;
     while (wf_load_acquire(&t->done_) != WF__DONE)
         wf__futex_wait(&t->done_, WF__WAITING);
 }
 
-/* Mark t as run and wake its joiner if it sleeps.  t must not be touched
- * afterwards: the joiner may return and reuse its frame at once.  A wake on
- * a dead frame is harmless (P5). */
-void wf__task_complete(wf_task *t)
+/* Mark t as run and wake its joiner if it sleeps on t (WAITING) or may
+ * have parked as one of pool's waiters (HELPING, P8).  t must not be
+ * touched afterwards: the joiner may return and reuse its frame at once.
+ * A wake on a dead frame is harmless (P5). */
+void wf__task_complete(wf_pool *pool, wf_task *t)
 {
     /* Release publishes the task's effects to the joiner's acquire. */
-    if (wf_exchange_acqrel(&t->done_, WF__DONE) == WF__WAITING)
+    uint32_t was = wf_exchange_acqrel(&t->done_, WF__DONE);
+    if (was == WF__WAITING)
         wf__futex_wake(&t->done_, INT_MAX);
+    else if (was == WF__HELPING)
+        wf__wake_waiters(pool);
 }

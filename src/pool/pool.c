@@ -29,8 +29,12 @@ static int resolve_config(const wf_pool_config *in, wf_pool_config *out)
         return WF_EINVAL;
     if (out->threads == 0)
         out->threads = wf__env_uint("WEFT_NUM_THREADS", 0);
+    /* From the CPU count, at least one background worker: then a task
+     * submitted and not waited for (wf_submit) runs without a caller.  A
+     * pool of 1, asked for, runs its tasks only in the threads that wait
+     * on it, as oneTBB's arena of one slot does. */
     if (out->threads == 0)
-        out->threads = wf__available_cpus();
+        out->threads = wf__available_cpus() > 1 ? wf__available_cpus() : 2;
     if (out->spin == 0)
         out->spin = wf__env_uint("WEFT_SPIN", WF_DEFAULT_SPIN);
     if (out->deque_capacity == 0)
@@ -61,7 +65,7 @@ static void display_env_once(const wf_pool_config *c)
 
 static size_t slots_bytes(const wf_pool *p)
 {
-    return (size_t)(p->n + p->max_spares) * sizeof *p->workers;
+    return (size_t)(p->first_spare + p->max_spares) * sizeof *p->workers;
 }
 
 static void free_workers(wf_pool *p)
@@ -103,7 +107,8 @@ int wf__worker_create(wf_pool *p, unsigned index)
     w->pool = p;
     w->index = index;
     w->rng = 0x9E3779B97F4A7C15ull * (index + 1);
-    w->spare = index >= p->n;
+    w->spare = index >= p->first_spare;
+    w->caller = index >= p->n && !w->spare;
     int err = wf__stack_init(w, p->cfg.deque_capacity);
     if (!err && (err = wf_deque_init(&w->deque, p->cfg.deque_capacity,
                                      p->cfg.alloc)) != 0)
@@ -122,7 +127,7 @@ static int make_workers(wf_pool *p)
     if (p->workers == NULL)
         return WF_ENOMEM;
     memset(p->workers, 0, slots_bytes(p));
-    for (unsigned i = 0; i < p->n; i++) {
+    for (unsigned i = 0; i < p->first_spare; i++) {
         int err = wf__worker_create(p, i);
         if (err)
             return err;
@@ -190,7 +195,9 @@ int wf_pool_create(wf_pool **out, const wf_pool_config *cfg)
     p->mem = raw;
     p->cfg = c;
     p->alloc = c.alloc ? *c.alloc : (wf_allocator){0};
-    p->n = c.threads;
+    p->threads = c.threads;
+    p->n = c.threads - 1; /* the thread that waits is the last one */
+    p->first_spare = p->n + WF_CALLER_SLOTS;
     p->max_spares = c.max_spares;
     p->spin = c.spin;
     pthread_mutex_init(&p->submit.lock, NULL);
@@ -241,7 +248,7 @@ wf_pool *wf_pool_default(void)
 
 unsigned wf_pool_threads(const wf_pool *pool)
 {
-    return pool ? pool->n : 0;
+    return pool ? pool->threads : 0;
 }
 
 wf_pool *wf_current_pool(void)

@@ -1,5 +1,5 @@
 /* Entry from outside the pool: the submission queue, wf_run, wf_submit,
- * wf_pool_wait_idle. */
+ * wf_pool_wait_idle.  A thread that waits takes part (caller.c). */
 #include "internal/pool.h"
 
 void wf__submit_root(wf_pool *pool, wf_task *t)
@@ -41,15 +41,22 @@ wf_task *wf__take_submitted(wf_pool *pool)
     return t;
 }
 
+/* The step from 1 to 0 happens only under idle_lock, so a waiter that sees
+ * 0 and then takes the lock knows the last finisher has let go of the pool
+ * (and a destroy may free it).  Above 1, a CAS: release, so that a waiter
+ * that reads 0 sees every root's effects (a release sequence). */
 void wf__root_done(wf_pool *pool)
 {
-    /* The last root: the broadcast is under the lock, so a waiter that
-     * saw roots > 0 is already in cond_wait. */
+    long v = wf_load_relaxed(&pool->roots);
+    while (v > 1)
+        if (wf_cas_acqrel(&pool->roots, &v, v - 1))
+            return;
+    pthread_mutex_lock(&pool->idle_lock);
     if (wf_fetch_add_seqcst(&pool->roots, -1) == 1) {
-        pthread_mutex_lock(&pool->idle_lock);
         pthread_cond_broadcast(&pool->idle_cond);
-        pthread_mutex_unlock(&pool->idle_lock);
+        wf__wake_waiters(pool); /* and those that help (P8) */
     }
+    pthread_mutex_unlock(&pool->idle_lock);
 }
 
 int wf_submit(wf_pool *pool, wf_task *t, wf_task_fn fn)
@@ -86,10 +93,24 @@ int wf_run(wf_pool *pool, void (*fn)(void *arg), void *arg)
         fn(arg);
         return 0;
     }
+    /* From outside: on this thread, in a caller slot, as a worker would;
+     * what fn spawns is stolen from here. */
+    wf__worker *w = wf__caller_enter_wait(pool, NULL, NULL);
+    if (w) {
+        fn(arg);
+        wf__caller_leave(w);
+        return 0;
+    }
     run_frame f = {.task = {.fn = run_body}, .fn = fn, .arg = arg};
     wf__submit_root(pool, &f.task);
     wf__task_wait(&f.task);
     return 0;
+}
+
+/* Acquire pairs with the release sequence of the roots' decrements. */
+static bool no_roots(const void *pool)
+{
+    return wf_load_acquire(&((wf_pool *)pool)->roots) <= 0;
 }
 
 int wf_pool_wait_idle(wf_pool *pool)
@@ -98,8 +119,9 @@ int wf_pool_wait_idle(wf_pool *pool)
         return WF_EINVAL;
     if (wf_current_pool() == pool)
         return WF_EPERM; /* it would wait for itself */
-    pthread_mutex_lock(&pool->idle_lock);
-    while (wf_load_acquire(&pool->roots) > 0)
+    bool helped = wf__wait_helping(pool, no_roots, pool);
+    pthread_mutex_lock(&pool->idle_lock); /* see wf__root_done */
+    while (!helped && wf_load_acquire(&pool->roots) > 0)
         pthread_cond_wait(&pool->idle_cond, &pool->idle_lock);
     pthread_mutex_unlock(&pool->idle_lock);
     return 0;

@@ -1,5 +1,6 @@
 /* A worker thread: its private stack, and the loop that finds work when it
- * has none (submissions, then stealing), spins, yields, and parks.
+ * has none (submissions, then stealing), spins, yields, and parks; the same
+ * search for a thread that waits for a condition and helps meanwhile.
  * Rule numbers refer to docs/protocols.md. */
 #include <sched.h>
 #include <string.h>
@@ -67,7 +68,7 @@ static void run_task(wf__worker *w, wf_task *t, bool shared)
     t->fn(t);
     if (!(flags & WF__TASK_DETACHED)) {
         if (shared)
-            wf__task_complete(t);
+            wf__task_complete(w->pool, t);
         else /* its joiner is this thread: relaxed */
             wf_store_relaxed(&t->done_, WF__DONE);
     }
@@ -157,10 +158,21 @@ static int find_and_run(wf__worker *w)
     return RAN_NONE;
 }
 
-bool wf__help_once(void)
+void wf__help_until(wf__worker *w, wf__cond_fn done, const void *arg)
 {
-    wf__worker *w = wf__current();
-    return w != NULL && find_and_run(w) != RAN_NONE;
+    unsigned idle = 0, spin = w->pool->spin;
+    while (!done(arg)) {
+        if (find_and_run(w) != RAN_NONE)
+            idle = 0;
+        else if (++idle <= spin)
+            wf__cpu_relax();
+        else if (idle <= spin + 32)
+            sched_yield(); /* let a preempted thread we wait on run */
+        else {
+            wf__wait_park(w, done, arg);
+            idle = 0;
+        }
+    }
 }
 
 /* The idle policy.  A worker that was idle, stole a detached task (a
