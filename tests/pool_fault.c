@@ -13,8 +13,14 @@
  *                   an address-space limit that lets a few workers start before one fails.
  * grow_failure      memory runs out after creation; 10000 spawns before
  *                   the first join, and fib, still run every task once.
- * no_default_pool   WEFT_NUM_THREADS out of range: no default pool, and
- *                   wf_spawn from outside runs the task inline.
+ * env_junk          WEFT_NUM_THREADS / WEFT_SPIN out of range or not a
+ *                   number ("100000", "4x", "-3", " 2"): one warning on
+ *                   stderr per variable, however many pools read it, and
+ *                   the default applies (the default pool exists).
+ * no_default_pool   the default pool cannot be created (its threads do
+ *                   not fit an address-space limit; normal build only):
+ *                   wf_pool_default() is NULL, and wf_spawn from outside
+ *                   runs the task inline.
  * The submission queue's failure and the pool under load are in
  * pool_load.c. */
 #include <string.h>
@@ -176,29 +182,130 @@ static void scenario_thread_start(void)
     check_no_leak("after wf_pool_destroy");
 }
 
-/* ---- no_default_pool ---------------------------------------------------- */
-/* WEFT_NUM_THREADS out of range: the default pool cannot be created.
- * wf_pool_default() is then NULL, and wf_spawn from a thread that is not a
- * worker runs the task at once, inline, instead of losing it. */
-static void scenario_no_default_pool(void)
+/* ---- env_junk ---------------------------------------------------------- */
+/* In a child (the default pool is made once per process): set name=value,
+ * make the default pool and two more pools that read the environment, and
+ * return what the child wrote on stderr. */
+static void env_child(const char *name, const char *value, char *err,
+                      size_t n)
 {
-    CHECK(setenv("WEFT_NUM_THREADS", "100000", 1) == 0);
-    wf_pool *sentinel = (wf_pool *)&sentinel, *p = sentinel;
-    CHECK_ERR(wf_pool_create(&p, NULL), WF_ERANGE);
-    CHECK(p == sentinel);
+    fflush(NULL);
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], 2);
+        close(fds[0]);
+        CHECK(setenv(name, value, 1) == 0);
+        wf_pool *def = wf_pool_default();
+        CHECK_MSG(def != NULL, "%s=%s: no default pool", name, value);
+        CHECK(wf_pool_threads(def) >= 2);
+        for (int i = 0; i < 2; i++) {
+            wf_pool *p = NULL;
+            CHECK_OK(wf_pool_create(&p, NULL));
+            check_fib_on(p, 10);
+            CHECK_OK(wf_pool_destroy(p));
+        }
+        fflush(NULL);
+        _exit(0);
+    }
+    close(fds[1]);
+    size_t got = 0;
+    for (ssize_t r; got + 1 < n && (r = read(fds[0], err + got,
+                                             n - 1 - got)) > 0;)
+        got += (size_t)r;
+    err[got] = '\0';
+    close(fds[0]);
+    int st;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+              "%s=%s: child status %#x: %s", name, value, st, err);
+}
+
+static int count_lines_with(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)) != NULL; p++)
+        n++;
+    return n;
+}
+
+static void scenario_env_junk(void)
+{
+    static const char *const bad[] = {"100000", "4x", "-3", " 2"};
+    static const char *const names[] = {"WEFT_NUM_THREADS", "WEFT_SPIN"};
+    for (size_t k = 0; k < 2; k++)
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            if (k == 1 && strcmp(bad[i], "100000") == 0)
+                continue; /* a valid spin */
+            char err[4096], want[128];
+            env_child(names[k], bad[i], err, sizeof err);
+            snprintf(want, sizeof want, "weft: %s=%s ignored", names[k],
+                     bad[i]);
+            CHECK_MSG(count_lines_with(err, want) == 1,
+                      "%s=%s: expected one warning, stderr was: \"%s\"",
+                      names[k], bad[i], err);
+        }
+    char err[4096];
+    env_child("WEFT_NUM_THREADS", "3", err, sizeof err);
+    CHECK_MSG(err[0] == '\0', "a valid value warned: %s", err);
+}
+
+/* ---- no_default_pool ---------------------------------------------------- */
+/* The default pool cannot be created: wf_pool_default() is then NULL, and
+ * wf_spawn from a thread that is not a worker runs the task at once,
+ * inline, instead of losing it. */
+#ifndef WF_TEST_SANITIZED
+static void no_default_pool_child(void)
+{
+    /* No room for the default pool's thread stacks (8 MiB each). */
+    long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    CHECK(f && fscanf(f, "%ld", &pages) == 1);
+    fclose(f);
+    rlim_t vm = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE);
+    struct rlimit old, rl;
+    CHECK(getrlimit(RLIMIT_AS, &old) == 0);
+    rl = old;
+    rl.rlim_cur = vm + (4u << 20);
+    CHECK(setrlimit(RLIMIT_AS, &rl) == 0);
     CHECK(wf_pool_default() == NULL);
+    CHECK(setrlimit(RLIMIT_AS, &old) == 0);
     CHECK(wf_pool_default() == NULL); /* and stays so, quietly */
-    fib_frame f = {.n = 15};
-    CHECK_OK(wf_spawn(&f.task, fib_body));
-    CHECK_EQ(f.out, 610); /* ran inline */
-    CHECK_OK(wf_join(&f.task));
-    CHECK_ERR(wf_join(&f.task), WF_EJOINED);
+    fib_frame fr = {.n = 15};
+    CHECK_OK(wf_spawn(&fr.task, fib_body));
+    CHECK_EQ(fr.out, 610); /* ran inline */
+    CHECK_OK(wf_join(&fr.task));
+    CHECK_ERR(wf_join(&fr.task), WF_EJOINED);
     fib_job j = {.n = 5};
     CHECK_ERR(wf_run(wf_pool_default(), fib_root, &j), WF_EINVAL);
-    /* An explicit size still works. */
-    p = make_pool(2, 0, NULL);
+    /* An explicit pool still works. */
+    wf_pool *p = make_pool(2, 0, NULL);
     check_fib_on(p, 15);
     CHECK_OK(wf_pool_destroy(p));
+}
+#endif
+
+static void scenario_no_default_pool(void)
+{
+#ifdef WF_TEST_SANITIZED
+    printf("no_default_pool: skipped under the sanitizers (address-space "
+           "limit)\n");
+#else
+    fflush(NULL);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        no_default_pool_child();
+        fflush(NULL);
+        _exit(0);
+    }
+    int st;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+              "no_default_pool: child status %#x", st);
+#endif
 }
 
 /* ---- grow_failure ------------------------------------------------------- */
@@ -266,6 +373,7 @@ int main(int argc, char **argv)
         {"thread_start", scenario_thread_start},
         {"grow_failure", scenario_grow_failure},
         {"no_default_pool", scenario_no_default_pool},
+        {"env_junk", scenario_env_junk},
     };
     return CHECK_RUN_SCENARIOS("pool_fault", argc, argv, scenarios);
 }

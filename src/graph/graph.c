@@ -61,7 +61,7 @@ static bool env_counts;
 
 static void read_counts_env(void)
 {
-    env_counts = wf__env_uint("WEFT_GRAPH_COUNTS", 0) != 0;
+    env_counts = wf__env_uint("WEFT_GRAPH_COUNTS", 0, 1) != 0;
 }
 
 int wf_graph_create(wf_graph **out, wf_pool *pool)

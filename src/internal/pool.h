@@ -124,7 +124,7 @@ void wf__free_aligned(const wf_allocator *a, void *raw, size_t size);
 
 /* env.c */
 unsigned wf__available_cpus(void);
-unsigned wf__env_uint(const char *name, unsigned dflt);
+unsigned wf__env_uint(const char *name, unsigned dflt, unsigned max);
 
 /* park.c */
 void wf__futex_wait(_Atomic uint32_t *addr, uint32_t val);

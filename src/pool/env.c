@@ -1,7 +1,12 @@
 /* What the environment says: CPUs this process may use, WEFT_* variables. */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "internal/pool.h"
@@ -48,13 +53,40 @@ unsigned wf__available_cpus(void)
     return n;
 }
 
-/* An unsigned environment variable, or dflt when unset or not a number. */
-unsigned wf__env_uint(const char *name, unsigned dflt)
+/* Warn once per variable: a process that makes many pools reads the
+ * environment for each. */
+static void warn_once(const char *name, const char *value, unsigned max)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static const char *warned[8];
+    pthread_mutex_lock(&lock);
+    bool seen = false;
+    size_t i = 0;
+    for (; i < sizeof warned / sizeof warned[0] && warned[i]; i++)
+        seen |= strcmp(warned[i], name) == 0;
+    if (!seen && i < sizeof warned / sizeof warned[0])
+        warned[i] = name;
+    pthread_mutex_unlock(&lock);
+    if (!seen)
+        fprintf(stderr,
+                "weft: %s=%s ignored: not a whole number from 0 to %u\n",
+                name, value, max);
+}
+
+/* An unsigned environment variable: dflt when unset or empty, and (with a
+ * warning on stderr, once) when it is not a decimal number from 0 to max. */
+unsigned wf__env_uint(const char *name, unsigned dflt, unsigned max)
 {
     const char *s = getenv(name);
     if (s == NULL || *s == '\0')
         return dflt;
     char *end;
+    errno = 0;
     unsigned long v = strtoul(s, &end, 10);
-    return *end == '\0' && v <= 0xffffffffUL ? (unsigned)v : dflt;
+    /* strtoul takes "-3" as a huge value, and spaces before it. */
+    if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || v > max) {
+        warn_once(name, s, max);
+        return dflt;
+    }
+    return (unsigned)v;
 }
