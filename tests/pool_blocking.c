@@ -29,6 +29,9 @@
  *   outside     begin / end from a thread that is no worker: 0, no spare.
  *   destroy     destroy right after a blocking phase, spares still alive,
  *               and after they parked: everything freed (test_alloc, ASan).
+ *   frame_alloc the config's allocator lived in a frame that has returned
+ *               (and been overwritten) when spares start: they allocate
+ *               through the pool's own copy (regression).
  *   index       wf_worker_index() is past the pool's own slots on spares,
  *               below wf_pool_stats' count.
  *   spare_start_failure  a spare whose thread cannot start: later spares
@@ -496,6 +499,35 @@ static void scenario_destroy(void)
     printf("destroy: ok\n");
 }
 
+/* The allocator a config points to may live in a frame that has returned
+ * by the time a spare is started: the pool must use its own copy.  The
+ * frame is overwritten before the spares start, so a pool that kept the
+ * pointer calls garbage. */
+static __attribute__((noinline)) wf_pool *pool_with_frame_allocator(void)
+{
+    wf_allocator a = ta.iface; /* only in this frame */
+    return make_spare_pool(1, 0, &a);
+}
+
+static __attribute__((noinline)) void scribble_stack(void)
+{
+    volatile unsigned char junk[8192];
+    for (size_t i = 0; i < sizeof junk; i++)
+        junk[i] = 0xa5;
+}
+
+static void scenario_frame_alloc(void)
+{
+    ta_init(&ta, TA_NEVER, 0);
+    wf_pool *p = pool_with_frame_allocator();
+    scribble_stack();
+    run_phase(p, 3, FROM_GROUP_OUTSIDE, 0, NULL); /* starts 2 spares */
+    CHECK(slots(p) > own_slots(1));
+    CHECK_OK(wf_pool_destroy(p));
+    ta_check_no_leak(&ta, "a pool whose config's allocator went out of scope");
+    printf("frame_alloc: ok\n");
+}
+
 /* wf_worker_index(): below own_slots on the pool's workers and callers,
  * own_slots and above on spares, below the number of slots wf_pool_stats
  * counts.  N - threads of the tasks must run on spares (each of the pool's
@@ -664,6 +696,7 @@ int main(int argc, char **argv)
         {"nesting", scenario_nesting},
         {"outside", scenario_outside},
         {"destroy", scenario_destroy},
+        {"frame_alloc", scenario_frame_alloc},
         {"index", scenario_index},
         {"spare_start_failure", scenario_spare_start_failure},
     };

@@ -70,7 +70,8 @@ typedef struct wf_pool_config {
                                0 = WEFT_SPIN or 256 */
     size_t stack_size;      /* worker thread stack, bytes; 0 = system's;
                                below the system's minimum: WF_ERANGE */
-    const wf_allocator *alloc; /* memory for the pool and its deques */
+    const wf_allocator *alloc; /* memory for the pool and its deques;
+                               copied: it need not outlive the call */
     unsigned max_spares;    /* spare workers started for blocked ones;
                                0 = 256 (ForkJoinPool's maximumSpares) */
 } wf_pool_config;

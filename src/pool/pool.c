@@ -28,7 +28,7 @@ static int resolve_config(const wf_pool_config *in, wf_pool_config *out)
     if (out->alloc && (!out->alloc->alloc || !out->alloc->free))
         return WF_EINVAL;
     if (out->threads == 0)
-        out->threads = wf__env_uint("WEFT_NUM_THREADS", 0);
+        out->threads = wf__env_uint("WEFT_NUM_THREADS", 0, WF_MAX_THREADS);
     /* From the CPU count, at least one background worker: then a task
      * submitted and not waited for (wf_submit) runs without a caller.  A
      * pool of 1, asked for, runs its tasks only in the threads that wait
@@ -36,7 +36,7 @@ static int resolve_config(const wf_pool_config *in, wf_pool_config *out)
     if (out->threads == 0)
         out->threads = wf__available_cpus() > 1 ? wf__available_cpus() : 2;
     if (out->spin == 0)
-        out->spin = wf__env_uint("WEFT_SPIN", WF_DEFAULT_SPIN);
+        out->spin = wf__env_uint("WEFT_SPIN", WF_DEFAULT_SPIN, WF_MAX_SPIN);
     if (out->deque_capacity == 0)
         out->deque_capacity = WF_DEFAULT_CAPACITY;
     if (out->max_spares == 0)
@@ -51,7 +51,7 @@ static int resolve_config(const wf_pool_config *in, wf_pool_config *out)
 static void display_env_once(const wf_pool_config *c)
 {
     static _Atomic int shown;
-    if (wf__env_uint("WEFT_DISPLAY_ENV", 0) == 0 ||
+    if (wf__env_uint("WEFT_DISPLAY_ENV", 0, 1) == 0 ||
         wf_exchange_acqrel(&shown, 1)) /* once per process */
         return;
     fprintf(stderr,
@@ -195,6 +195,9 @@ int wf_pool_create(wf_pool **out, const wf_pool_config *cfg)
     p->mem = raw;
     p->cfg = c;
     p->alloc = c.alloc ? *c.alloc : (wf_allocator){0};
+    /* The caller's allocator may live in a frame that returns before a
+     * spare is started: keep only the copy. */
+    p->cfg.alloc = c.alloc ? &p->alloc : NULL;
     p->threads = c.threads;
     p->n = c.threads - 1; /* the thread that waits is the last one */
     p->first_spare = p->n + WF_CALLER_SLOTS;
