@@ -1026,6 +1026,14 @@ static void group_lifecycle(wf_pool *p)
     spawn_kind(&g, &tasks[0], 0, G_FAIL, -3);
     CHECK_ERR(wf_group_wait(&g), -3);
     CHECK_ERR(wf_group_wait(&g), WF_ESTATE);
+    /* A positive return is no error: wait returns 0, nothing cancelled. */
+    CHECK_OK(wf_group_init(&g, p, NULL));
+    spawn_kind(&g, &tasks[0], 0, G_FAIL, 5);
+    CHECK_OK(wf_group_wait(&g));
+    CHECK(!wf_group_is_cancelled(&g));
+    CHECK_OK(wf_group_init(&g, p, NULL)); /* failed again, then waited */
+    spawn_kind(&g, &tasks[0], 0, G_FAIL, -3);
+    CHECK_ERR(wf_group_wait(&g), -3);
     CHECK_ERR(wf_group_cancel(&g), WF_ESTATE);
     CHECK_ERR(wf_group_spawn(&g, &extra.gt, gtask_body), WF_ESTATE);
     /* NULL arguments. */

@@ -217,6 +217,9 @@ WF_API int wf_parallel_invoke(wf_pool *pool, size_t n,
 
 typedef struct wf_group wf_group;
 typedef struct wf_group_task wf_group_task;
+/* A group task's body: returns 0 (or any value >= 0) on success, or a
+ * negative code (WF_E..., or its own), which cancels the group and is what
+ * wf_group_wait returns if it is the first. */
 typedef int (*wf_group_fn)(wf_group_task *t);
 
 /* Embed in your frame like wf_task; zero-initialise.  Fields private. */

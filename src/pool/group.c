@@ -47,7 +47,7 @@ static void group_task(wf_task *task)
     if (wf_group_is_cancelled(g))
         return; /* cancelled before it started: it does not start */
     int err = t->fn_(t);
-    if (err != 0) {
+    if (err < 0) { /* 0 or above: success */
         int none = 0;
         /* First error wins; the waiter reads it after joining this task
          * (the join's acquire orders it), so relaxed would do: acq_rel
