@@ -84,7 +84,11 @@ void wf_deque_destroy(wf_deque *dq)
         ring_free(dq, r);
         r = prev;
     }
+    /* As zeroed: pop and poll find it empty, push refuses (no ring). */
     wf_store_relaxed(&dq->array, NULL);
+    wf_store_relaxed(&dq->base, 0);
+    wf_store_relaxed(&dq->top, 0);
+    dq->base_seen = 0;
 }
 
 /* Owner: replace the ring by one twice as large holding [b, t).  The old
@@ -121,6 +125,8 @@ int wf_deque_push_n(wf_deque *dq, void *const *xs, size_t n)
     /* Owner is top's only writer: its own relaxed load is exact. */
     int64_t t = wf_load_relaxed(&dq->top);
     struct wf__ring *a = wf_load_relaxed(&dq->array); /* owner wrote it */
+    if (a == NULL)
+        return WF_ESTATE; /* zeroed, or destroyed: no ring */
     /* D6: base only grows, so a stale base_seen can only make the ring look
      * fuller than it is.  Refresh it before deciding to grow. */
     if (t + (int64_t)n - dq->base_seen > a->mask + 1) {

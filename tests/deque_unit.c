@@ -4,7 +4,9 @@
  * model; growth across many doublings from capacity 2 keeps every element
  * and its order; indices wrap around a small ring without growing;
  * wf_deque_push_n's order; NULL elements and bad init arguments are
- * rejected; destroy is safe on a zeroed deque and twice; a failed grow
+ * rejected; destroy is safe on a zeroed deque and twice; push on a
+ * zeroed or destroyed deque is WF_ESTATE and pop/poll find it empty (no
+ * crash); a failed grow
  * returns WF_ENOMEM and leaves the deque unchanged; every ring is freed
  * with the size it was allocated with. */
 #include <string.h>
@@ -230,6 +232,21 @@ static void test_bad_input(void)
     CHECK_EQ(wf_deque_size(&zero), 0);
     CHECK_EQ(wf_deque_capacity(&zero), 0);
     wf_deque_destroy(NULL);
+    /* A zeroed deque, and one destroyed while it held elements: push is
+     * refused, pop and poll find nothing (no ring to touch). */
+    void *got;
+    CHECK_ERR(wf_deque_push(&zero, P(1)), WF_ESTATE);
+    CHECK_ERR(wf_deque_push_n(&zero, xs, 1), WF_ESTATE);
+    CHECK(wf_deque_pop(&zero) == NULL);
+    CHECK_EQ(wf_deque_poll(&zero, &got), WF_POLL_EMPTY);
+    CHECK_OK(wf_deque_init(&dq, 4, NULL));
+    CHECK_OK(wf_deque_push(&dq, P(1)));
+    CHECK_OK(wf_deque_push(&dq, P(2)));
+    wf_deque_destroy(&dq);
+    CHECK_ERR(wf_deque_push(&dq, P(3)), WF_ESTATE);
+    CHECK(wf_deque_pop(&dq) == NULL);
+    CHECK_EQ(wf_deque_poll(&dq, &got), WF_POLL_EMPTY);
+    CHECK_EQ(wf_deque_size(&dq), 0);
     /* NULL deque or output: an error, never a crash. */
     void *out;
     CHECK_ERR(wf_deque_push(NULL, P(1)), WF_EINVAL);

@@ -55,11 +55,14 @@ enum wf_poll_result {
 WF_API int wf_deque_init(wf_deque *dq, size_t capacity,
                          const wf_allocator *alloc);
 
-/* Free every ring the deque ever used.  Safe on a zeroed deque and twice. */
+/* Free every ring the deque ever used.  Safe on a zeroed deque and twice.
+ * Afterwards the deque reads as zeroed: empty, and push gives WF_ESTATE
+ * until wf_deque_init. */
 WF_API void wf_deque_destroy(wf_deque *dq);
 
 /* Owner: push x (non-NULL) at top, visible to thieves at once.
- * Returns 0, WF_EINVAL (dq or x NULL) or WF_ENOMEM when the ring was full and a
+ * Returns 0, WF_EINVAL (dq or x NULL), WF_ESTATE (a deque that is zeroed,
+ * never initialised, or destroyed) or WF_ENOMEM when the ring was full and a
  * larger one could not be allocated; the deque is then unchanged and x was
  * not pushed, so the caller still owns it. */
 WF_API int wf_deque_push(wf_deque *dq, void *x);
