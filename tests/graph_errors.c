@@ -1,11 +1,13 @@
 /* graph_errors: bad input gets a clear error code, never a crash or a
  * hang, and nothing a node had already accepted is lost.
  *
- * Proves: NULL graph / node / out / msg / config -> WF_EINVAL (destroy of
+ * Proves: sizes above WF_MAX_MSG_SIZE (a message, a key, a tuple's part)
+ * -> WF_ERANGE; NULL graph / node / out / msg / config -> WF_EINVAL (destroy of
  * NULL is 0); a port index out of range, or a multi-port node standing for
  * one port -> WF_ENOPORT; an input port used as a source -> WF_EINVAL;
  * message sizes that differ -> WF_ESIZE; the same edge twice -> WF_EEXIST;
- * removing a missing edge -> WF_ENOENT; nodes of two graphs -> WF_EINVAL;
+ * removing a missing edge -> WF_ENOENT; nodes of two graphs, or an edge
+ * from a node to itself -> WF_EINVAL;
  * try_put on a cancelled graph -> WF_ECANCELED, on a destroyed one ->
  * WF_EDESTROYED (the node can still be destroyed); a body's error is what
  * wait_for_all returns; wait_for_all / destroy from a body of the same
@@ -31,6 +33,11 @@ static void check_held(wf_node *q, int n)
         CHECK_EQ(got[i], i);
     for (int i = 0; i < n; i++)
         gt_put(q, i);
+}
+
+static void key_nop(const void *msg, void *key, void *ctx)
+{
+    (void)msg, (void)key, (void)ctx;
 }
 
 static void test_null_and_config(void)
@@ -61,6 +68,30 @@ static void test_null_and_config(void)
     CHECK_ERR(wf_join_node_create(&n, g, &jc), WF_EINVAL);
     jc.policy = WF_JOIN_TAG_MATCHING;
     CHECK_ERR(wf_join_node_create(&n, g, &jc), WF_EINVAL);
+    /* Impossible sizes: WF_ERANGE before any size arithmetic wraps. */
+    fc = (wf_function_config)WF_FUNCTION_CONFIG_INIT;
+    fc.body = nop_body;
+    fc.in_size = (size_t)1 << 60;
+    CHECK_ERR(wf_function_node_create(&n, g, &fc), WF_ERANGE);
+    fc.in_size = 4;
+    fc.out_size = SIZE_MAX;
+    CHECK_ERR(wf_function_node_create(&n, g, &fc), WF_ERANGE);
+    CHECK_ERR(wf_broadcast_node_create(&n, g, SIZE_MAX), WF_ERANGE);
+    CHECK_ERR(wf_queue_node_create(&n, g, WF_MAX_MSG_SIZE + 1), WF_ERANGE);
+    size_t huge[2] = {SIZE_MAX, SIZE_MAX}, one_huge[2] = {4, SIZE_MAX};
+    CHECK_ERR(wf_split_node_create(&n, g, 2, huge), WF_ERANGE);
+    CHECK_ERR(wf_indexer_node_create(&n, g, 2, one_huge), WF_ERANGE);
+    CHECK_EQ(wf_tuple_layout(2, huge, NULL), 0);
+    CHECK_EQ(wf_tuple_layout(2, one_huge, NULL), 0);
+    jc.policy = WF_JOIN_QUEUEING;
+    jc.msg_sizes = one_huge;
+    CHECK_ERR(wf_join_node_create(&n, g, &jc), WF_ERANGE);
+    static const wf_key_fn keys[2] = {key_nop, key_nop};
+    jc.msg_sizes = sizes;
+    jc.policy = WF_JOIN_KEY_MATCHING;
+    jc.key_fns = keys;
+    jc.key_size = SIZE_MAX;
+    CHECK_ERR(wf_join_node_create(&n, g, &jc), WF_ERANGE);
     CHECK(n == sentinel); /* *out untouched on every error */
     int v = 1;
     CHECK_ERR(wf_try_put(NULL, &v), WF_EINVAL);
@@ -97,6 +128,7 @@ static void test_edges(void)
     CHECK_ERR(wf_make_edge(wf_input_port(q, 0), q2), WF_EINVAL);
     CHECK_ERR(wf_make_edge(q, wf_output_port(q2, 0)), WF_EINVAL);
     CHECK_ERR(wf_make_edge(q, alien), WF_EINVAL);
+    CHECK_ERR(wf_make_edge(q, q), WF_EINVAL); /* it would offer forever */
     CHECK_ERR(wf_remove_edge(q, q2), WF_ENOENT);
     CHECK_ERR(wf_try_put(wf_input_port(j, 5), &sizes), WF_ENOPORT);
     CHECK_ERR(wf_try_put(q, NULL), WF_EINVAL);

@@ -27,7 +27,7 @@ extern "C" {
     X(EAGAIN, -4, "resource temporarily unavailable (threads)")             \
     X(ENOTSPAWNED, -5, "task was never spawned")                             \
     X(EJOINED, -6, "task was already joined")                                \
-    X(ERANGE, -7, "configuration value out of range")                        \
+    X(ERANGE, -7, "value out of range (a configuration field, a size)")     \
     X(EBUSY, -8, "object is busy")                                           \
     X(ECANCELED, -9, "operation canceled")                                   \
     X(ESTATE, -10, "object is not in a state that allows this")              \

@@ -159,7 +159,8 @@ WF_API size_t wf_port_msg_size(wf_port p);
 
 /* Join an output port to an input port; the edge starts in push state.  A
  * buffering sender that holds messages starts offering them at once.
- * Returns 0; WF_EINVAL (NULL node, wrong direction, nodes of two graphs),
+ * Returns 0; WF_EINVAL (NULL node, wrong direction, nodes of two graphs,
+ * an edge from a node to itself),
  * WF_ENOPORT, WF_ESIZE (message sizes differ), WF_EEXIST (that edge
  * exists), WF_EDESTROYED, WF_ENOMEM.  Nothing changes on error. */
 WF_API int wf_make_edge_ports(wf_port from, wf_port to);
@@ -191,7 +192,7 @@ WF_API int wf_try_get_port(wf_port from, void *msg);
 /* Copy the next message into msg and hold it: nobody else can take it
  * until wf_try_consume (removes it) or wf_try_release (puts it back).
  * Returns 1, 0 (none, or already reserved; non-buffering nodes always), or
- * an error.  Release and consume return 0, or WF_ENOENT when nothing is
+ * an error.  Release and consume return 1, or WF_ENOENT when nothing is
  * reserved. */
 WF_API int wf_try_reserve_port(wf_port from, void *msg);
 WF_API int wf_try_release_port(wf_port from);
@@ -202,9 +203,14 @@ WF_API int wf_try_consume_port(wf_port from);
 
 /* ---- nodes ----------------------------------------------------------------- */
 
+/* Largest message (and key) size a node accepts; above it a constructor
+ * returns WF_ERANGE, before any size arithmetic can wrap. */
+#define WF_MAX_MSG_SIZE (SIZE_MAX >> 8)
+
 /* Every constructor returns 0 and sets *out, or WF_EINVAL (out or g NULL,
- * a zero size where the node does not take WF_SIGNAL, a bad option) or
- * WF_ENOMEM; on error *out is untouched.
+ * a zero size where the node does not take WF_SIGNAL, a bad option),
+ * WF_ERANGE (a size above WF_MAX_MSG_SIZE) or WF_ENOMEM; on error *out is
+ * untouched.
  * The node belongs to g until wf_node_destroy (or wf_graph_destroy, after
  * which it only accepts wf_node_destroy). */
 
@@ -525,7 +531,8 @@ WF_API wf_gateway *wf_async_node_gateway(wf_node *n);
  * sizes[i] bytes sits at offsets[i], aligned for its size (the largest
  * power of two up to 16 that divides it); the whole is padded to the
  * largest alignment.  Writes offsets (n entries; may be NULL) and returns
- * the tuple's size, or 0 when n is 0, sizes is NULL or a size is 0. */
+ * the tuple's size, or 0 when n is 0 or above WF_JOIN_MAX_PORTS, sizes is
+ * NULL, or a size is 0 or above WF_MAX_MSG_SIZE. */
 WF_API size_t wf_tuple_layout(unsigned n, const size_t *sizes, size_t *offsets);
 
 /* split_node: one input port taking a tuple of `ports` elements laid out by

@@ -105,6 +105,10 @@ int wf_make_edge_ports(wf_port from, wf_port to)
     int err = check_pair(from, to, &fp, &tp);
     if (err)
         return err;
+    /* A node offering to itself: a buffer would pass its message round
+     * for ever, the first put never done.  A loop needs another node. */
+    if (fp->node == tp->node)
+        return WF_EINVAL;
     wf_graph *g = wf__node_graph(from.node);
     pthread_mutex_lock(&g->topo);
     wf__edge *e = NULL;
@@ -323,7 +327,8 @@ int wf_try_release_port(wf_port from)
     int err = sender(from, NULL, false, &p);
     if (err)
         return err;
-    return p->node->ops->release ? p->node->ops->release(p) : WF_ENOENT;
+    err = p->node->ops->release ? p->node->ops->release(p) : WF_ENOENT;
+    return err == 0 ? 1 : err; /* 1, as every try_ call that succeeds */
 }
 
 int wf_try_consume_port(wf_port from)
@@ -332,5 +337,6 @@ int wf_try_consume_port(wf_port from)
     int err = sender(from, NULL, false, &p);
     if (err)
         return err;
-    return p->node->ops->consume ? p->node->ops->consume(p) : WF_ENOENT;
+    err = p->node->ops->consume ? p->node->ops->consume(p) : WF_ENOENT;
+    return err == 0 ? 1 : err;
 }

@@ -421,6 +421,8 @@ static int check_config(const wf_join_config *c)
     }
     if (c->policy == WF_JOIN_KEY_MATCHING && c->key_size == 0)
         return WF_EINVAL;
+    if (c->policy == WF_JOIN_KEY_MATCHING && c->key_size > WF_MAX_MSG_SIZE)
+        return WF_ERANGE;
     return (unsigned)c->policy <= WF_JOIN_TAG_MATCHING ? 0 : WF_EINVAL;
 }
 

@@ -61,6 +61,13 @@ int wf__node_create(wf_node **out, wf_graph *g, size_t size,
 {
     if (out == NULL || g == NULL)
         return WF_EINVAL;
+    /* Before any arithmetic on the sizes (buffers, tuples) can wrap. */
+    for (unsigned i = 0; i < n_in; i++)
+        if (in_sizes[i] > WF_MAX_MSG_SIZE)
+            return WF_ERANGE;
+    for (unsigned i = 0; i < n_out; i++)
+        if (out_sizes[i] > WF_MAX_MSG_SIZE)
+            return WF_ERANGE;
     for (unsigned i = 0; i < n_in && !ops->signals; i++)
         if (in_sizes[i] == 0)
             return WF_EINVAL;

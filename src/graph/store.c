@@ -36,6 +36,8 @@ int wf__fifo_grow(wf__fifo *q)
     if (q->count < q->cap)
         return 0;
     size_t cap = q->cap ? q->cap * 2 : 8;
+    if (q->size && cap > SIZE_MAX / q->size)
+        return WF_ENOMEM; /* no such ring could exist */
     /* malloc's alignment and a multiple of the size keep every slot
      * aligned for the message type (its alignment divides its size). */
     char *buf = malloc(q->size ? cap * q->size : 1); /* signals: no bytes */

@@ -22,11 +22,13 @@ static size_t align_of_size(size_t size)
 
 size_t wf_tuple_layout(unsigned n, const size_t *sizes, size_t *offsets)
 {
-    if (n == 0 || sizes == NULL)
+    /* With at most WF_JOIN_MAX_PORTS sizes of at most WF_MAX_MSG_SIZE, the
+     * sum and its padding stay far below SIZE_MAX. */
+    if (n == 0 || n > WF_JOIN_MAX_PORTS || sizes == NULL)
         return 0;
     size_t end = 0, max_align = 1;
     for (unsigned i = 0; i < n; i++) {
-        if (sizes[i] == 0)
+        if (sizes[i] == 0 || sizes[i] > WF_MAX_MSG_SIZE)
             return 0;
         size_t a = align_of_size(sizes[i]);
         size_t at = (end + a - 1) / a * a;
@@ -65,17 +67,25 @@ static const wf__node_ops split_ops = {
     .handle = no_ops,
 };
 
-static bool bad_ports(unsigned ports, const size_t *sizes)
+/* WF_EINVAL, WF_ERANGE or 0 for a split or indexer node's ports. */
+static int check_ports(unsigned ports, const size_t *sizes)
 {
-    return ports == 0 || ports > WF_JOIN_MAX_PORTS ||
-           wf_tuple_layout(ports, sizes, NULL) == 0;
+    if (ports == 0 || ports > WF_JOIN_MAX_PORTS || sizes == NULL)
+        return WF_EINVAL;
+    for (unsigned i = 0; i < ports; i++)
+        if (sizes[i] > WF_MAX_MSG_SIZE)
+            return WF_ERANGE;
+    return wf_tuple_layout(ports, sizes, NULL) == 0 ? WF_EINVAL : 0;
 }
 
 int wf_split_node_create(wf_node **out, wf_graph *g, unsigned ports,
                          const size_t *msg_sizes)
 {
-    if (out == NULL || bad_ports(ports, msg_sizes))
+    if (out == NULL)
         return WF_EINVAL;
+    int bad = check_ports(ports, msg_sizes);
+    if (bad)
+        return bad;
     size_t offset[WF_JOIN_MAX_PORTS];
     size_t tuple_size = wf_tuple_layout(ports, msg_sizes, offset);
     wf_node *n;
@@ -133,8 +143,11 @@ static const wf__node_ops indexer_ops = {
 int wf_indexer_node_create(wf_node **out, wf_graph *g, unsigned ports,
                            const size_t *msg_sizes)
 {
-    if (out == NULL || bad_ports(ports, msg_sizes))
+    if (out == NULL)
         return WF_EINVAL;
+    int bad = check_ports(ports, msg_sizes);
+    if (bad)
+        return bad;
     size_t largest = 0;
     for (unsigned i = 0; i < ports; i++)
         largest = msg_sizes[i] > largest ? msg_sizes[i] : largest;
