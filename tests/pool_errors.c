@@ -7,7 +7,10 @@
  * WF_ENOTSPAWNED; joining from a thread that did not spawn the task ->
  * WF_EPERM, after which the real owner still joins it; destroy or
  * wait_idle from one of the pool's own workers -> WF_EPERM; destroying the
- * default pool -> WF_EPERM.  Each case is checked from a worker and from a
+ * default pool -> WF_EPERM; a task spawned twice before its join, a frame
+ * submitted twice before it started, a group task spawned while in a
+ * group not yet waited for -> WF_EBUSY, each run once, and the frame may be
+ * given again afterwards.  Each case is checked from a worker and from a
  * thread that is not one where the API allows both. */
 #include <limits.h>
 #include <pthread.h>
@@ -241,9 +244,76 @@ static void test_foreign_join(wf_pool *p)
     }
 }
 
+/* ---- a frame given twice ------------------------------------------------- */
+static _Atomic int twice_runs;
+
+static void count_task(wf_task *t)
+{
+    (void)t;
+    atomic_fetch_add(&twice_runs, 1);
+}
+
+static int count_group_task(wf_group_task *t)
+{
+    (void)t;
+    atomic_fetch_add(&twice_runs, 1);
+    return 0;
+}
+
+/* In a worker (arg: NULL) or outside (arg: any): spawn twice before the
+ * join -> WF_EBUSY and one run; after the join the frame spawns again. */
+static void spawn_twice(void *arg)
+{
+    (void)arg;
+    atomic_store(&twice_runs, 0);
+    wf_task t = {0};
+    CHECK_OK(wf_spawn(&t, count_task));
+    CHECK_ERR(wf_spawn(&t, count_task), WF_EBUSY);
+    CHECK_OK(wf_join(&t));
+    CHECK_EQ(atomic_load(&twice_runs), 1);
+    CHECK_OK(wf_spawn(&t, count_task)); /* joined: may be reused */
+    CHECK_OK(wf_join(&t));
+    CHECK_EQ(atomic_load(&twice_runs), 2);
+}
+
+static void test_given_twice(void)
+{
+    spawn_twice(NULL); /* from outside: the default pool */
+    wf_pool *p = make_pool(2);
+    CHECK_OK(wf_run(p, spawn_twice, NULL));
+    CHECK_OK(wf_pool_destroy(p));
+    /* wf_submit while still queued: a pool of 1 thread runs nothing until
+     * someone waits, so the frame is certainly queued. */
+    p = make_pool(1);
+    atomic_store(&twice_runs, 0);
+    wf_task t = {0};
+    CHECK_OK(wf_submit(p, &t, count_task));
+    CHECK_ERR(wf_submit(p, &t, count_task), WF_EBUSY);
+    CHECK_OK(wf_pool_wait_idle(p));
+    CHECK_EQ(atomic_load(&twice_runs), 1);
+    CHECK_OK(wf_submit(p, &t, count_task)); /* started: may be reused */
+    CHECK_OK(wf_pool_wait_idle(p));
+    CHECK_EQ(atomic_load(&twice_runs), 2);
+    /* A group task twice, and into a second group while in the first. */
+    wf_group g, h;
+    wf_group_task gt = {0};
+    atomic_store(&twice_runs, 0);
+    CHECK_OK(wf_group_init(&g, p, NULL));
+    CHECK_OK(wf_group_init(&h, p, NULL));
+    CHECK_OK(wf_group_spawn(&g, &gt, count_group_task));
+    CHECK_ERR(wf_group_spawn(&g, &gt, count_group_task), WF_EBUSY);
+    CHECK_ERR(wf_group_spawn(&h, &gt, count_group_task), WF_EBUSY);
+    CHECK_OK(wf_group_wait(&g));
+    CHECK_OK(wf_group_spawn(&h, &gt, count_group_task)); /* g waited */
+    CHECK_OK(wf_group_wait(&h));
+    CHECK_EQ(atomic_load(&twice_runs), 2);
+    CHECK_OK(wf_pool_destroy(p));
+}
+
 int main(void)
 {
     test_config();
+    test_given_twice();
     wf_pool *p = make_pool(2);
     test_null_args(p);
     CHECK_OK(wf_run(p, worker_misuse, p));

@@ -121,8 +121,9 @@ WF_API int wf_worker_index(void);
 /* Spawn t: fn(t) will run, on this worker or a thief, before wf_join(t)
  * returns.  From a worker the task goes on that worker's stack (no
  * allocation, no atomic RMW); from any other thread it goes to the default
- * pool's submission queue.  Returns 0, or WF_EINVAL (t or fn NULL).  If
- * memory for the task cannot be found, fn runs at once, inline. */
+ * pool's submission queue.  Returns 0, WF_EINVAL (t or fn NULL), or
+ * WF_EBUSY (t is spawned and not yet joined; nothing is done).  If memory
+ * for the task cannot be found, fn runs at once, inline. */
 static inline int wf_spawn(wf_task *t, wf_task_fn fn);
 
 /* Wait until t has run.  If t was not stolen it runs here, now; if it was,
@@ -151,8 +152,10 @@ WF_API int wf_run(wf_pool *pool, void (*fn)(void *arg), void *arg);
  * wf_pool_wait_idle or wf_pool_destroy).  t must stay valid until
  * fn starts; fn may free it.  Do not join t.  Any thread: from one of the
  * pool's workers t goes on that worker's own stack, as a spawn does (no
- * lock), from elsewhere to the pool's submission queue.
- * Returns 0, or WF_EINVAL.  Never allocates: t itself is queued. */
+ * lock), from elsewhere to the pool's submission queue.  t must be
+ * zero-initialised, or a frame whose earlier fn has started.
+ * Returns 0, WF_EINVAL, or WF_EBUSY (t is submitted and has not started
+ * yet; nothing is done).  Never allocates: t itself is queued. */
 WF_API int wf_submit(wf_pool *pool, wf_task *t, wf_task_fn fn);
 
 /* Wait until every task submitted with wf_submit/wf_run has finished,
@@ -247,7 +250,8 @@ WF_API int wf_group_init(wf_group *g, wf_pool *pool, wf_group *parent);
 
 /* Run fn(t) as a task of g.  Returns 0; WF_EINVAL (NULL); WF_EPERM (not
  * the thread that initialised g); WF_ESTATE (g was waited for already);
- * WF_ECANCELED (g is cancelled: t will not run). */
+ * WF_ECANCELED (g is cancelled: t will not run); WF_EBUSY (t is in a group,
+ * this one or another, that has not been waited for). */
 WF_API int wf_group_spawn(wf_group *g, wf_group_task *t, wf_group_fn fn);
 
 /* Wait for every task of g; help meanwhile.  Returns 0, the first error a
@@ -349,7 +353,9 @@ static inline int wf_spawn(wf_task *t, wf_task_fn fn)
     /* Relaxed: limit is a hint that a thief wants work; answering it
      * (publishing) has its own release and wake-up protocol (P2, P3). */
     wf_task **limit = atomic_load_explicit(&w->limit, memory_order_relaxed);
+    /* owner_ above WF__JOINED: spawned and not yet joined (WF_EBUSY). */
     if (__builtin_expect(t == NULL || fn == NULL ||
+                             (uintptr_t)t->owner_ > (uintptr_t)WF__JOINED ||
                              (uintptr_t)w->sp >= (uintptr_t)limit, 0))
         return wf__spawn_slow(t, fn); /* not a worker, full, asked, bad */
     t->fn = fn;

@@ -23,6 +23,7 @@
 /* Task flags (owner-written before the task is shared). */
 #define WF__TASK_DETACHED 1u /* nobody joins it; it may be freed once run */
 #define WF__TASK_ROOT 2u     /* counted in pool->roots (wf_pool_wait_idle) */
+#define WF__TASK_QUEUED 4u   /* given to wf_submit and not started yet */
 
 /* Counters written by one worker, read by wf_pool_stats (wf_counter_inc). */
 typedef struct wf__counters {

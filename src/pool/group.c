@@ -67,6 +67,8 @@ int wf_group_spawn(wf_group *g, wf_group_task *t, wf_group_fn fn)
         return WF_ESTATE;
     if (wf_group_is_cancelled(g))
         return WF_ECANCELED;
+    if (t->group_ != NULL) /* in a group (this or another) until waited */
+        return WF_EBUSY;
     t->task = (wf_task){0};
     t->group_ = g;
     t->fn_ = fn;
@@ -100,6 +102,7 @@ int wf_group_wait(wf_group *g)
         if ((outside ? wf__join_external(outside, &t->task)
                      : wf_join(&t->task)) != 0)
             WF_BUG("a group task could not be joined");
+        t->group_ = NULL; /* it has run: the frame may be spawned again */
     }
     wf_store_relaxed(&g->state_, GROUP_WAITED); /* see init */
     int err = wf_load_acquire(&g->error_); /* see group_task */

@@ -129,6 +129,8 @@ int wf__spawn_slow(wf_task *t, wf_task_fn fn)
 {
     if (t == NULL || fn == NULL)
         return WF_EINVAL;
+    if ((uintptr_t)t->owner_ > (uintptr_t)WF__JOINED)
+        return WF_EBUSY; /* spawned already, not joined yet */
     wf__worker *w = wf__current();
     if (w == NULL) {
         wf__spawn_external(wf_pool_default(), t, fn);

@@ -63,12 +63,17 @@ int wf_submit(wf_pool *pool, wf_task *t, wf_task_fn fn)
 {
     if (pool == NULL || t == NULL || fn == NULL)
         return WF_EINVAL;
+    /* Queued twice, t would run twice, or link the queue into a cycle.
+     * The bit is cleared when t starts (run_task), so fn may submit t
+     * again. */
+    if (t->flags_ & WF__TASK_QUEUED)
+        return WF_EBUSY;
     /* From one of pool's workers: on its own stack, where a spawn goes. */
-    if (wf__spawn_detached(pool, t, fn, WF__TASK_ROOT))
+    if (wf__spawn_detached(pool, t, fn, WF__TASK_ROOT | WF__TASK_QUEUED))
         return 0;
     t->fn = fn;
     t->owner_ = WF__JOINED; /* nobody may join it */
-    t->flags_ = WF__TASK_DETACHED;
+    t->flags_ = WF__TASK_DETACHED | WF__TASK_QUEUED;
     wf__submit_root(pool, t);
     return 0;
 }

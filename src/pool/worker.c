@@ -65,6 +65,8 @@ wf_task *wf__steal(wf__worker *w, wf__worker *victim)
 static void run_task(wf__worker *w, wf_task *t, bool shared)
 {
     uint32_t flags = t->flags_;
+    if (flags & WF__TASK_QUEUED) /* started: wf_submit may take it again */
+        t->flags_ = flags & ~WF__TASK_QUEUED;
     t->fn(t);
     if (!(flags & WF__TASK_DETACHED)) {
         if (shared)
