@@ -12,7 +12,8 @@
  * WF_EDESTROYED (the node can still be destroyed); a body's error is what
  * wait_for_all returns; wait_for_all / destroy from a body of the same
  * graph -> WF_EPERM, while wait_for_all from a worker outside its bodies
- * helps the pool and returns, even on a pool of one worker.  After every
+ * helps the pool and returns, even on a pool of one worker; a pool that a
+ * graph still uses refuses wf_pool_destroy with WF_EBUSY.  After every
  * error the messages a queue held are all still there, in order. */
 #include "graph_test.h"
 
@@ -233,6 +234,22 @@ static void wait_on_worker(void *arg)
     CHECK_OK(wf_node_destroy(f));
 }
 
+/* A pool with a graph on it refuses wf_pool_destroy (the graph's tasks
+ * would outlive it); once the graph is destroyed, the pool may be. */
+static void test_pool_outlives_graphs(void)
+{
+    wf_pool *p = gt_pool(2);
+    wf_graph *g1 = gt_graph(p), *g2 = gt_graph(p);
+    wf_node *q = gt_queue(g1, sizeof(int));
+    gt_put(q, 1);
+    CHECK_ERR(wf_pool_destroy(p), WF_EBUSY);
+    CHECK_OK(wf_graph_destroy(g1));
+    CHECK_ERR(wf_pool_destroy(p), WF_EBUSY); /* g2 still there */
+    CHECK_OK(wf_graph_destroy(g2));
+    CHECK_OK(wf_node_destroy(q)); /* a node outlives its graph */
+    CHECK_OK(wf_pool_destroy(p));
+}
+
 static void test_wait_from_worker(void)
 {
     wf_pool *one = gt_pool(1);
@@ -250,6 +267,7 @@ int main(void)
     test_cancel_and_destroyed();
     test_body_errors();
     test_wait_from_worker();
+    test_pool_outlives_graphs();
     CHECK_OK(wf_pool_destroy(pool));
     CHECK_DONE("graph_errors");
 }

@@ -91,7 +91,8 @@ WF_API int wf_pool_create(wf_pool **out, const wf_pool_config *cfg);
 
 /* Wait for every submitted task to finish, stop the workers and free the
  * pool.  NULL is accepted (returns 0).  Returns WF_EPERM, doing nothing, when
- * called from one of the pool's own workers, or on the default pool. */
+ * called from one of the pool's own workers, or on the default pool, and
+ * WF_EBUSY while a graph made on the pool has not been destroyed. */
 WF_API int wf_pool_destroy(wf_pool *pool);
 
 /* The default pool, created on first use with the environment's settings

@@ -75,6 +75,7 @@ int wf_graph_create(wf_graph **out, wf_pool *pool)
     if (g == NULL)
         return WF_ENOMEM;
     g->pool = pool;
+    wf_fetch_add_seqcst(&pool->graphs, 1); /* see wf_pool_destroy */
     static pthread_once_t counts_once = PTHREAD_ONCE_INIT;
     pthread_once(&counts_once, read_counts_env);
     /* Relaxed: g is not shared yet; publishing it orders the store. */
@@ -100,6 +101,7 @@ fail_cond:
 fail_idle_lock:
     free(g->drainers);
 fail_drainers:
+    wf_fetch_add_seqcst(&pool->graphs, -1);
     free(g);
     return WF_ENOMEM;
 }
@@ -604,7 +606,10 @@ int wf_graph_destroy(wf_graph *g)
     pthread_cond_destroy(&g->idle);
     pthread_mutex_destroy(&g->idle_lock);
     free(g->drainers);
+    wf_pool *pool = g->pool;
     free(g);
+    /* Last: the pool may be destroyed as soon as the count drops. */
+    wf_fetch_add_seqcst(&pool->graphs, -1);
     return 0;
 }
 

@@ -82,6 +82,11 @@ struct wf_pool {
     bool is_default;
     void *mem; /* raw block behind this aligned struct */
     _Atomic int shutdown;
+    /* Graphs made on this pool and not yet destroyed: wf_pool_destroy
+     * refuses while there are any (their tasks would outlive the pool).
+     * Seq_cst RMWs; destroy's load needs only to see the count of graphs
+     * whose creation happened before it (the caller's own order). */
+    _Atomic long graphs;
 
     /* Parking (park.c): an event count.  Sleepers announce themselves,
      * rescan, then wait on `epoch`; a waker bumps it.  Waiters (threads

@@ -225,6 +225,8 @@ int wf_pool_destroy(wf_pool *pool)
         return 0;
     if (pool->is_default || wf_current_pool() == pool)
         return WF_EPERM;
+    if (wf_load_acquire(&pool->graphs) > 0)
+        return WF_EBUSY; /* a graph still uses it: destroy the graph first */
     wf_pool_wait_idle(pool);
     stop_workers(pool);
     free_pool(pool);
