@@ -15,6 +15,7 @@
  * ports, broadcast_node) and are refused where they do not; try_put(port,
  * NULL) is a signal there and WF_EINVAL on a data port. */
 #include <pthread.h>
+#include <sched.h>
 
 #include "graph_test.h"
 
@@ -528,10 +529,81 @@ static void test_limiter_pulls(void)
     GT_DESTROY(g, src, lim, q, dec);
 }
 
+/* Decrements racing with offers (regression): queue -> limiter(2) ->
+ * serial rejecting function, whose body decrements the limiter, while
+ * another thread sends spare decrements.  A decrement that lowered the
+ * count of a message still being offered, which then did not pass, made
+ * the count wrap and the limiter refuse every later message: the
+ * pipeline stalled with messages left in the queue.  Every message must
+ * get through, in every round. */
+typedef struct {
+    wf_node *lim;
+    _Atomic int done, stop;
+} race_ctx;
+
+static int race_body(const void *in, void *out, void *ctx)
+{
+    (void)in, (void)out;
+    race_ctx *c = ctx;
+    atomic_fetch_add(&c->done, 1);
+    DECREMENT(c->lim);
+    return 0;
+}
+
+static void *spare_decrements(void *arg)
+{
+    race_ctx *c = arg;
+    while (!atomic_load(&c->stop)) {
+        DECREMENT(c->lim);
+        sched_yield();
+    }
+    return NULL;
+}
+
+static void test_limiter_race(void)
+{
+#ifdef WF_TEST_SANITIZED
+    enum { ROUNDS = 20, N = 100 };
+#else
+    enum { ROUNDS = 200, N = 200 };
+#endif
+    wf_pool *p4 = gt_pool(4);
+    for (int round = 0; round < ROUNDS; round++) {
+        wf_graph *g = gt_graph(p4);
+        race_ctx c = {.lim = gt_limiter(g, 2)};
+        wf_node *src = gt_queue(g, sizeof(int));
+        wf_node *f = gt_function(g, sizeof(int), 0, WF_SERIAL, WF_REJECTING,
+                                 race_body, &c);
+        CHECK_OK(wf_make_edge(src, wf_input_port(c.lim, 0)));
+        CHECK_OK(wf_make_edge(c.lim, f));
+        pthread_t th;
+        CHECK(pthread_create(&th, NULL, spare_decrements, &c) == 0);
+        for (int i = 0; i < N; i++)
+            gt_put(src, i);
+        /* Until the queue is empty: a message a spare decrement let in
+         * late may still be on its way when a wait returns. */
+        int v;
+        for (int k = 0; k < 1000 && atomic_load(&c.done) < N; k++) {
+            CHECK_OK(wf_graph_wait_for_all(g));
+            DECREMENT(c.lim);
+        }
+        atomic_store(&c.stop, 1);
+        CHECK(pthread_join(th, NULL) == 0);
+        CHECK_OK(wf_graph_wait_for_all(g));
+        CHECK_MSG(atomic_load(&c.done) == N,
+                  "round %d: %d of %d messages got through the limiter",
+                  round, atomic_load(&c.done), N);
+        CHECK_EQ(wf_try_get(src, &v), 0);
+        GT_DESTROY(g, src, c.lim, f);
+    }
+    CHECK_OK(wf_pool_destroy(p4));
+}
+
 static void test_limiter(void)
 {
     test_limiter_counts();
     test_limiter_pulls();
+    test_limiter_race();
 }
 
 /* ---- sequencer_node -------------------------------------------------------- */

@@ -1,12 +1,15 @@
 /* limiter_node: lets at most `threshold` messages through until signals on
  * its decrement port (input 1) lower the count again.
  *
- * It keeps nothing.  A message put while the count is below the threshold
- * is counted and broadcast on the putting thread; if no successor takes
- * it, the count goes back down and the put is rejected (oneTBB does the
- * same).  At the threshold a put is rejected, which turns the edge to
- * pull.  A decrement lowers the count, never below 0 (the spec truncates
- * the count to [0, threshold], so spare signals are not saved up), and
+ * It keeps nothing.  A message put while the messages passed and those
+ * being offered are below the threshold is counted as a try and broadcast
+ * on the putting thread; if a successor takes it, it counts as passed,
+ * otherwise the try is dropped and the put is rejected (oneTBB keeps the
+ * tries apart in the same way, my_tries).  At the threshold a put is
+ * rejected, which turns the edge to pull.  A decrement lowers the count of
+ * passed messages, never below 0 (the spec truncates the count to
+ * [0, threshold], so spare signals are not saved up; tries in flight are
+ * not passed yet, so a decrement never takes them), and
  * starts the puller: one pool task at a time (G4) that reserves a message
  * at a predecessor in pull state, broadcasts it, and consumes the
  * reservation if a successor took it or releases it otherwise, while the
@@ -20,11 +23,13 @@ typedef struct limiter_node {
     char *item;     /* the puller's message */
     wf__gtask task; /* the puller */
     /* state, under the aggregator */
-    size_t count; /* passed (or being offered), not yet decremented */
+    size_t count; /* passed, not yet decremented */
+    size_t tries; /* being offered to the successors now */
     bool pull_busy, pull_again;
 } limiter_node;
 
-enum { LM_PASS = WF__OP_KIND, LM_UNDO, LM_DECREMENT, LM_WAKE, LM_PULL };
+enum { LM_TRY = WF__OP_KIND, LM_PASSED, LM_UNDO, LM_DECREMENT, LM_WAKE,
+       LM_PULL };
 enum { PULL_STOP, PULL_GO };
 enum { PREV_NONE, PREV_PASSED, PREV_REJECTED, PREV_EMPTY };
 
@@ -43,7 +48,7 @@ static bool should_start(limiter_node *l)
         l->pull_again = true;
         return false;
     }
-    if (l->count >= l->threshold || wf__node_stopped(&l->base) ||
+    if (l->count + l->tries >= l->threshold || wf__node_stopped(&l->base) ||
         !wf__has_edge(&l->base.in[0], WF__PULL))
         return false;
     l->pull_busy = true;
@@ -53,10 +58,12 @@ static bool should_start(limiter_node *l)
 
 static void pull_step(limiter_node *l, lm_op *op)
 {
-    if (op->prev == PREV_REJECTED || op->prev == PREV_EMPTY)
-        l->count--; /* it did not pass */
+    if (op->prev != PREV_NONE)
+        l->tries--; /* the last try is over: it passed, or did not */
+    if (op->prev == PREV_PASSED)
+        l->count++;
     /* After successors rejected, go on only if something changed (G4). */
-    if (l->count >= l->threshold || wf__node_stopped(&l->base) ||
+    if (l->count + l->tries >= l->threshold || wf__node_stopped(&l->base) ||
         !wf__has_edge(&l->base.in[0], WF__PULL) ||
         (op->prev == PREV_REJECTED && !l->pull_again)) {
         l->pull_busy = l->pull_again = false;
@@ -64,7 +71,7 @@ static void pull_step(limiter_node *l, lm_op *op)
         return;
     }
     l->pull_again = false;
-    l->count++; /* counted while it is offered, as a put is */
+    l->tries++; /* a try while it is offered, as a put is */
     op->result = PULL_GO;
 }
 
@@ -73,12 +80,16 @@ static void limiter_handle(wf_node *n, wf__op *o)
     limiter_node *l = (limiter_node *)n;
     lm_op *op = (lm_op *)o;
     switch (o->type) {
-    case LM_PASS:
-        op->result = l->count < l->threshold;
-        l->count += op->result;
+    case LM_TRY:
+        op->result = l->count + l->tries < l->threshold;
+        l->tries += op->result;
+        break;
+    case LM_PASSED:
+        l->tries--;
+        l->count++;
         break;
     case LM_UNDO:
-        l->count--;
+        l->tries--;
         break;
     case LM_DECREMENT:
         if (l->count > 0) /* truncated at 0: a spare signal is dropped */
@@ -137,10 +148,12 @@ static int limiter_put(wf__port *in, const void *msg)
         call(l, LM_DECREMENT);
         return WF__ACCEPT;
     }
-    if (!call(l, LM_PASS))
+    if (!call(l, LM_TRY))
         return WF__REJECT_PULL; /* at the threshold: pull when lowered */
-    if (wf__push_broadcast(&l->base.out[0], msg) > 0)
+    if (wf__push_broadcast(&l->base.out[0], msg) > 0) {
+        call(l, LM_PASSED);
         return WF__ACCEPT;
+    }
     call(l, LM_UNDO);
     return WF__REJECT_PULL; /* pull it when a successor comes back */
 }
@@ -153,7 +166,7 @@ static void limiter_wake(wf__port *p)
 static void limiter_reset(wf_node *n)
 {
     limiter_node *l = (limiter_node *)n;
-    l->count = 0; /* the graph is idle: no puller runs */
+    l->count = l->tries = 0; /* the graph is idle: no puller runs */
     l->pull_again = false;
 }
 
