@@ -39,6 +39,10 @@
  *           caller slot (each in a wf_run whose fn waits for a release);
  *           main's wf_run, which finds no slot, must still run once they
  *           let go (a pool of 1 has no worker to hand it to).
+ *   nested_pools  a task on pool A's background worker calls wf_run(B),
+ *           whose fn calls wf_run(A) and computes fib(18) there: it
+ *           completes (each wf_run runs fn in a caller slot of its pool on
+ *           the same thread; it once waited for A's only worker, itself).
  * Every wait on another thread is bounded; a watchdog (alarm) turns a hang
  * inside weft into a failure that names where it hung. */
 #include <sys/resource.h>
@@ -539,6 +543,54 @@ static void slots_full(void)
     alarm(0);
 }
 
+/* ---- nested_pools ---------------------------------------------------------------------- */
+
+typedef struct {
+    wf_pool *a, *b;
+    long out;
+    _Atomic int done;
+} nest_ctx;
+
+static void nest_inner(void *arg) /* in A again, from B's fn */
+{
+    nest_ctx *c = arg;
+    c->out = fib_par(18);
+}
+
+static void nest_middle(void *arg) /* in B, from A's task */
+{
+    nest_ctx *c = arg;
+    CHECK_OK(wf_run(c->a, nest_inner, c));
+}
+
+typedef struct {
+    wf_task task;
+    nest_ctx *c;
+} nest_frame;
+
+static void nest_task(wf_task *t)
+{
+    nest_ctx *c = ((nest_frame *)t)->c;
+    CHECK_OK(wf_run(c->b, nest_middle, c));
+    atomic_store(&c->done, 1);
+}
+
+static void nested_pools(void)
+{
+    watch("nested_pools: A's task runs wf_run(B), which runs wf_run(A)",
+          WATCH_S);
+    nest_ctx c = {.a = make_pool(2), .b = make_pool(2)};
+    nest_frame f = {.c = &c};
+    /* On A's only background worker: a task, not main. */
+    CHECK_OK(wf_submit(c.a, &f.task, nest_task));
+    CHECK(wait_count(&c.done, 1, 30.0));
+    CHECK_OK(wf_pool_wait_idle(c.a));
+    CHECK_EQ(c.out, fib_seq(18));
+    CHECK_OK(wf_pool_destroy(c.b));
+    CHECK_OK(wf_pool_destroy(c.a));
+    alarm(0);
+}
+
 /* ---- group_one ------------------------------------------------------------------------ */
 
 enum { NGROUP = 1000 };
@@ -641,6 +693,7 @@ static const check_scenario scenarios[] = {
     {"idle_after", idle_after},
     {"group_one", group_one},
     {"slots_full", slots_full},
+    {"nested_pools", nested_pools},
 };
 
 int main(int argc, char **argv)
