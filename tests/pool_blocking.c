@@ -34,8 +34,9 @@
  *               through the pool's own copy (regression).
  *   index       wf_worker_index() is past the pool's own slots on spares,
  *               below wf_pool_stats' count.
- *   spare_start_failure  a spare whose thread cannot start: later spares
- *               still start, and no thread that never started is joined
+ *   spare_start_failure  a spare whose thread cannot start: begin says so
+ *               (WF_EAGAIN) and the task still runs; later spares still
+ *               start, and no thread that never started is joined
  *               (regression; normal build only). */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -618,11 +619,11 @@ int pthread_join(pthread_t t, void **ret)
     return real_join(t, ret);
 }
 
+/* ctx: the code wf_blocking_begin must return (int *). */
 static void short_block(size_t b, size_t e, void *ctx)
 {
-    (void)ctx;
     for (size_t i = b; i < e; i++) {
-        CHECK_OK(wf_blocking_begin());
+        CHECK_ERR(wf_blocking_begin(), *(const int *)ctx);
         usleep(1000);
         CHECK_OK(wf_blocking_end());
     }
@@ -648,10 +649,11 @@ static void spare_start_failure_child(void)
     CHECK(setrlimit(RLIMIT_AS, &rl) == 0); /* no room for a 64 MiB stack */
     /* One blocking task: its spare cannot start; then another. */
     int threads = thread_count();
-    CHECK_OK(wf_parallel_for(p, 0, 1, 1, short_block, NULL));
+    static const int no_spare = WF_EAGAIN; /* reported, and it runs on */
+    CHECK_OK(wf_parallel_for(p, 0, 1, 1, short_block, (void *)&no_spare));
     CHECK_EQ(slots(p), own_slots(1) + 1); /* a slot was made...       */
     CHECK_EQ(thread_count(), threads);    /* ...but no thread started */
-    CHECK_OK(wf_parallel_for(p, 0, 1, 1, short_block, NULL));
+    CHECK_OK(wf_parallel_for(p, 0, 1, 1, short_block, (void *)&no_spare));
     CHECK(setrlimit(RLIMIT_AS, &old) == 0);
     /* With room again, spares start: a rendezvous of 3 on 1 worker. */
     run_phase(p, 3, FROM_GROUP_OUTSIDE, 0, NULL);

@@ -274,7 +274,11 @@ WF_API bool wf_group_is_cancelled(const wf_group *g);
  * task.  While a worker is blocked the pool may start a spare worker, so
  * the pool keeps `threads` threads running; spares retire when idle, and
  * there are at most `max_spares` of them.  Calls nest.  Outside a worker
- * they do nothing.  Returns 0. */
+ * they do nothing.  wf_blocking_begin returns 0, or WF_EAGAIN when a spare
+ * was needed and no thread or memory for it could be had: the section is
+ * entered all the same (call wf_blocking_end), and the pool runs on the
+ * threads it has, trying again at the next begin.  At the max_spares bound
+ * it returns 0.  wf_blocking_end returns 0. */
 WF_API int wf_blocking_begin(void);
 WF_API int wf_blocking_end(void);
 

@@ -38,12 +38,17 @@ static wf__worker *spare_slot(wf_pool *p)
     return p->workers[n];
 }
 
-static void start_spare(wf_pool *p)
+/* Start a spare if fewer than the pool's workers run.  WF_EAGAIN when one
+ * was needed and memory or a thread for it could not be had; 0 otherwise,
+ * at the max_spares bound too (the configuration asked for that). */
+static int start_spare(wf_pool *p)
 {
+    int err = 0;
     pthread_mutex_lock(&p->spare_lock);
     /* Acquire pairs with stop_workers' release: no spare after shutdown
      * (stop_workers also takes this lock before joining). */
     if (!wf_load_acquire(&p->shutdown) && running(p) < (int)p->n) {
+        bool at_bound = wf__nslots(p) >= p->first_spare + p->max_spares;
         wf__worker *w = spare_slot(p);
         if (w) {
             /* seq_cst, as every update of blocked / spares_running: the
@@ -53,10 +58,14 @@ static void start_spare(wf_pool *p)
                 wf_fetch_add_seqcst(&p->spares_running, -1);
                 wf_store_release(&w->retired, 1); /* reusable, no thread */
                 w->started = false;
+                err = WF_EAGAIN;
             }
+        } else if (!at_bound) {
+            err = WF_EAGAIN; /* no memory for the slot */
         }
     }
     pthread_mutex_unlock(&p->spare_lock);
+    return err;
 }
 
 bool wf__spares_surplus(wf_pool *p)
@@ -90,7 +99,7 @@ int wf_blocking_begin(void)
     wf__publish_some(w, (size_t)(w->fast.sp - w->fast.bp));
     wf_fetch_add_seqcst(&w->pool->blocked, 1);
     if (running(w->pool) < (int)w->pool->n)
-        start_spare(w->pool);
+        return start_spare(w->pool); /* blocked either way: end follows */
     return 0;
 }
 
