@@ -17,6 +17,10 @@
  *                   number ("100000", "4x", "-3", " 2"): one warning on
  *                   stderr per variable, however many pools read it, and
  *                   the default applies (the default pool exists).
+ * fork              after fork(), the child gets a default pool of its
+ *                   own (wf_spawn, graphs on it work) and the parent's
+ *                   pools and graphs answer WF_ESTATE instead of hanging;
+ *                   the parent's pools are unaffected (not under TSan).
  * no_default_pool   the default pool cannot be created (its threads do
  *                   not fit an address-space limit; normal build only):
  *                   wf_pool_default() is NULL, and wf_spawn from outside
@@ -308,6 +312,90 @@ static void scenario_no_default_pool(void)
 #endif
 }
 
+/* ---- fork -------------------------------------------------------------- */
+/* A child of fork() gets a default pool of its own on first use, and a pool
+ * of the parent answers WF_ESTATE instead of hanging (its workers are not
+ * in the child).  Not under TSan, which does not start threads after a
+ * multi-threaded fork. */
+#if !defined(__SANITIZE_THREAD__)
+static int fork_body(const void *in, void *out, void *ctx)
+{
+    (void)out;
+    atomic_fetch_add((_Atomic int *)ctx, *(const int *)in);
+    return 0;
+}
+
+static void fork_child(wf_pool *parents, wf_graph *parents_graph)
+{
+    fib_frame f = {.n = 20};
+    CHECK_OK(wf_spawn(&f.task, fib_body)); /* the child's default pool */
+    CHECK_OK(wf_join(&f.task));
+    CHECK_EQ(f.out, 6765);
+    CHECK(wf_pool_default() != NULL);
+    fib_job j = {.n = 5};
+    CHECK_ERR(wf_run(parents, fib_root, &j), WF_ESTATE);
+    wf_task t = {0};
+    CHECK_ERR(wf_submit(parents, &t, fib_body), WF_ESTATE);
+    CHECK_ERR(wf_pool_wait_idle(parents), WF_ESTATE);
+    CHECK_ERR(wf_pool_destroy(parents), WF_ESTATE);
+    wf_graph *g = NULL;
+    CHECK_ERR(wf_graph_create(&g, parents), WF_ESTATE);
+    CHECK_ERR(wf_graph_wait_for_all(parents_graph), WF_ESTATE);
+    /* A graph on the child's default pool works. */
+    _Atomic int sum = 0;
+    CHECK_OK(wf_graph_create(&g, NULL));
+    wf_function_config fc = WF_FUNCTION_CONFIG_INIT;
+    fc.in_size = sizeof(int);
+    fc.body = fork_body;
+    fc.ctx = &sum;
+    wf_node *fn = NULL;
+    CHECK_OK(wf_function_node_create(&fn, g, &fc));
+    for (int i = 1; i <= 100; i++)
+        CHECK_EQ(wf_try_put(fn, &i), 1);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_EQ(atomic_load(&sum), 5050);
+    CHECK_OK(wf_graph_destroy(g));
+    CHECK_OK(wf_node_destroy(fn));
+    /* And a pool made in the child. */
+    wf_pool *p = make_pool(2, 0, NULL);
+    check_fib_on(p, 15);
+    CHECK_OK(wf_pool_destroy(p));
+}
+#endif
+
+static void scenario_fork(void)
+{
+#if defined(__SANITIZE_THREAD__)
+    printf("fork: skipped under TSan (no threads after a multi-threaded fork)\n");
+#else
+    /* The parent uses its default pool, a pool of its own and a graph. */
+    fib_frame f = {.n = 15};
+    CHECK_OK(wf_spawn(&f.task, fib_body));
+    CHECK_OK(wf_join(&f.task));
+    wf_pool *p = make_pool(2, 0, NULL);
+    check_fib_on(p, 12);
+    wf_graph *g = NULL;
+    CHECK_OK(wf_graph_create(&g, p));
+    fflush(NULL);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        fork_child(p, g);
+        fflush(NULL);
+        _exit(0);
+    }
+    int st;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "fork: child status %#x",
+              st);
+    /* The parent's pools are unaffected. */
+    check_fib_on(p, 12);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_OK(wf_graph_destroy(g));
+    CHECK_OK(wf_pool_destroy(p));
+#endif
+}
+
 /* ---- grow_failure ------------------------------------------------------- */
 enum { WIDE = 10000 };
 
@@ -374,6 +462,7 @@ int main(int argc, char **argv)
         {"grow_failure", scenario_grow_failure},
         {"no_default_pool", scenario_no_default_pool},
         {"env_junk", scenario_env_junk},
+        {"fork", scenario_fork},
     };
     return CHECK_RUN_SCENARIOS("pool_fault", argc, argv, scenarios);
 }

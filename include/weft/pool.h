@@ -97,7 +97,8 @@ WF_API int wf_pool_destroy(wf_pool *pool);
 
 /* The default pool, created on first use with the environment's settings
  * (like ForkJoinPool's common pool); never destroyed.  NULL if it could not
- * be created.  Any thread. */
+ * be created.  Any thread.  A child of fork() gets one of its own; pools
+ * made before the fork answer WF_ESTATE there (docs/pool.md). */
 WF_API wf_pool *wf_pool_default(void);
 
 /* Slots a pool keeps for threads that are not its workers and wait on it.

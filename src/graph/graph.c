@@ -71,6 +71,8 @@ int wf_graph_create(wf_graph **out, wf_pool *pool)
     wf__trace_env();
     if (pool == NULL && (pool = wf_pool_default()) == NULL)
         return WF_EAGAIN;
+    if (wf__pool_forked(pool))
+        return WF_ESTATE; /* a pool of the parent, after fork() */
     wf_graph *g = calloc(1, sizeof *g);
     if (g == NULL)
         return WF_ENOMEM;
@@ -362,6 +364,8 @@ int wf_graph_wait_for_all(wf_graph *g)
         return WF_EINVAL;
     if (running_graph == g)
         return WF_EPERM;
+    if (wf__pool_forked(g->pool))
+        return WF_ESTATE; /* made before fork(): no thread would run it */
     /* The calling thread runs the graph's tasks (and others of its pool)
      * while it waits, as a worker or in a caller slot: the work it waits
      * for may be queued behind it, and with one thread it must be. */

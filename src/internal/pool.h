@@ -87,6 +87,7 @@ struct wf_pool {
      * Seq_cst RMWs; destroy's load needs only to see the count of graphs
      * whose creation happened before it (the caller's own order). */
     _Atomic long graphs;
+    unsigned generation; /* wf__fork_gen when it was made */
 
     /* Parking (park.c): an event count.  Sleepers announce themselves,
      * rescan, then wait on `epoch`; a waker bumps it.  Waiters (threads
@@ -154,6 +155,13 @@ void wf__task_wait(wf_task *t);
 void wf__task_complete(wf_pool *pool, wf_task *t);
 
 /* pool.c */
+/* How many fork()s this process is away from the one that made a pool
+ * with a smaller generation: such a pool's threads are not here. */
+extern unsigned wf__fork_gen;
+static inline bool wf__pool_forked(const wf_pool *p)
+{
+    return p->generation != wf__fork_gen;
+}
 int wf__worker_create(wf_pool *p, unsigned index);
 int wf__worker_start(wf__worker *w);
 

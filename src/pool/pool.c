@@ -1,4 +1,5 @@
 /* Pool lifecycle, the default pool, configuration and statistics. */
+#include <limits.h>
 #include <string.h>
 
 #include "internal/pool.h"
@@ -178,6 +179,8 @@ static int start_workers(wf_pool *p)
     return err;
 }
 
+static void watch_fork(void);
+
 int wf_pool_create(wf_pool **out, const wf_pool_config *cfg)
 {
     if (out == NULL)
@@ -198,6 +201,9 @@ int wf_pool_create(wf_pool **out, const wf_pool_config *cfg)
     /* The caller's allocator may live in a frame that returns before a
      * spare is started: keep only the copy. */
     p->cfg.alloc = c.alloc ? &p->alloc : NULL;
+    static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+    pthread_once(&fork_once, watch_fork);
+    p->generation = wf__fork_gen;
     p->threads = c.threads;
     p->n = c.threads - 1; /* the thread that waits is the last one */
     p->first_spare = p->n + WF_CALLER_SLOTS;
@@ -225,6 +231,8 @@ int wf_pool_destroy(wf_pool *pool)
         return 0;
     if (pool->is_default || wf_current_pool() == pool)
         return WF_EPERM;
+    if (wf__pool_forked(pool))
+        return WF_ESTATE; /* its threads are the parent's: leave it */
     if (wf_load_acquire(&pool->graphs) > 0)
         return WF_EBUSY; /* a graph still uses it: destroy the graph first */
     wf_pool_wait_idle(pool);
@@ -233,22 +241,48 @@ int wf_pool_destroy(wf_pool *pool)
     return 0;
 }
 
-static wf_pool *default_pool;
-static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+/* fork(): the child has one thread, and a pool made before the fork has
+ * none of its workers there.  The child gets a default pool of its own on
+ * first use; a pool of the parent's answers WF_ESTATE (wf__pool_forked).
+ * Written only by the child's handler, while the child is single-threaded,
+ * so plain reads elsewhere do not race. */
+unsigned wf__fork_gen;
 
-static void create_default(void)
+/* The default pool, made on first use in each process; NULL when it could
+ * not be made (and not tried again in that process). */
+static wf_pool *_Atomic default_pool;
+static unsigned default_tried_gen = UINT_MAX; /* under default_lock */
+static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void after_fork_in_child(void)
 {
-    wf_pool *p;
-    if (wf_pool_create(&p, NULL) == 0) {
-        p->is_default = true;
-        default_pool = p;
-    }
+    wf__fork_gen++;
+    /* Another thread of the parent may have held it: not in this process. */
+    default_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+}
+
+static void watch_fork(void)
+{
+    pthread_atfork(NULL, NULL, after_fork_in_child);
 }
 
 wf_pool *wf_pool_default(void)
 {
-    pthread_once(&default_once, create_default);
-    return default_pool;
+    /* Acquire pairs with the release store below: the pool is made. */
+    wf_pool *p = wf_load_acquire(&default_pool);
+    if (p && !wf__pool_forked(p))
+        return p;
+    pthread_mutex_lock(&default_lock);
+    if (default_tried_gen != wf__fork_gen) {
+        default_tried_gen = wf__fork_gen;
+        wf_pool *made = NULL;
+        if (wf_pool_create(&made, NULL) == 0)
+            made->is_default = true;
+        wf_store_release(&default_pool, made);
+    }
+    p = wf_load_acquire(&default_pool);
+    pthread_mutex_unlock(&default_lock);
+    return p;
 }
 
 unsigned wf_pool_threads(const wf_pool *pool)

@@ -63,6 +63,8 @@ int wf_submit(wf_pool *pool, wf_task *t, wf_task_fn fn)
 {
     if (pool == NULL || t == NULL || fn == NULL)
         return WF_EINVAL;
+    if (wf__pool_forked(pool))
+        return WF_ESTATE;
     /* Queued twice, t would run twice, or link the queue into a cycle.
      * The bit is cleared when t starts (run_task), so fn may submit t
      * again. */
@@ -98,6 +100,8 @@ int wf_run(wf_pool *pool, void (*fn)(void *arg), void *arg)
         fn(arg);
         return 0;
     }
+    if (wf__pool_forked(pool))
+        return WF_ESTATE; /* made before a fork: its threads are not here */
     /* From outside: on this thread, in a caller slot, as a worker would;
      * what fn spawns is stolen from here. */
     wf__worker *w = wf__caller_enter_wait(pool, NULL, NULL);
@@ -124,6 +128,8 @@ int wf_pool_wait_idle(wf_pool *pool)
         return WF_EINVAL;
     if (wf_current_pool() == pool)
         return WF_EPERM; /* it would wait for itself */
+    if (wf__pool_forked(pool))
+        return WF_ESTATE;
     bool helped = wf__wait_helping(pool, no_roots, pool);
     pthread_mutex_lock(&pool->idle_lock); /* see wf__root_done */
     while (!helped && wf_load_acquire(&pool->roots) > 0)
