@@ -8,7 +8,11 @@
  *      1 s consumes < 0.05 s of CPU in that second;
  *   2. a freshly created pool that never ran anything, the same over 0.5 s;
  *   3. a worker that joins a task stolen by the other worker, which then
- *      sleeps 0.5 s, does not spin meanwhile: < 0.05 s of CPU.
+ *      sleeps 0.5 s, does not spin meanwhile: < 0.05 s of CPU;
+ *   4. a pool of WF_MAX_THREADS (1024) threads: < 2 s of CPU from its
+ *      creation to 0.5 s after fib(20) (idle workers spin for a bounded
+ *      time, not `spin` rounds of polling 1024 slots each), and then the
+ *      same idle check over the window: its workers have parked.
  * Normal build only: the sanitizers' own threads would blur the figure. */
 #include <sched.h>
 #include <stdlib.h>
@@ -101,6 +105,28 @@ int main(int argc, char **argv)
     check_fib_on(p, 25);
     snprintf(what, sizeof what, "after fib(25), %g s", window);
     check_idle_cpu(what, window);
+
+    /* 4: a pool of WF_MAX_THREADS: idle workers stop spinning after a
+     * bounded time, not after `spin` rounds each of which polls every
+     * slot (that kept 2 cores busy for seconds).  0.5 s to settle. */
+    wf_pool_config big = WF_POOL_CONFIG_INIT;
+    big.threads = WF_MAX_THREADS;
+    big.stack_size = (size_t)256 << 10;
+    wf_pool *q = NULL;
+    double c0 = cpu_seconds();
+    CHECK_OK(wf_pool_create(&q, &big));
+    check_fib_on(q, 20);
+    sleep_seconds(0.5);
+    /* Starting 1023 threads costs some CPU too, well under the limit. */
+    double settle = cpu_seconds() - c0;
+    printf("pool_idle: %u threads: %.3f s CPU from creation to 0.5 s after "
+           "fib(20) (limit 2)\n", big.threads, settle);
+    CHECK_MSG(settle < 2.0, "%u threads: %.3f s of CPU to start and settle",
+              big.threads, settle);
+    snprintf(what, sizeof what, "%u threads, 0.5 s after fib(20), %g s",
+             big.threads, window);
+    check_idle_cpu(what, window);
+    CHECK_OK(wf_pool_destroy(q));
 
     double cpu = -1;
     CHECK_OK(wf_run(p, stolen_join_root, &cpu));

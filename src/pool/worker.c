@@ -160,17 +160,42 @@ static int find_and_run(wf__worker *w)
     return RAN_NONE;
 }
 
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The spin before yielding is bounded by time as well as by rounds: a
+ * round polls every slot, so with a thousand workers `spin` rounds took
+ * seconds of two cores.  Round `idle` of a spin that began at *start:
+ * true once it has lasted SPIN_MAX_NS (the clock is read every 16th). */
+#define SPIN_MAX_NS 100000u
+
+static bool spun_too_long(uint64_t *start, unsigned idle)
+{
+    if (idle == 1) {
+        *start = now_ns();
+        return false;
+    }
+    return (idle & 15) == 0 && now_ns() - *start > SPIN_MAX_NS;
+}
+
 void wf__help_until(wf__worker *w, wf__cond_fn done, const void *arg)
 {
     unsigned idle = 0, spin = w->pool->spin;
+    uint64_t spin_start = 0;
     while (!done(arg)) {
-        if (find_and_run(w) != RAN_NONE)
+        if (find_and_run(w) != RAN_NONE) {
             idle = 0;
-        else if (++idle <= spin)
+        } else if (++idle <= spin) {
+            if (spun_too_long(&spin_start, idle))
+                idle = spin; /* on to the yields */
             wf__cpu_relax();
-        else if (idle <= spin + 32)
+        } else if (idle <= spin + 32) {
             sched_yield(); /* let a preempted thread we wait on run */
-        else {
+        } else {
             wf__wait_park(w, done, arg);
             idle = 0;
         }
@@ -201,12 +226,6 @@ void wf__help_until(wf__worker *w, wf__cond_fn done, const void *arg)
 #define MAX_NAPS 7u /* crumbs counted; the nap is NAP_NS << (naps - 1) */
 #define EMPTY_NAPS 3u
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 void *wf__worker_main(void *arg)
 {
@@ -214,6 +233,7 @@ void *wf__worker_main(void *arg)
     wf_pool *p = w->pool;
     wf__self = &w->fast;
     unsigned idle = 0, naps = 0, empty = 0;
+    uint64_t spin_start = 0;
     bool busy = false;  /* in a busy stretch (found work since idle) */
     uint64_t since = 0; /* its start, if it began with a stolen detached
                            task (else 0: it is not judged, no clock read) */
@@ -238,6 +258,8 @@ void *wf__worker_main(void *arg)
             }
         }
         if (++idle <= p->spin >> naps) {
+            if (spun_too_long(&spin_start, idle))
+                idle = p->spin >> naps; /* on to the yields */
             wf__cpu_relax();
         } else if (naps == 0 && idle <= p->spin + 32) {
             sched_yield(); /* let a preempted thread we wait on run */
