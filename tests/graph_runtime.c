@@ -12,6 +12,9 @@
  *               in the join are gone, WF_RESET_BODIES calls the body-reset
  *               callback (WF_RESET_PROTOCOL does not), a failing round is
  *               cleared, the DOT counters start again from 0.
+ *   reset_race  puts from one thread, resets (and cancels) from another:
+ *               no body replays, nothing is left in the queue after a final
+ *               reset, and the graph then delivers exactly (regression).
  *   clear_edges WF_RESET_CLEAR_EDGES removes every edge: puts stay in the
  *               queue, nothing runs, the same edges can be made again.
  *   priority    on one thread, ready bodies of higher-priority nodes run
@@ -23,6 +26,7 @@
  *   trace_env   the same file from WEFT_TRACE=path in a child process,
  *               written at its exit. */
 #include <pthread.h>
+#include <sched.h>
 #include <spawn.h>
 #include <sys/wait.h>
 
@@ -337,6 +341,80 @@ static void test_clear_edges(void)
     CHECK_OK(wf_pool_destroy(pool));
 }
 
+/* ---- reset racing puts ---------------------------------------------------- */
+
+/* One thread puts into queue -> function while another resets the graph
+ * (and cancels it now and then).  A reset that emptied the queue while a
+ * forwarder ran made its count wrap: bodies replayed for ever, or
+ * messages were lost.  Now a reset waits until nothing is in flight and
+ * holds new puts off meanwhile: bodies never outnumber the messages
+ * accepted, the queue is empty after a final reset, and the graph then
+ * delivers exactly. */
+typedef struct {
+    wf_graph *g;
+    wf_node *q;
+    _Atomic long accepted, stop;
+} reset_race_ctx;
+
+static void *race_putter(void *arg)
+{
+    reset_race_ctx *c = arg;
+    for (int i = 0; !atomic_load(&c->stop); i++) {
+        int r = wf_try_put(c->q, &i);
+        CHECK_MSG(r == 1 || r == WF_ECANCELED, "put: %s", wf_err_name(r));
+        if (r == 1)
+            atomic_fetch_add(&c->accepted, 1);
+    }
+    return NULL;
+}
+
+static void *race_resetter(void *arg)
+{
+    reset_race_ctx *c = arg;
+    for (int i = 0; i < 2000; i++) {
+        if (i % 3 == 0)
+            CHECK_OK(wf_graph_cancel(c->g));
+        CHECK_OK(wf_graph_reset(c->g, WF_RESET_PROTOCOL));
+    }
+    atomic_store(&c->stop, 1);
+    return NULL;
+}
+
+static void test_reset_race(void)
+{
+    wf_pool *pool = gt_pool(4);
+    wf_graph *g = gt_graph(pool);
+    _Atomic int runs = 0;
+    wf_node *q = gt_queue(g, sizeof(int));
+    /* Serial: the messages wait in f's own queue too, which the reset
+     * empties while f's runner takes from it. */
+    wf_node *f = gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING,
+                             count_body, &runs);
+    CHECK_OK(wf_make_edge(q, f));
+    reset_race_ctx c = {.g = g, .q = q};
+    pthread_t put_th[2], reset_th;
+    for (int i = 0; i < 2; i++)
+        CHECK_EQ(pthread_create(&put_th[i], NULL, race_putter, &c), 0);
+    CHECK_EQ(pthread_create(&reset_th, NULL, race_resetter, &c), 0);
+    CHECK_EQ(pthread_join(reset_th, NULL), 0);
+    for (int i = 0; i < 2; i++)
+        CHECK_EQ(pthread_join(put_th[i], NULL), 0);
+    CHECK_OK(wf_graph_reset(g, WF_RESET_PROTOCOL));
+    long acc = atomic_load(&c.accepted);
+    int ran = atomic_load(&runs);
+    printf("reset_race: %ld puts accepted, %d bodies ran\n", acc, ran);
+    CHECK_MSG(ran <= acc, "%d bodies for %ld messages: some ran twice", ran,
+              acc);
+    int v;
+    CHECK_EQ(wf_try_get(q, &v), 0); /* emptied, and its count with it */
+    for (int i = 0; i < 100; i++)
+        gt_put(q, i);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_EQ(atomic_load(&runs), ran + 100);
+    GT_DESTROY(g, q, f);
+    CHECK_OK(wf_pool_destroy(pool));
+}
+
 /* ---- priorities --------------------------------------------------------- */
 
 typedef struct {
@@ -595,6 +673,8 @@ int main(int argc, char **argv)
         test_reset(argc > 2 ? atoi(argv[2]) : 1000);
     else if (strcmp(s, "clear_edges") == 0)
         test_clear_edges();
+    else if (strcmp(s, "reset_race") == 0)
+        test_reset_race();
     else if (strcmp(s, "priority") == 0)
         test_priority();
     else if (strcmp(s, "trace") == 0)
@@ -605,7 +685,7 @@ int main(int argc, char **argv)
         run_traced_graph(50); /* WEFT_TRACE writes at exit */
     else {
         fprintf(stderr, "usage: graph_runtime errors|cancel|reset [ROUNDS]|"
-                        "clear_edges|priority|trace|trace_env\n");
+                        "clear_edges|reset_race|priority|trace|trace_env\n");
         return 2;
     }
     CHECK_DONE("graph_runtime");

@@ -12,6 +12,8 @@
  * body queued behind low-priority work still runs first.  Priority 0
  * tasks go straight to the pool: their only extra cost is one relaxed
  * load of the list's length per body. */
+#include <limits.h>
+#include <sched.h>
 #include <time.h>
 
 #include "graph/graph_impl.h"
@@ -110,11 +112,20 @@ fail_drainers:
 
 /* ---- work in flight (G5) -------------------------------------------------- */
 
+/* pending while wf_graph_reset empties the nodes: far below 0, so that a
+ * hold sees it and waits, and wait_for_all does not see 0. */
+#define RESETTING (LONG_MIN / 2)
+
 static void hold(wf_graph *g)
 {
     /* Seq_cst RMW: a waiter that later reads 0 must have seen this +1
      * first, or the task it counts has already finished. */
-    wf_fetch_add_seqcst(&g->pending, 1);
+    while (__builtin_expect(wf_fetch_add_seqcst(&g->pending, 1) < 0, 0)) {
+        /* A reset is emptying the nodes (no task runs then: it began at
+         * 0): take the count back and start once it is done. */
+        wf_fetch_add_seqcst(&g->pending, -1);
+        sched_yield();
+    }
 }
 
 /* The step from 1 to 0 happens only under idle_lock, so a waiter that
@@ -372,7 +383,7 @@ int wf_graph_wait_for_all(wf_graph *g)
     bool helped = wf__wait_helping(g->pool, idle, g);
     /* Under the lock: the last releaser may still hold it (see release). */
     pthread_mutex_lock(&g->idle_lock);
-    while (!helped && wf_load_acquire(&g->pending) > 0)
+    while (!helped && wf_load_acquire(&g->pending) != 0) /* or RESETTING */
         pthread_cond_wait(&g->idle, &g->idle_lock);
     pthread_mutex_unlock(&g->idle_lock);
     return status(g);
@@ -536,9 +547,18 @@ int wf_graph_reset(wf_graph *g, unsigned flags)
 {
     if (g == NULL || (flags & ~(WF_RESET_BODIES | WF_RESET_CLEAR_EDGES)))
         return WF_EINVAL;
-    int err = wf_graph_wait_for_all(g);
-    if (err == WF_EPERM)
-        return err;
+    /* Nothing may run while the nodes are emptied: wait until no work is
+     * in flight, then close the count (0 -> RESETTING) so that a put or a
+     * gateway that starts meanwhile waits in hold until the reset is done.
+     * A put that slips in between the wait and the CAS makes it fail: wait
+     * again. */
+    long idle_count = 0;
+    do {
+        int err = wf_graph_wait_for_all(g);
+        if (err == WF_EPERM || err == WF_EINVAL || err == WF_ESTATE)
+            return err;
+        idle_count = 0;
+    } while (!wf_cas_seqcst(&g->pending, &idle_count, RESETTING));
     pthread_mutex_lock(&g->topo);
     for (wf_node *n = g->nodes; n; n = wf__cold(n)->next)
         reset_node(n, flags);
@@ -546,6 +566,13 @@ int wf_graph_reset(wf_graph *g, unsigned flags)
         for (wf_node *n = g->nodes; n; n = wf__cold(n)->next)
             wf__edges_detach_all(n);
     pthread_mutex_unlock(&g->topo);
+    /* Open again, counting the holds that waited meanwhile (each added and
+     * took back its 1).  Under idle_lock, as every step to 0 (release). */
+    pthread_mutex_lock(&g->idle_lock);
+    wf_fetch_add_seqcst(&g->pending, -RESETTING);
+    pthread_cond_broadcast(&g->idle);
+    wf__wake_waiters(g->pool);
+    pthread_mutex_unlock(&g->idle_lock);
     /* Release pairs with the acquire loads in status /
      * wf_graph_is_cancelled / wf_graph_failed_node: whoever sees the graph running again sees the
      * emptied nodes. */
