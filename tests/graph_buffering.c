@@ -9,7 +9,8 @@
  * first, broadcasts every put to every successor in order (with several
  * producers the last message a successor got is the value held), gives a
  * new successor its value, answers try_get without removing the value,
- * reserves without removing it; clear and reset invalidate it.  A
+ * reserves without removing it, and a receiver that pulls takes its value
+ * once, not for ever; clear and reset invalidate it.  A
  * write_once_node rejects puts while it holds a value, until clear or
  * reset; behind a reserving join it pairs its one value with every message
  * of the other port (the spec's example).  A composite_node's ports act as
@@ -672,7 +673,48 @@ static void test_queue_direct(void)
     GT_DESTROY(g, f);
 }
 
+/* An overwrite_node before a rejecting function node: a put while the
+ * function is busy is rejected and the edge turns to pull; the function
+ * then pulls the value once.  It used to pull it again and again, for
+ * ever, since a get leaves the value in the overwrite node (found by the
+ * graph_ops fuzz target). */
+typedef struct {
+    _Atomic int runs, first_in;
+} slow_first;
+
+static int slow_first_body(const void *in, void *out, void *ctx)
+{
+    (void)in, (void)out;
+    slow_first *c = ctx;
+    if (atomic_fetch_add(&c->runs, 1) == 0) {
+        atomic_store(&c->first_in, 1);
+        gt_sleep_us(20000); /* the second put comes meanwhile */
+    }
+    return 0;
+}
+
+static void test_overwrite_pulled_once(void)
+{
+    wf_graph *g = gt_graph(pool);
+    slow_first c = {0};
+    wf_node *ow = gt_overwrite(g, false);
+    wf_node *f = gt_function(g, sizeof(int), 0, WF_SERIAL, WF_REJECTING,
+                             slow_first_body, &c);
+    CHECK_OK(wf_make_edge(ow, f));
+    gt_put(ow, 5); /* f takes it and is busy */
+    while (!atomic_load(&c.first_in))
+        gt_sleep_us(100);
+    gt_put(ow, 6); /* f rejects: the edge turns to pull */
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_EQ(atomic_load(&c.runs), 2); /* 5, then 6 pulled once */
+    int v;
+    CHECK_EQ(wf_try_get(ow, &v), 1); /* and the value is still there */
+    CHECK_EQ(v, 6);
+    GT_DESTROY(g, ow, f);
+}
+
 static const check_scenario scenarios[] = {
+    {"overwrite_pulled_once", test_overwrite_pulled_once},
     {"queue_direct", test_queue_direct},
     {"pq_producers", test_pq_producers},
     {"pq_successor", test_pq_successor_pulls_greatest},

@@ -247,6 +247,11 @@ int wf__pull_get(wf__port *in, void *msg)
             continue;
         const wf__node_ops *ops = e->from->node->ops;
         if (ops->get && ops->get(e->from, msg) == 1) {
+            /* The value stays in such a sender: delivered once, the edge
+             * is push again (the sender offers its next value); no
+             * re-offer now.  Relaxed, as in back_to_push. */
+            if (ops->keeps_on_get)
+                wf_store_relaxed(&e->state, WF__PUSH);
             if (wf__observed(e->from->node))
                 wf__count_pulled(e->from->node);
             return 1;

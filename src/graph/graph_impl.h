@@ -293,6 +293,10 @@ typedef struct wf__node_ops {
     /* Ports of message size 0 (WF_SIGNAL) are allowed: the constructor
      * checked which of its ports may carry signals. */
     bool signals;
+    /* get leaves the message in the node (overwrite, write_once): a pull
+     * delivers it once and turns the edge back to push, or a receiver
+     * in pull state would take the same value for ever. */
+    bool keeps_on_get;
     /* receiver side (input ports) */
     int (*put)(wf__port *in, const void *msg); /* WF__ACCEPT... or <0 */
     void (*pred_pull)(wf__port *in);           /* an in-edge became pull */

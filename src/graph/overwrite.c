@@ -143,7 +143,8 @@ static void ow_destroy(wf_node *n)
 
 #define OW_OPS(name)                                                         \
     {                                                                        \
-        .kind = name, .put = ow_put, .get = ow_get, .reserve = ow_reserve,   \
+        .kind = name, .keeps_on_get = true, .put = ow_put, .get = ow_get,    \
+        .reserve = ow_reserve,                                               \
         .release = ow_end, .consume = ow_end, .succ_push = ow_succ_push,     \
         .new_succ = ow_new_succ, .handle = ow_handle, .reset = ow_reset,     \
         .held = ow_held, .destroy = ow_destroy,                              \
