@@ -5,7 +5,7 @@ BUILD  ?= build
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE  ?= cmake
 
-.PHONY: all deps configure build demo test bench bench-quick install clean
+.PHONY: all deps configure build demo test bench bench-quick fuzz install clean
 
 all: build
 
@@ -36,6 +36,11 @@ bench: deps
 # The same with small inputs and 3 runs each: under 2 minutes.
 bench-quick: deps
 	@sh bench/run.sh $(BUILD) $(JOBS) --quick --reps 3 $(BENCH_ARGS)
+
+# The flow-graph fuzz target under clang's libFuzzer for FUZZ_SECONDS
+# (default 60); installs clang if it is missing (tests/fuzz/graph_ops.c).
+fuzz: deps
+	@sh scripts/fuzz.sh $(FUZZ_SECONDS)
 
 install: build
 	@$(CMAKE) --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))

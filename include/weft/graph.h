@@ -75,9 +75,11 @@ WF_API int wf_graph_wait_for_all(wf_graph *g);
  * or-ed; see "node priorities, errors, cancellation, reset, tracing"
  * below).  Every reset empties every buffer (nodes, join ports, function
  * queues), turns every edge back to push, zeroes the DOT counters, and
- * clears the cancelled flag, the error and the failed node.  Call it from
- * one thread, with nobody putting meanwhile.  Returns 0; WF_EINVAL (g
- * NULL, an unknown flag), WF_EPERM from a body of this graph. */
+ * clears the cancelled flag, the error and the failed node.  It waits
+ * until no work is in flight; a put from another thread that starts
+ * meanwhile waits until the reset is done (and its message survives it).
+ * Returns 0; WF_EINVAL (g NULL, an unknown flag), WF_EPERM from a body of
+ * this graph. */
 WF_API int wf_graph_reset(wf_graph *g, unsigned flags);
 
 /* Cancel: later try_put from outside returns WF_ECANCELED, bodies not yet
