@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <weft.h>
 
@@ -93,6 +95,25 @@ typedef struct {
     const char *name;
     void (*run)(void);
 } check_scenario;
+
+/* Run fn in a forked child (limits and forks stay there) and check that
+ * it exited with 0; a signal or a failed CHECK in it names `what`. */
+static inline void check_in_child(const char *what, void (*fn)(void))
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        fn();
+        fflush(NULL);
+        _exit(0);
+    }
+    int st;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: child %s %d", what,
+              WIFSIGNALED(st) ? "killed by signal" : "exited with",
+              WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+}
 
 /* A pool of `threads` threads, all else default. */
 static inline wf_pool *check_pool(unsigned threads)

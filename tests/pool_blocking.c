@@ -670,20 +670,8 @@ static void scenario_spare_start_failure(void)
 #ifdef WF_TEST_SANITIZED
     printf("spare_start_failure: skipped under the sanitizers\n");
 #else
-    fflush(NULL);
-    pid_t pid = fork();
-    CHECK(pid >= 0);
-    if (pid == 0) {
-        spare_start_failure_child();
-        fflush(NULL);
-        _exit(0);
-    }
-    int st;
-    CHECK(waitpid(pid, &st, 0) == pid);
-    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-              "child %s %d after a spare's thread failed to start",
-              WIFSIGNALED(st) ? "killed by signal" : "exited with",
-              WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+    check_in_child("a spare whose thread failed to start",
+                   spare_start_failure_child);
     printf("spare_start_failure: ok\n");
 #endif
 }

@@ -297,18 +297,7 @@ static void scenario_no_default_pool(void)
     printf("no_default_pool: skipped under the sanitizers (address-space "
            "limit)\n");
 #else
-    fflush(NULL);
-    pid_t pid = fork();
-    CHECK(pid >= 0);
-    if (pid == 0) {
-        no_default_pool_child();
-        fflush(NULL);
-        _exit(0);
-    }
-    int st;
-    CHECK(waitpid(pid, &st, 0) == pid);
-    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-              "no_default_pool: child status %#x", st);
+    check_in_child("no_default_pool", no_default_pool_child);
 #endif
 }
 
@@ -325,7 +314,10 @@ static int fork_body(const void *in, void *out, void *ctx)
     return 0;
 }
 
-static void fork_child(wf_pool *parents, wf_graph *parents_graph)
+static wf_pool *parents;
+static wf_graph *parents_graph;
+
+static void fork_child(void)
 {
     fib_frame f = {.n = 20};
     CHECK_OK(wf_spawn(&f.task, fib_body)); /* the child's default pool */
@@ -372,22 +364,12 @@ static void scenario_fork(void)
     fib_frame f = {.n = 15};
     CHECK_OK(wf_spawn(&f.task, fib_body));
     CHECK_OK(wf_join(&f.task));
-    wf_pool *p = make_pool(2, 0, NULL);
+    wf_pool *p = parents = make_pool(2, 0, NULL);
     check_fib_on(p, 12);
     wf_graph *g = NULL;
     CHECK_OK(wf_graph_create(&g, p));
-    fflush(NULL);
-    pid_t pid = fork();
-    CHECK(pid >= 0);
-    if (pid == 0) {
-        fork_child(p, g);
-        fflush(NULL);
-        _exit(0);
-    }
-    int st;
-    CHECK(waitpid(pid, &st, 0) == pid);
-    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "fork: child status %#x",
-              st);
+    parents_graph = g;
+    check_in_child("fork", fork_child);
     /* The parent's pools are unaffected. */
     check_fib_on(p, 12);
     CHECK_OK(wf_graph_wait_for_all(g));
