@@ -20,7 +20,9 @@
  * fork              after fork(), the child gets a default pool of its
  *                   own (wf_spawn, graphs on it work) and the parent's
  *                   pools and graphs answer WF_ESTATE instead of hanging;
- *                   the parent's pools are unaffected (not under TSan).
+ *                   the parent's pools are unaffected (normal build:
+ *                   the sanitizers' runtimes are not fork-safe with
+ *                   threads).
  * no_default_pool   the default pool cannot be created (its threads do
  *                   not fit an address-space limit; normal build only):
  *                   wf_pool_default() is NULL, and wf_spawn from outside
@@ -304,8 +306,8 @@ static void scenario_no_default_pool(void)
 /* ---- fork -------------------------------------------------------------- */
 /* A child of fork() gets a default pool of its own on first use, and a pool
  * of the parent answers WF_ESTATE instead of hanging (its workers are not
- * in the child).  Not under TSan, which does not start threads after a
- * multi-threaded fork. */
+ * in the child).  ctest runs it in the normal build only (CMakeLists.txt
+ * says why); the guard below keeps a TSan build from trying. */
 #if !defined(__SANITIZE_THREAD__)
 static int fork_body(const void *in, void *out, void *ctx)
 {
