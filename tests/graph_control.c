@@ -599,11 +599,61 @@ static void test_limiter_race(void)
     CHECK_OK(wf_pool_destroy(p4));
 }
 
+/* The integral decrement (oneTBB's limiter_node<T, int>): positive
+ * amounts lower the count by that much, negative ones raise it, and the
+ * count stays inside [0, threshold]. */
+static void decrement_by(wf_node *lim, int64_t k)
+{
+    CHECK_EQ(wf_try_put(wf_input_port(lim, 1), &k), 1);
+}
+
+static int drain_count(wf_node *q)
+{
+    int v, n = 0;
+    while (wf_try_get(q, &v) == 1)
+        n++;
+    return n;
+}
+
+static void test_limiter_counted(void)
+{
+    wf_graph *g = gt_graph(pool);
+    wf_node *src = gt_queue(g, sizeof(int)), *lim = NULL;
+    CHECK_OK(wf_limiter_node_create_counted(&lim, g, sizeof(int), 5));
+    wf_node *q = gt_queue(g, sizeof(int));
+    CHECK_OK(wf_make_edge(src, wf_input_port(lim, 0)));
+    CHECK_OK(wf_make_edge(lim, q));
+    CHECK_EQ(wf_port_msg_size(wf_input_port(lim, 1)), sizeof(int64_t));
+    CHECK_ERR(wf_try_put(wf_input_port(lim, 1), NULL), WF_EINVAL);
+    for (int i = 0; i < 12; i++)
+        gt_put(src, i);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_EQ(drain_count(q), 5); /* the threshold */
+    decrement_by(lim, 2);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_EQ(drain_count(q), 2);
+    decrement_by(lim, 100); /* truncated at 0: 5 more, not 100 */
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_EQ(drain_count(q), 5); /* 12 passed; the queue is empty */
+    decrement_by(lim, 2); /* count 3 */
+    decrement_by(lim, -1000); /* raised, truncated at the threshold */
+    gt_put(src, 12);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_EQ(drain_count(q), 0); /* at the threshold: 12 waits in src */
+    decrement_by(lim, 1);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_EQ(drain_count(q), 1);
+    decrement_by(lim, 0); /* nothing changes */
+    decrement_by(lim, INT64_MIN); /* no overflow: the threshold again */
+    GT_DESTROY(g, src, lim, q);
+}
+
 static void test_limiter(void)
 {
     test_limiter_counts();
     test_limiter_pulls();
     test_limiter_race();
+    test_limiter_counted();
 }
 
 /* ---- sequencer_node -------------------------------------------------------- */

@@ -373,6 +373,13 @@ WF_API int wf_input_node_activate(wf_node *n);
 WF_API int wf_limiter_node_create(wf_node **out, wf_graph *g, size_t msg_size,
                                   size_t threshold);
 
+/* The same with an integral decrement (oneTBB's limiter_node<T, int>):
+ * port 1 takes int64_t messages; a positive value lowers the count by that
+ * much, a negative one raises it, the count truncated to [0, threshold].
+ * Same returns. */
+WF_API int wf_limiter_node_create_counted(wf_node **out, wf_graph *g,
+                                          size_t msg_size, size_t threshold);
+
 /* The sequence number of msg: 0 for the first message, then 1, 2, ...
  * Called on the putting thread, possibly on several threads at once. */
 typedef size_t (*wf_sequence_fn)(const void *msg, void *ctx);

@@ -20,6 +20,7 @@
 typedef struct limiter_node {
     wf_node base;
     size_t threshold;
+    bool counted;   /* port 1 takes int64_t amounts, not signals */
     char *item;     /* the puller's message */
     wf__gtask task; /* the puller */
     /* state, under the aggregator */
@@ -36,6 +37,7 @@ enum { PREV_NONE, PREV_PASSED, PREV_REJECTED, PREV_EMPTY };
 typedef struct lm_op {
     wf__op op;
     int result;
+    int64_t delta; /* LM_DECREMENT: lower the count by this (< 0: raise) */
     int prev;   /* LM_PULL */
     bool start; /* the caller must spawn the puller */
 } lm_op;
@@ -92,8 +94,16 @@ static void limiter_handle(wf_node *n, wf__op *o)
         l->tries--;
         break;
     case LM_DECREMENT:
-        if (l->count > 0) /* truncated at 0: a spare signal is dropped */
-            l->count--;
+        /* Truncated to [0, threshold], as the spec says: a spare decrement
+         * is dropped, not saved up, and a raise stops at the threshold. */
+        if (op->delta >= 0)
+            l->count = (uint64_t)op->delta >= l->count
+                           ? 0
+                           : l->count - (size_t)op->delta;
+        else
+            l->count = (uint64_t)-(op->delta + 1) >= l->threshold - l->count
+                           ? l->threshold
+                           : l->count + (size_t)-op->delta;
         op->start = should_start(l);
         break;
     case LM_WAKE: /* an in-edge turned to pull, or an out-edge to push */
@@ -109,9 +119,9 @@ static void limiter_handle(wf_node *n, wf__op *o)
 
 /* ---- outside --------------------------------------------------------------- */
 
-static int call(limiter_node *l, int type)
+static int call_delta(limiter_node *l, int type, int64_t delta)
 {
-    lm_op op = {.op.type = type};
+    lm_op op = {.op.type = type, .delta = delta};
     wf__node_exec(&l->base, &op.op);
     if (op.start)
         wf__spawn(wf__node_graph(&l->base), &l->task);
@@ -141,11 +151,19 @@ static void pull_task(wf__gtask *t)
     }
 }
 
+static int call(limiter_node *l, int type)
+{
+    return call_delta(l, type, 1);
+}
+
 static int limiter_put(wf__port *in, const void *msg)
 {
     limiter_node *l = (limiter_node *)in->node;
     if (in->index == 1) {
-        call(l, LM_DECREMENT);
+        int64_t delta = 1; /* a signal */
+        if (l->counted)
+            memcpy(&delta, msg, sizeof delta);
+        call_delta(l, LM_DECREMENT, delta);
         return WF__ACCEPT;
     }
     if (!call(l, LM_TRY))
@@ -186,12 +204,12 @@ static const wf__node_ops limiter_ops = {
     .destroy = limiter_destroy,
 };
 
-int wf_limiter_node_create(wf_node **out, wf_graph *g, size_t msg_size,
-                           size_t threshold)
+static int create(wf_node **out, wf_graph *g, size_t msg_size,
+                  size_t threshold, bool counted)
 {
     if (out == NULL || msg_size == 0)
         return WF_EINVAL;
-    size_t in[2] = {msg_size, WF_SIGNAL};
+    size_t in[2] = {msg_size, counted ? sizeof(int64_t) : WF_SIGNAL};
     wf_node *n;
     int err = wf__node_create(&n, g, sizeof(limiter_node), &limiter_ops, 2,
                               in, 1, &msg_size);
@@ -199,6 +217,7 @@ int wf_limiter_node_create(wf_node **out, wf_graph *g, size_t msg_size,
         return err;
     limiter_node *l = (limiter_node *)n;
     l->threshold = threshold;
+    l->counted = counted;
     l->task.run = pull_task;
     l->task.arg = l;
     l->task.node = &l->base; /* its priority and trace name */
@@ -209,4 +228,16 @@ int wf_limiter_node_create(wf_node **out, wf_graph *g, size_t msg_size,
     wf__node_publish(n);
     *out = n;
     return 0;
+}
+
+int wf_limiter_node_create(wf_node **out, wf_graph *g, size_t msg_size,
+                           size_t threshold)
+{
+    return create(out, g, msg_size, threshold, false);
+}
+
+int wf_limiter_node_create_counted(wf_node **out, wf_graph *g,
+                                   size_t msg_size, size_t threshold)
+{
+    return create(out, g, msg_size, threshold, true);
 }
