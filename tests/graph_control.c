@@ -12,8 +12,9 @@
  * continue nodes runs every cell once per sweep, after both of its
  * predecessors, counted (DOT) or not.
  * signals: size-0 ports exist where a signal makes sense (continue
- * ports, broadcast_node) and are refused where they do not; try_put(port,
- * NULL) is a signal there and WF_EINVAL on a data port. */
+ * ports, broadcast_node, queues and buffers of signals, which keep a
+ * count) and are refused where they do not (joins, a priority queue);
+ * try_put(port, NULL) is a signal there and WF_EINVAL on a data port. */
 #include <pthread.h>
 #include <sched.h>
 
@@ -213,8 +214,8 @@ static void test_signal_ports(void)
     CHECK_ERR(wf_continue_node_create(&n, g, NULL), WF_EINVAL);
     CHECK(n == NULL);
     /* size 0 where a signal makes no sense */
-    CHECK_ERR(wf_queue_node_create(&n, g, WF_SIGNAL), WF_EINVAL);
-    CHECK_ERR(wf_buffer_node_create(&n, g, WF_SIGNAL), WF_EINVAL);
+    CHECK_ERR(wf_priority_queue_node_create(&n, g, WF_SIGNAL, NULL, NULL),
+              WF_EINVAL);
     size_t sizes[2] = {WF_SIGNAL, 4};
     wf_join_config jc = WF_JOIN_CONFIG_INIT;
     jc.ports = 2;
@@ -648,6 +649,39 @@ static void test_limiter_counted(void)
     GT_DESTROY(g, src, lim, q);
 }
 
+/* Queues and buffers of signals (oneTBB's queue_node<continue_msg>) keep
+ * a count: try_get / reserve take one at a time, and behind a continue
+ * node each held signal fires it once. */
+static void test_signal_buffers(void)
+{
+    wf_graph *g = gt_graph(pool);
+    wf_node *q = gt_queue(g, WF_SIGNAL), *b = gt_buffer(g, WF_SIGNAL);
+    CHECK_EQ(wf_port_msg_size(wf_output_port(q, 0)), WF_SIGNAL);
+    CHECK_ERR(wf_try_put(q, &(int){1}), 1); /* a signal ignores its bytes */
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(wf_try_put(q, NULL), 1);
+    int n = 0;
+    while (wf_try_get(q, NULL) == 1)
+        n++;
+    CHECK_EQ(n, 5);
+    CHECK_EQ(wf_try_put(b, NULL), 1);
+    CHECK_EQ(wf_try_reserve(b, NULL), 1);
+    CHECK_EQ(wf_try_reserve(b, NULL), 0); /* the one signal is lent */
+    CHECK_EQ(wf_try_release(b), 1);
+    CHECK_EQ(wf_try_reserve(b, NULL), 1);
+    CHECK_EQ(wf_try_consume(b), 1);
+    CHECK_EQ(wf_try_get(b, NULL), 0);
+    cont_stats s = {0};
+    wf_node *c = gt_continue(g, WF_SIGNAL, 0, &s);
+    for (int i = 0; i < 7; i++)
+        CHECK_EQ(wf_try_put(q, NULL), 1);
+    CHECK_OK(wf_make_edge(q, c)); /* the held signals go out */
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_EQ(atomic_load(&s.calls), 7);
+    CHECK_EQ(wf_try_get(q, NULL), 0);
+    GT_DESTROY(g, q, b, c);
+}
+
 static void test_limiter(void)
 {
     test_limiter_counts();
@@ -1006,6 +1040,7 @@ static void test_continue(void)
     test_continue_concurrent();
     test_continue_wavefront();
     test_signal_ports();
+    test_signal_buffers();
 }
 
 int main(int argc, char **argv)

@@ -48,8 +48,8 @@ static void test_null_and_config(void)
     CHECK_ERR(wf_graph_create(NULL, pool), WF_EINVAL);
     CHECK_ERR(wf_queue_node_create(NULL, g, 4), WF_EINVAL);
     CHECK_ERR(wf_queue_node_create(&n, NULL, 4), WF_EINVAL);
-    CHECK_ERR(wf_queue_node_create(&n, g, 0), WF_EINVAL);
-    CHECK_ERR(wf_buffer_node_create(&n, g, 0), WF_EINVAL); /* WF_SIGNAL: no data to keep */
+    CHECK_ERR(wf_priority_queue_node_create(&n, g, 0, NULL, NULL),
+              WF_EINVAL); /* WF_SIGNAL: nothing to order */
     CHECK_ERR(wf_function_node_create(&n, g, NULL), WF_EINVAL);
     wf_function_config fc = WF_FUNCTION_CONFIG_INIT;
     fc.in_size = 4;

@@ -223,7 +223,8 @@ WF_API int wf_broadcast_node_create(wf_node **out, wf_graph *g, size_t msg_size)
 
 /* buffer_node: keeps messages, offers each to one successor (single-push);
  * try_get / reserve / release / consume.  Order unspecified (FIFO today).
- * queue_node: the same, first in first out. */
+ * queue_node: the same, first in first out.  msg_size may be WF_SIGNAL:
+ * the node then keeps a count of signals (try_get(n, NULL) takes one). */
 WF_API int wf_buffer_node_create(wf_node **out, wf_graph *g, size_t msg_size);
 WF_API int wf_queue_node_create(wf_node **out, wf_graph *g, size_t msg_size);
 

@@ -122,9 +122,9 @@ static void buffer_destroy(wf_node *n)
     wf__store_free(store_of(n));
 }
 
-#define BUFFER_OPS(name)                                                     \
+#define BUFFER_OPS(name, sig)                                                \
     {                                                                        \
-        .kind = name, .put = buffer_put, .get = buffer_get,                  \
+        .kind = name, .signals = sig, .put = buffer_put, .get = buffer_get,  \
         .reserve = buffer_reserve, .release = buffer_release,               \
         .consume = buffer_consume, .consume_next = buffer_consume_next,     \
         .succ_push = buffer_succ_push,                                       \
@@ -132,11 +132,15 @@ static void buffer_destroy(wf_node *n)
         .held = buffer_held, .destroy = buffer_destroy,                      \
     }
 
-static const wf__node_ops buffer_ops = BUFFER_OPS("buffer_node");
-static const wf__node_ops queue_ops = BUFFER_OPS("queue_node");
+/* Buffers and queues of signals (message size WF_SIGNAL) keep a count:
+ * their FIFO has no bytes per message.  A priority queue of signals would
+ * have nothing to order. */
+static const wf__node_ops buffer_ops = BUFFER_OPS("buffer_node", true);
+static const wf__node_ops queue_ops = BUFFER_OPS("queue_node", true);
 /* A priority_queue_node is the same node with its store ordered by cmp
  * (store.c keeps the heap). */
-static const wf__node_ops priority_queue_ops = BUFFER_OPS("priority_queue_node");
+static const wf__node_ops priority_queue_ops =
+    BUFFER_OPS("priority_queue_node", false);
 
 static int create(wf_node **out, wf_graph *g, size_t msg_size,
                   const wf__node_ops *ops, wf_compare_fn cmp, void *ctx)

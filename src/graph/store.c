@@ -157,7 +157,7 @@ int wf__store_init(wf__store *s, wf_node *n, size_t size, bool broadcast)
     s->task.run = forward_task;
     s->task.arg = n;
     s->task.node = n; /* named in traces */
-    s->item = malloc(size);
+    s->item = malloc(size ? size : 1); /* signals: no bytes, but a pointer */
     wf__store_settle(s); /* not shared yet */
     return s->item ? 0 : WF_ENOMEM;
 }
