@@ -24,6 +24,8 @@
  *               /proc/self/task), including a spare that parked while the
  *               worker it replaced was still blocked (regression: it slept
  *               forever).
+ *   trickle     a surplus spare retires while tiny tasks keep arriving
+ *               (the pool never idle), not only once the pool is idle.
  *   nesting     begin, begin, end, end: the worker counts as blocked until
  *               the outer end (a rendezvous of 3 on 1 worker completes).
  *   outside     begin / end from a thread that is no worker: 0, no spare.
@@ -435,6 +437,51 @@ static void scenario_retire(void)
     blocking_phases(0);
 }
 
+/* A surplus spare retires under a trickle of work too: once the blocked
+ * task is released, tiny tasks keep arriving (one per 50 us, from two
+ * threads), so the pool is never idle; the spare must still be gone
+ * within the trickle.  It used to look for retirement only where it would
+ * park, which a trickle of work never lets it reach. */
+static _Atomic int trickle_runs;
+
+static void trickle_task(wf_task *t)
+{
+    (void)t;
+    atomic_fetch_add(&trickle_runs, 1);
+}
+
+static void scenario_trickle(void)
+{
+    wf_pool *p = make_spare_pool(2, 4, NULL);
+    int baseline = thread_count();
+    parked_task b = {.release = 0};
+    CHECK_OK(wf_submit(p, &b.task, block_until_released));
+    double t0 = check_now();
+    while (thread_count() <= baseline) { /* the spare has started */
+        CHECK_MSG(check_now() - t0 < WAIT_LIMIT, "no spare started");
+        usleep(100);
+    }
+    atomic_store(&b.release, 1);
+    enum { N = 40000 };
+    static wf_task tasks[N];
+    int submitted = 0;
+    double gone = -1;
+    t0 = check_now();
+    while (check_now() - t0 < 2.0 && submitted < N) {
+        CHECK_OK(wf_submit(p, &tasks[submitted++], trickle_task));
+        if (gone < 0 && thread_count() == baseline)
+            gone = check_now() - t0;
+        usleep(50);
+    }
+    CHECK_OK(wf_pool_wait_idle(p));
+    CHECK_EQ(atomic_load(&trickle_runs), submitted);
+    printf("trickle: %d tasks; the spare retired after %.3f s of them\n",
+           submitted, gone);
+    CHECK_MSG(gone >= 0, "the surplus spare was still alive after %d tasks "
+              "over 2 s", submitted);
+    CHECK_OK(wf_pool_destroy(p));
+}
+
 static void nested_visit(size_t b, size_t e, void *ctx)
 {
     phase *ph = ctx;
@@ -687,6 +734,7 @@ int main(int argc, char **argv)
         {"outside", scenario_outside},
         {"destroy", scenario_destroy},
         {"frame_alloc", scenario_frame_alloc},
+        {"trickle", scenario_trickle},
         {"index", scenario_index},
         {"spare_start_failure", scenario_spare_start_failure},
     };
