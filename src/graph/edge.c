@@ -205,6 +205,13 @@ void wf__edges_reset(wf_node *n)
 
 /* ---- push and pull ---------------------------------------------------------- */
 
+__attribute__((cold)) void wf__offer_failed(wf__edge *e, int r)
+{
+    wf_graph *g = wf__node_graph(e->to->node);
+    if (g)
+        wf__graph_fail(g, r);
+}
+
 int wf__push_edge(wf__edge *e, const void *msg)
 {
     return wf__offer(e, msg);

@@ -453,6 +453,11 @@ int wf__push_single(wf__port *out, const void *msg);
 int wf__push_broadcast(wf__port *out, const void *msg);
 int wf__push_edge(wf__edge *e, const void *msg);
 
+/* The receiver along e could not take a message for lack of memory (r <
+ * 0): the graph fails with r, so that wait_for_all says so, rather than
+ * the message being dropped as if rejected. */
+void wf__offer_failed(wf__edge *e, int r);
+
 /* Offer msg along e.  A rejection that asks for pull reverses the edge
  * and then tells the receiver, which will pull when it can (G3). */
 WF__HOT_INLINE bool wf__offer(wf__edge *e, const void *msg)
@@ -466,8 +471,10 @@ WF__HOT_INLINE bool wf__offer(wf__edge *e, const void *msg)
         wf_store_relaxed(&e->state, WF__PULL);
         if (to->node->ops->pred_pull)
             to->node->ops->pred_pull(to);
+    } else if (__builtin_expect(r < 0, 0)) {
+        wf__offer_failed(e, r);
     }
-    return r == WF__ACCEPT; /* an error (no memory) is a plain rejection */
+    return r == WF__ACCEPT;
 }
 
 /* wf__push_broadcast inlined, for a body's output (function.c).  Edge
