@@ -9,6 +9,10 @@
  * Either every accepted message ran, or wait_for_all returned WF_ENOMEM;
  * the run is built so that the queue does overflow.
  *
+ * The same for queue -> serial function, where the queue's forwarder is
+ * the sender: the graph fails (it used to stall with wait_for_all
+ * returning 0 and the messages still queued).
+ *
  * The failures come from this program's own malloc, which the C library's
  * callers (weft included) use instead of glibc's: normal build only (the
  * sanitizers bring their own malloc). */
@@ -54,6 +58,48 @@ static int slow_sink(const void *in, void *out, void *ctx)
     return 0;
 }
 
+/* queue -> serial function: the queue's forwarder offers to a node whose
+ * input queue cannot grow.  The graph fails with WF_ENOMEM, and what the
+ * function did not take is still in the queue (accepted = run + held). */
+static void queue_to_function(wf_pool *pool)
+{
+    enum { N = 3000 };
+    wf_graph *g = gt_graph(pool);
+    wf_node *q = gt_queue(g, sizeof(wide));
+    wf_node *sink = gt_function(g, sizeof(wide), 0, WF_SERIAL, WF_QUEUEING,
+                                slow_sink, NULL);
+    CHECK_OK(wf_make_edge(q, sink));
+    atomic_store(&ran, 0);
+    atomic_store(&gate, 0);
+    atomic_store(&failed, 0);
+    atomic_store(&failing, 1);
+    int accepted = 0;
+    for (int i = 0; i < N; i++) {
+        wide w = {.v = i};
+        int r = wf_try_put(q, &w);
+        CHECK_MSG(r == 1 || r == WF_ECANCELED || r == WF_ENOMEM, "put: %s",
+                  wf_err_name(r));
+        accepted += r == 1;
+    }
+    atomic_store(&gate, 1);
+    int err = wf_graph_wait_for_all(g);
+    atomic_store(&failing, 0);
+    int held = 0;
+    wide w;
+    while (wf_try_get(q, &w) == 1)
+        held++;
+    printf("graph_oom: queue -> function: %d accepted, %d ran, %d held in "
+           "the queue, %d left in the function's queue (the graph failed, "
+           "so they did not start); wait_for_all: %s\n", accepted,
+           atomic_load(&ran), held, accepted - atomic_load(&ran) - held,
+           wf_err_name(err));
+    CHECK_MSG(atomic_load(&failed) > 0, "no allocation failed");
+    CHECK_MSG(err == WF_ENOMEM || (err == 0 && atomic_load(&ran) == accepted),
+              "wait_for_all returned %s with %d of %d accepted messages run",
+              wf_err_name(err), atomic_load(&ran), accepted);
+    GT_DESTROY(g, q, sink);
+}
+
 int main(void)
 {
     enum { N = 2000 };
@@ -91,6 +137,7 @@ int main(void)
     CHECK_OK(wf_graph_wait_for_all(g));
     CHECK_EQ(atomic_load(&ran), 10);
     GT_DESTROY(g, src, sink);
+    queue_to_function(pool);
     CHECK_OK(wf_pool_destroy(pool));
     CHECK_DONE("graph_oom");
 }
