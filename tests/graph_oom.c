@@ -58,6 +58,28 @@ static int slow_sink(const void *in, void *out, void *ctx)
     return 0;
 }
 
+/* Put msg; 1 if the node took it.  Out of memory or after the graph
+ * failed, a put from outside is refused with a code (never lost). */
+static int put_counted(wf_node *n, const void *msg)
+{
+    int r = wf_try_put(n, msg);
+    CHECK_MSG(r == 1 || r == WF_ECANCELED || r == WF_ENOMEM, "put: %s",
+              wf_err_name(r));
+    return r == 1;
+}
+
+/* Allocations did fail, and then either every accepted message ran or the
+ * graph says WF_ENOMEM. */
+static void check_outcome(int err, int accepted)
+{
+    CHECK_MSG(atomic_load(&failed) > 0, "no allocation failed: the test did "
+              "not reach the queue's growth");
+    CHECK_MSG(err == WF_ENOMEM || (err == 0 && atomic_load(&ran) == accepted),
+              "wait_for_all returned %s with %d of %d accepted messages run: "
+              "messages were lost without an error", wf_err_name(err),
+              atomic_load(&ran), accepted);
+}
+
 /* queue -> serial function: the queue's forwarder offers to a node whose
  * input queue cannot grow.  The graph fails with WF_ENOMEM, and what the
  * function did not take is still in the queue (accepted = run + held). */
@@ -74,13 +96,8 @@ static void queue_to_function(wf_pool *pool)
     atomic_store(&failed, 0);
     atomic_store(&failing, 1);
     int accepted = 0;
-    for (int i = 0; i < N; i++) {
-        wide w = {.v = i};
-        int r = wf_try_put(q, &w);
-        CHECK_MSG(r == 1 || r == WF_ECANCELED || r == WF_ENOMEM, "put: %s",
-                  wf_err_name(r));
-        accepted += r == 1;
-    }
+    for (int i = 0; i < N; i++)
+        accepted += put_counted(q, &(wide){.v = i});
     atomic_store(&gate, 1);
     int err = wf_graph_wait_for_all(g);
     atomic_store(&failing, 0);
@@ -93,10 +110,7 @@ static void queue_to_function(wf_pool *pool)
            "so they did not start); wait_for_all: %s\n", accepted,
            atomic_load(&ran), held, accepted - atomic_load(&ran) - held,
            wf_err_name(err));
-    CHECK_MSG(atomic_load(&failed) > 0, "no allocation failed");
-    CHECK_MSG(err == WF_ENOMEM || (err == 0 && atomic_load(&ran) == accepted),
-              "wait_for_all returned %s with %d of %d accepted messages run",
-              wf_err_name(err), atomic_load(&ran), accepted);
+    check_outcome(err, accepted);
     GT_DESTROY(g, q, sink);
 }
 
@@ -112,24 +126,15 @@ int main(void)
     CHECK_OK(wf_make_edge(src, sink));
     atomic_store(&failing, 1);
     int accepted = 0;
-    for (int i = 0; i < N; i++) {
-        int r = wf_try_put(src, &i);
-        CHECK_MSG(r == 1 || r == WF_ECANCELED || r == WF_ENOMEM, "put: %s",
-                  wf_err_name(r));
-        accepted += r == 1;
-    }
+    for (int i = 0; i < N; i++)
+        accepted += put_counted(src, &i);
     atomic_store(&gate, 1);
     int err = wf_graph_wait_for_all(g);
     atomic_store(&failing, 0);
     printf("graph_oom: %d of %d accepted messages ran, %ld allocations "
            "failed, wait_for_all: %s\n", atomic_load(&ran), accepted,
            atomic_load(&failed), wf_err_name(err));
-    CHECK_MSG(atomic_load(&failed) > 0, "no allocation failed: the test did "
-              "not reach the queue's growth");
-    CHECK_MSG(err == WF_ENOMEM || (err == 0 && atomic_load(&ran) == accepted),
-              "wait_for_all returned %s with %d of %d accepted messages run: "
-              "messages were lost without an error", wf_err_name(err),
-              atomic_load(&ran), accepted);
+    check_outcome(err, accepted);
     CHECK_OK(wf_graph_reset(g, WF_RESET_PROTOCOL)); /* usable again */
     atomic_store(&ran, 0);
     for (int i = 0; i < 10; i++)
