@@ -551,8 +551,9 @@ int wf_graph_reset(wf_graph *g, unsigned flags)
      * in flight, then close the count (0 -> RESETTING) so that a put or a
      * gateway that starts meanwhile waits in hold until the reset is done.
      * A put that slips in between the wait and the CAS makes it fail: wait
-     * again. */
-    long idle_count = 0;
+     * again.  Seq_cst, as hold's RMW: either the CAS comes first and that
+     * hold reads RESETTING, or the hold's +1 makes the CAS fail. */
+    long idle_count;
     do {
         int err = wf_graph_wait_for_all(g);
         if (err == WF_EPERM || err == WF_EINVAL || err == WF_ESTATE)
@@ -567,7 +568,8 @@ int wf_graph_reset(wf_graph *g, unsigned flags)
             wf__edges_detach_all(n);
     pthread_mutex_unlock(&g->topo);
     /* Open again, counting the holds that waited meanwhile (each added and
-     * took back its 1).  Under idle_lock, as every step to 0 (release). */
+     * took back its 1).  Under idle_lock, as every step to 0 (release);
+     * seq_cst, as every RMW of pending (hold). */
     pthread_mutex_lock(&g->idle_lock);
     wf_fetch_add_seqcst(&g->pending, -RESETTING);
     pthread_cond_broadcast(&g->idle);

@@ -32,9 +32,9 @@
  *     message that waits in the node turns `quiet` off for every put that
  *     starts after it was accepted.
  * G5  The graph counts tasks in flight (pending), and puts from outside
- *     its tasks while they run; a task that starts new
- *     work counts it before it stops counting itself.  A task it bypasses
- *     to (graph.c) runs under the same count, so it is counted throughout. */
+ *     its tasks while they run; a task that starts new work counts it
+ *     before it stops counting itself.  A task it bypasses to (graph.c)
+ *     runs under the same count, so it is counted throughout. */
 #ifndef WF_GRAPH_IMPL_H
 #define WF_GRAPH_IMPL_H
 

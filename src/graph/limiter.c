@@ -96,14 +96,14 @@ static void limiter_handle(wf_node *n, wf__op *o)
     case LM_DECREMENT:
         /* Truncated to [0, threshold], as the spec says: a spare decrement
          * is dropped, not saved up, and a raise stops at the threshold. */
-        if (op->delta >= 0)
-            l->count = (uint64_t)op->delta >= l->count
-                           ? 0
-                           : l->count - (size_t)op->delta;
-        else
-            l->count = (uint64_t)-(op->delta + 1) >= l->threshold - l->count
-                           ? l->threshold
-                           : l->count + (size_t)-op->delta;
+        if (op->delta >= 0) {
+            uint64_t down = (uint64_t)op->delta;
+            l->count = down >= l->count ? 0 : l->count - (size_t)down;
+        } else {
+            uint64_t up = -(uint64_t)op->delta; /* INT64_MIN too */
+            l->count = up >= l->threshold - l->count ? l->threshold
+                                                     : l->count + (size_t)up;
+        }
         op->start = should_start(l);
         break;
     case LM_WAKE: /* an in-edge turned to pull, or an out-edge to push */

@@ -67,25 +67,23 @@ static const wf__node_ops split_ops = {
     .handle = no_ops,
 };
 
-/* WF_EINVAL, WF_ERANGE or 0 for a split or indexer node's ports. */
-static int check_ports(unsigned ports, const size_t *sizes)
+/* A split or indexer node's ports: a count in range and no size 0.  Sizes
+ * above WF_MAX_MSG_SIZE are wf__node_create's WF_ERANGE. */
+static bool bad_ports(unsigned ports, const size_t *sizes)
 {
     if (ports == 0 || ports > WF_JOIN_MAX_PORTS || sizes == NULL)
-        return WF_EINVAL;
+        return true;
     for (unsigned i = 0; i < ports; i++)
-        if (sizes[i] > WF_MAX_MSG_SIZE)
-            return WF_ERANGE;
-    return wf_tuple_layout(ports, sizes, NULL) == 0 ? WF_EINVAL : 0;
+        if (sizes[i] == 0)
+            return true;
+    return false;
 }
 
 int wf_split_node_create(wf_node **out, wf_graph *g, unsigned ports,
                          const size_t *msg_sizes)
 {
-    if (out == NULL)
+    if (out == NULL || bad_ports(ports, msg_sizes))
         return WF_EINVAL;
-    int bad = check_ports(ports, msg_sizes);
-    if (bad)
-        return bad;
     size_t offset[WF_JOIN_MAX_PORTS];
     size_t tuple_size = wf_tuple_layout(ports, msg_sizes, offset);
     wf_node *n;
@@ -143,11 +141,8 @@ static const wf__node_ops indexer_ops = {
 int wf_indexer_node_create(wf_node **out, wf_graph *g, unsigned ports,
                            const size_t *msg_sizes)
 {
-    if (out == NULL)
+    if (out == NULL || bad_ports(ports, msg_sizes))
         return WF_EINVAL;
-    int bad = check_ports(ports, msg_sizes);
-    if (bad)
-        return bad;
     size_t largest = 0;
     for (unsigned i = 0; i < ports; i++)
         largest = msg_sizes[i] > largest ? msg_sizes[i] : largest;

@@ -148,7 +148,8 @@ void wf__nap(wf__worker *w, uint64_t ns)
 void wf__task_wait(wf_task *t)
 {
     /* acq_rel: on failure we may read WF__DONE and need the task's
-     * effects. */
+     * effects.  The first load may be relaxed: the CAS checks it, and the
+     * acquire load below is what the return waits on. */
     uint32_t d = wf_load_relaxed(&t->done_);
     while (d != WF__DONE && d != WF__WAITING &&
            !wf_cas_acqrel(&t->done_, &d, WF__WAITING))

@@ -34,8 +34,10 @@ static int resolve_config(const wf_pool_config *in, wf_pool_config *out)
      * submitted and not waited for (wf_submit) runs without a caller.  A
      * pool of 1, asked for, runs its tasks only in the threads that wait
      * on it, as oneTBB's arena of one slot does. */
-    if (out->threads == 0)
-        out->threads = wf__available_cpus() > 1 ? wf__available_cpus() : 2;
+    if (out->threads == 0) {
+        unsigned cpus = wf__available_cpus(); /* reads cgroup files */
+        out->threads = cpus > 1 ? cpus : 2;
+    }
     if (out->spin == 0)
         out->spin = wf__env_uint("WEFT_SPIN", WF_DEFAULT_SPIN, WF_MAX_SPIN);
     if (out->deque_capacity == 0)

@@ -226,7 +226,6 @@ void wf__help_until(wf__worker *w, wf__cond_fn done, const void *arg)
 #define MAX_NAPS 7u /* crumbs counted; the nap is NAP_NS << (naps - 1) */
 #define EMPTY_NAPS 3u
 
-
 void *wf__worker_main(void *arg)
 {
     wf__worker *w = arg;
