@@ -4,7 +4,7 @@
 const char *wf_strerror(int err)
 {
     switch (err) {
-    case 0:
+    case WF_OK:
         return "success";
 #define WF__ERR_MSG(name, val, msg) \
     case WF_##name:                 \
@@ -19,8 +19,8 @@ const char *wf_strerror(int err)
 const char *wf_err_name(int err)
 {
     switch (err) {
-    case 0:
-        return "0";
+    case WF_OK:
+        return "WF_OK";
 #define WF__ERR_NAME(name, val, msg) \
     case WF_##name:                  \
         return "WF_" #name;

@@ -37,20 +37,28 @@ extern "C" {
     X(ENOENT, -14, "no such object (edge, reservation)")                     \
     X(EDESTROYED, -15, "the node's graph was destroyed")
 
+/* The codes: WF_OK (0, success), and a WF_E... constant for each row of
+ * the table above (WF_EINVAL = -1, ...). */
 enum {
+    WF_OK = 0,
 #define WF__ERR_ENUM(name, val, msg) WF_##name = (val),
     WF_ERRNO_MAP(WF__ERR_ENUM)
 #undef WF__ERR_ENUM
 };
 
-/* Human-readable message for an error code ("unknown error" otherwise).
+/* Human-readable message for an error code ("success" for 0, "unknown
+ * error" otherwise).
  * Any thread; never NULL. */
 WF_API const char *wf_strerror(int err);
 
-/* Symbolic name of an error code, e.g. "WF_ENOMEM"; "WF_UNKNOWN" otherwise. */
+/* Symbolic name of an error code, e.g. "WF_ENOMEM"; "WF_OK" for 0,
+ * "WF_UNKNOWN" otherwise.  Any thread; never NULL. */
 WF_API const char *wf_err_name(int err);
 
-/* Optional allocator.  Any field left NULL falls back to malloc/free.
+/* Optional allocator for a pool (wf_pool_config) or a graph
+ * (wf_graph_config).  alloc returns memory aligned as malloc's is, or
+ * NULL; free is given the size that was allocated.  Any function left
+ * NULL falls back to malloc/free.  Both may be called from any thread.
  * Tests use it to inject allocation failures. */
 typedef struct wf_allocator {
     void *(*alloc)(size_t size, void *ctx);

@@ -55,6 +55,26 @@ typedef struct wf_node wf_node;
  * WF_EAGAIN (no default pool could be started). */
 WF_API int wf_graph_create(wf_graph **out, wf_pool *pool);
 
+/* Graph configuration.  Zero means "default" in every field. */
+typedef struct wf_graph_config {
+    wf_pool *pool;             /* NULL: the default pool */
+    const wf_allocator *alloc; /* memory for the graph and its nodes:
+                                  buffers, queues, edges; NULL: malloc.
+                                  Copied: it need not outlive the call */
+} wf_graph_config;
+
+#define WF_GRAPH_CONFIG_INIT {NULL, NULL}
+
+/* wf_graph_create with a configuration (cfg not NULL).  Every node of the
+ * graph allocates through cfg->alloc, until the node is destroyed (also
+ * after the graph).  When an allocation fails, the call that needed it
+ * returns WF_ENOMEM, or, for memory a message needs on its way between
+ * nodes, the graph fails with WF_ENOMEM (wf_graph_wait_for_all returns
+ * it): a message a node accepted is delivered, still held in a node, or
+ * the graph reports the failure; it is never dropped in silence.
+ * Destroying nodes and graphs and removing edges never allocate. */
+WF_API int wf_graph_create_with(wf_graph **out, const wf_graph_config *cfg);
+
 /* Wait for all work, then free the graph.  Its nodes stay allocated: every
  * call on them then returns WF_EDESTROYED, except wf_node_destroy, which
  * frees them.  NULL is accepted.  WF_EPERM from a body of this graph. */

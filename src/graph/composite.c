@@ -60,7 +60,7 @@ static void comp_handle(wf_node *n, wf__op *op)
 
 static void comp_destroy(wf_node *n)
 {
-    free(comp_of(n)->ports);
+    wf__mem_free(wf__node_mem(n), comp_of(n)->ports);
 }
 
 static const wf__node_ops composite_ops = {
@@ -95,7 +95,8 @@ int wf_composite_node_create(wf_node **out, wf_graph *g, unsigned n_in,
     if (out == NULL || g == NULL || (n_in == 0 && n_out == 0) ||
         (n_in && inputs == NULL) || (n_out && outputs == NULL))
         return WF_EINVAL;
-    wf__port **ports = calloc((size_t)n_in + n_out, sizeof *ports);
+    wf__port **ports =
+        wf__mem_calloc(&g->mem, (size_t)n_in + n_out, sizeof *ports);
     if (ports == NULL)
         return WF_ENOMEM;
     int err = resolve_all(g, n_in, inputs, n_out, outputs, ports);
@@ -104,7 +105,7 @@ int wf_composite_node_create(wf_node **out, wf_graph *g, unsigned n_in,
         err = wf__node_create(&n, g, sizeof(composite_node), &composite_ops,
                               0, NULL, 0, NULL);
     if (err) {
-        free(ports);
+        wf__mem_free(&g->mem, ports);
         return err;
     }
     composite_node *c = comp_of(n);

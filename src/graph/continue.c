@@ -193,11 +193,12 @@ static inline bool fire(cont_node *c, bool due)
     return false;
 }
 
-static void free_runners(runner *more, unsigned n)
+static void free_runners(cont_node *c, runner *more, unsigned n)
 {
+    const wf_allocator *mem = wf__node_mem(&c->base);
     for (unsigned i = 0; more && i < n; i++)
-        free(more[i].arg);
-    free(more);
+        wf__mem_free(mem, more[i].arg);
+    wf__mem_free(mem, more);
 }
 
 /* Rounds overlap: make runners 1 .. n_slots - 1 (once), add them to the
@@ -205,12 +206,14 @@ static void free_runners(runner *more, unsigned n)
 static __attribute__((noinline, cold)) void add_runners(cont_node *c)
 {
     unsigned n = c->n_slots - 1;
-    runner *more = calloc(n, sizeof *more), *none = NULL;
+    const wf_allocator *mem = wf__node_mem(&c->base);
+    runner *more = wf__mem_calloc(mem, n, sizeof *more), *none = NULL;
     for (unsigned i = 0; more && i < n; i++) {
         more[i].run = run;
         more[i].node = &c->base;
-        if (c->out_size && (more[i].arg = malloc(c->out_size)) == NULL) {
-            free_runners(more, n);
+        if (c->out_size &&
+            (more[i].arg = wf__mem_alloc(mem, c->out_size)) == NULL) {
+            free_runners(c, more, n);
             return; /* the rounds wait for runner 0 */
         }
     }
@@ -218,7 +221,7 @@ static __attribute__((noinline, cold)) void add_runners(cont_node *c)
      * loads `more` after seeing their idle bits (below); the loser of two
      * makers frees its own. */
     if (more == NULL || !wf_cas_acqrel(&c->more, &none, more)) {
-        free_runners(more, n);
+        free_runners(c, more, n);
         return;
     }
     uint64_t bits = (((uint64_t)1 << c->n_slots) - 1) & ~(uint64_t)1;
@@ -278,9 +281,9 @@ static size_t cont_held(wf_node *n)
 static void cont_destroy(wf_node *n)
 {
     cont_node *c = (cont_node *)n;
-    free(c->first.arg);
+    wf__mem_free(wf__node_mem(n), c->first.arg);
     /* Relaxed: the node is no longer used. */
-    free_runners(wf_load_relaxed(&c->more), c->n_slots - 1);
+    free_runners(c, wf_load_relaxed(&c->more), c->n_slots - 1);
 }
 
 static const wf__node_ops cont_ops = {
@@ -300,7 +303,9 @@ static int make_slots(cont_node *c, unsigned n)
     c->n_slots = n;
     c->first.run = run;
     c->first.node = &c->base; /* its priority and trace name */
-    if (c->out_size && (c->first.arg = malloc(c->out_size)) == NULL)
+    if (c->out_size &&
+        (c->first.arg = wf__mem_alloc(wf__node_mem(&c->base), c->out_size)) ==
+            NULL)
         return WF_ENOMEM;
     /* Not shared yet: relaxed.  Runner 0 idle, nothing due, no others. */
     wf_store_relaxed(&c->more, NULL);

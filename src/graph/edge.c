@@ -61,16 +61,28 @@ static wf__edge *find_edge(wf__port *from, wf__port *to)
     return NULL;
 }
 
-/* A copy of p's list with e added (add) or removed; NULL on no memory. */
-static wf__edges *edited(wf__port *p, wf__edge *e, bool add)
+static void publish(wf__port *p, wf__edges *l)
+{
+    wf__edges_op op = {.op.type = WF__OP_SET_EDGES, .port = p, .list = l};
+    wf__node_exec(p->node, &op.op);
+}
+
+/* A block for an edge list of up to cap edges (and their far ends). */
+static wf__edges *list_alloc(wf__port *p, size_t cap)
+{
+    wf__edges *l = wf__mem_alloc(wf__node_mem(p->node),
+                                 sizeof *l + 2 * cap * sizeof l->e[0]);
+    if (l)
+        l->retired = NULL;
+    return l;
+}
+
+/* Fill l with p's list, plus e (add) or less e. */
+static wf__edges *edited(wf__edges *l, wf__port *p, wf__edge *e, bool add)
 {
     wf__edges *old = load_list(p);
     size_t n = old ? old->n : 0;
-    wf__edges *l = malloc(sizeof *l + 2 * (n + 1) * sizeof l->e[0]);
-    if (l == NULL)
-        return NULL;
     l->n = 0;
-    l->retired = NULL;
     for (size_t i = 0; i < n; i++)
         if (old->e[i] != e)
             l->e[l->n++] = old->e[i];
@@ -81,10 +93,34 @@ static wf__edges *edited(wf__port *p, wf__edge *e, bool add)
     return l;
 }
 
-static void publish(wf__port *p, wf__edges *l)
+/* Removing an edge must not need memory: destroying a node or clearing
+ * the edges cannot fail.  So every edge added to a port brings a spare
+ * block for a later removal, sized for the list it makes (k edges for
+ * the k-th): the spares form a stack under the topology lock whose i-th
+ * block from the bottom holds at least i edges, one per edge listed.  A
+ * removal from n edges pops the top (at least n, n - 1 needed), leaving
+ * blocks 1 .. n - 1 for the edges that remain; an addition pushes a block
+ * of n + 1.  The invariant holds either way. */
+static void spare_push(wf__port *p, wf__edges *l)
 {
-    wf__edges_op op = {.op.type = WF__OP_SET_EDGES, .port = p, .list = l};
-    wf__node_exec(p->node, &op.op);
+    l->retired = p->spares;
+    p->spares = l;
+}
+
+static wf__edges *spare_pop(wf__port *p)
+{
+    wf__edges *l = p->spares;
+    if (l == NULL)
+        WF__GBUG("an edge without its spare list block");
+    p->spares = l->retired;
+    l->retired = NULL;
+    return l;
+}
+
+/* Take e out of p's list, with no allocation. */
+static void unlist(wf__port *p, wf__edge *e)
+{
+    publish(p, edited(spare_pop(p), p, e, false));
 }
 
 static int check_pair(wf_port from, wf_port to, wf__port **fp, wf__port **tp)
@@ -99,6 +135,34 @@ static int check_pair(wf_port from, wf_port to, wf__port **fp, wf__port **tp)
     return (*fp)->size == (*tp)->size ? 0 : WF_ESIZE;
 }
 
+/* The blocks an edge from fp to tp needs: its record, each end's new list
+ * and each end's spare (see spare_push); false, with none kept, when one
+ * cannot be had. */
+typedef struct {
+    wf__edge *e;
+    wf__edges *list[2], *spare[2];
+} edge_blocks;
+
+static bool blocks_alloc(edge_blocks *b, wf__port *end[2])
+{
+    const wf_allocator *mem = wf__node_mem(end[0]->node); /* the graph's */
+    bool ok = (b->e = wf__mem_calloc(mem, 1, sizeof *b->e)) != NULL;
+    for (int i = 0; i < 2; i++) {
+        wf__edges *l = load_list(end[i]);
+        size_t n = (l ? l->n : 0) + 1;
+        ok = ok && (b->list[i] = list_alloc(end[i], n)) != NULL &&
+             (b->spare[i] = list_alloc(end[i], n)) != NULL;
+    }
+    if (!ok) {
+        wf__mem_free(mem, b->e);
+        for (int i = 0; i < 2; i++) {
+            wf__mem_free(mem, b->list[i]);
+            wf__mem_free(mem, b->spare[i]);
+        }
+    }
+    return ok;
+}
+
 int wf_make_edge_ports(wf_port from, wf_port to)
 {
     wf__port *fp, *tp;
@@ -110,24 +174,23 @@ int wf_make_edge_ports(wf_port from, wf_port to)
     if (fp->node == tp->node)
         return WF_EINVAL;
     wf_graph *g = wf__node_graph(from.node);
+    wf__port *end[2] = {tp, fp};
+    edge_blocks b = {0};
     pthread_mutex_lock(&g->topo);
-    wf__edge *e = NULL;
-    wf__edges *fl = NULL, *tl = NULL;
     if (find_edge(fp, tp)) {
         err = WF_EEXIST;
-    } else if ((e = calloc(1, sizeof *e)) == NULL ||
-               (e->from = fp, e->to = tp, /* edited reads them */
-                (fl = edited(fp, e, true)) == NULL) ||
-               (tl = edited(tp, e, true)) == NULL) {
-        free(e);
-        free(fl);
+    } else if (!blocks_alloc(&b, end)) {
         err = WF_ENOMEM;
     } else {
-        wf_store_relaxed(&e->state, WF__PUSH); /* published below */
+        b.e->from = fp;
+        b.e->to = tp;
+        wf_store_relaxed(&b.e->state, WF__PUSH); /* published below */
         /* Receiver first: once the sender lists the edge it may push and
          * the receiver may need to pull back along it. */
-        publish(tp, tl);
-        publish(fp, fl);
+        for (int i = 0; i < 2; i++) {
+            spare_push(end[i], b.spare[i]);
+            publish(end[i], edited(b.list[i], end[i], b.e, true));
+        }
     }
     pthread_mutex_unlock(&g->topo);
     /* A buffering sender offers what it holds to its new successor.  The
@@ -135,7 +198,7 @@ int wf_make_edge_ports(wf_port from, wf_port to)
      * freed, until the sender is destroyed). */
     const wf__node_ops *ops = fp->node->ops;
     if (err == 0 && ops->new_succ)
-        ops->new_succ(fp, e);
+        ops->new_succ(fp, b.e);
     else if (err == 0 && ops->succ_push)
         ops->succ_push(fp);
     return err;
@@ -150,16 +213,11 @@ int wf_remove_edge_ports(wf_port from, wf_port to)
     wf_graph *g = wf__node_graph(from.node);
     pthread_mutex_lock(&g->topo);
     wf__edge *e = find_edge(fp, tp);
-    wf__edges *fl = NULL, *tl = NULL;
     if (e == NULL) {
         err = WF_ENOENT;
-    } else if ((fl = edited(fp, e, false)) == NULL ||
-               (tl = edited(tp, e, false)) == NULL) {
-        free(fl);
-        err = WF_ENOMEM;
     } else {
-        publish(fp, fl); /* sender first: no new push along e */
-        publish(tp, tl);
+        unlist(fp, e); /* sender first: no new push along e */
+        unlist(tp, e);
         /* A push or pull that loaded an old list may still use e: keep it
          * until the sender is destroyed. */
         e->retired = wf__cold(fp->node)->retired_edges;
@@ -169,26 +227,24 @@ int wf_remove_edge_ports(wf_port from, wf_port to)
     return err;
 }
 
-/* Remove every edge of n from its neighbours' lists and free the edges;
- * the caller holds the topology lock (or the graph is gone). */
+/* Remove every edge of n from its neighbours' lists and its own, and free
+ * the edges; the caller holds the topology lock (or the graph is gone).
+ * Needs no memory (spare_push).  No edge joins two ports of one node
+ * (wf_make_edge_ports), so the far end is always a neighbour's. */
 void wf__edges_detach_all(wf_node *n)
 {
     for (unsigned i = 0; i < n->n_in + n->n_out; i++) {
         wf__port *p = wf__node_port(n, i);
-        wf__edges *l;
-        while ((l = load_list(p)) != NULL && l->n > 0) {
-            wf__edge *e = l->e[l->n - 1];
-            /* The other end is another port, perhaps of n itself (a
-             * self-loop), which then no longer lists e either. */
-            wf__port *other = p->is_input ? e->from : e->to;
-            wf__edges *ol = edited(other, e, false);
-            wf__edges *pl = edited(p, e, false);
-            if (ol == NULL || pl == NULL) /* neighbours may be in use */
-                WF__GBUG("out of memory while destroying a node");
-            publish(other, ol);
-            publish(p, pl);
-            free(e);
+        wf__edges *l = load_list(p);
+        for (size_t k = 0; l && k < l->n; k++) {
+            wf__edge *e = l->e[k];
+            unlist(p->is_input ? e->from : e->to, e);
+            wf__mem_free(wf__node_mem(n), e);
         }
+        if (l)
+            publish(p, NULL); /* n's own list: none, no block needed */
+        while (p->spares)
+            wf__mem_free(wf__node_mem(n), spare_pop(p));
     }
 }
 

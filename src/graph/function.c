@@ -368,12 +368,13 @@ static size_t fn_held(wf_node *n)
 static void fn_destroy(wf_node *n)
 {
     fn_node *f = (fn_node *)n;
+    const wf_allocator *mem = wf__node_mem(n);
     wf__fifo_free(&f->q);
     for (unsigned i = 0; f->slots && i < f->n_slots; i++) {
-        free(f->slots[i].in);
-        free(f->slots[i].out);
+        wf__mem_free(mem, f->slots[i].in);
+        wf__mem_free(mem, f->slots[i].out);
     }
-    free(f->slots);
+    wf__mem_free(mem, f->slots);
 }
 
 /* signals: the input may be WF_SIGNAL (oneTBB's function_node<continue_msg>),
@@ -391,7 +392,8 @@ static const wf__node_ops async_ops = FN_OPS("async_node");
 
 static int make_slots(fn_node *f, unsigned n)
 {
-    if ((f->slots = calloc(n, sizeof *f->slots)) == NULL)
+    const wf_allocator *mem = wf__node_mem(&f->base);
+    if ((f->slots = wf__mem_calloc(mem, n, sizeof *f->slots)) == NULL)
         return WF_ENOMEM;
     f->n_slots = n;
     for (unsigned i = 0; i < n; i++) {
@@ -399,8 +401,8 @@ static int make_slots(fn_node *f, unsigned n)
         r->task.run = run;
         r->task.node = &f->base; /* its priority and trace name */
         r->node = f;
-        r->in = malloc(f->in_size ? f->batch * f->in_size : 1);
-        r->out = f->out_size ? malloc(f->out_size) : NULL;
+        r->in = wf__mem_alloc(mem, f->in_size ? f->batch * f->in_size : 1);
+        r->out = f->out_size ? wf__mem_alloc(mem, f->out_size) : NULL;
         if (r->in == NULL || (f->out_size && r->out == NULL))
             return WF_ENOMEM;
         r->next_free = f->free;
@@ -442,7 +444,7 @@ static int create(wf_node **out, wf_graph *g, const fn_spec *c, fn_node **fp)
     f->limit = c->concurrency;
     f->batch = RUNNER_BATCH;
     f->rejecting = c->policy == WF_REJECTING;
-    wf__fifo_init(&f->q, c->in_size);
+    wf__fifo_init(&f->q, c->in_size, wf__node_mem(n));
     unsigned threads = wf_pool_threads(g->pool);
     unsigned slots = threads ? threads : 1;
     if (f->limit != 0 && f->limit < slots)

@@ -48,7 +48,8 @@ static int make_drainers(wf_graph *g)
     unsigned n = wf_pool_threads(g->pool);
     if (n == 0)
         n = 1;
-    if ((g->drainers = calloc(n, sizeof *g->drainers)) == NULL)
+    if ((g->drainers = wf__mem_calloc(&g->mem, n, sizeof *g->drainers)) ==
+        NULL)
         return WF_ENOMEM;
     for (unsigned i = 0; i < n; i++) {
         g->drainers[i].graph = g;
@@ -68,17 +69,27 @@ static void read_counts_env(void)
 
 int wf_graph_create(wf_graph **out, wf_pool *pool)
 {
-    if (out == NULL)
+    wf_graph_config cfg = WF_GRAPH_CONFIG_INIT;
+    cfg.pool = pool;
+    return wf_graph_create_with(out, &cfg);
+}
+
+int wf_graph_create_with(wf_graph **out, const wf_graph_config *cfg)
+{
+    if (out == NULL || cfg == NULL)
         return WF_EINVAL;
     wf__trace_env();
+    wf_pool *pool = cfg->pool;
     if (pool == NULL && (pool = wf_pool_default()) == NULL)
         return WF_EAGAIN;
     if (wf__pool_forked(pool))
         return WF_ESTATE; /* a pool of the parent, after fork() */
-    wf_graph *g = calloc(1, sizeof *g);
+    wf_allocator mem = cfg->alloc ? *cfg->alloc : (wf_allocator){0};
+    wf_graph *g = wf__mem_calloc(&mem, 1, sizeof *g);
     if (g == NULL)
         return WF_ENOMEM;
     g->pool = pool;
+    g->mem = mem;
     wf_fetch_add_seqcst(&pool->graphs, 1); /* see wf_pool_destroy */
     static pthread_once_t counts_once = PTHREAD_ONCE_INIT;
     pthread_once(&counts_once, read_counts_env);
@@ -103,10 +114,10 @@ fail_topo:
 fail_cond:
     pthread_mutex_destroy(&g->idle_lock);
 fail_idle_lock:
-    free(g->drainers);
+    wf__mem_free(&mem, g->drainers);
 fail_drainers:
     wf_fetch_add_seqcst(&pool->graphs, -1);
-    free(g);
+    wf__mem_free(&mem, g);
     return WF_ENOMEM;
 }
 
@@ -638,9 +649,10 @@ int wf_graph_destroy(wf_graph *g)
     pthread_mutex_destroy(&g->topo);
     pthread_cond_destroy(&g->idle);
     pthread_mutex_destroy(&g->idle_lock);
-    free(g->drainers);
+    wf_allocator mem = g->mem;
+    wf__mem_free(&mem, g->drainers);
     wf_pool *pool = g->pool;
-    free(g);
+    wf__mem_free(&mem, g);
     /* Last: the pool may be destroyed as soon as the count drops. */
     wf_fetch_add_seqcst(&pool->graphs, -1);
     return 0;

@@ -59,6 +59,18 @@
  * through a function pointer at -O0/-O1. */
 #define WF__HOT_INLINE static inline __attribute__((always_inline))
 
+/* ---- memory (mem.c) ---------------------------------------------------- */
+
+/* Every block of a graph and its nodes comes from the graph's allocator
+ * (wf_graph_config.alloc, copied into the graph and into each node, which
+ * may outlive it).  Like malloc, calloc and free; the size is remembered,
+ * as wf_allocator's free needs it.  NULL on no memory or a size that
+ * overflows. */
+void *wf__mem_alloc(const wf_allocator *a, size_t size);
+void *wf__mem_alloc_aligned(const wf_allocator *a, size_t size, size_t align);
+void *wf__mem_calloc(const wf_allocator *a, size_t n, size_t size);
+void wf__mem_free(const wf_allocator *a, void *p);
+
 /* ---- aggregator (aggregator.c) ---------------------------------------- */
 
 typedef struct wf__op wf__op;
@@ -132,6 +144,7 @@ typedef struct wf__gtask wf__gtask;
 
 struct wf_graph {
     wf_pool *pool;
+    wf_allocator mem;      /* wf_graph_config.alloc, or malloc's  */
     _Atomic int cancelled;
     _Atomic int counting;  /* wf_graph_set_counting: DOT counts on  */
     _Atomic int error;     /* first negative code from a body     */
@@ -280,6 +293,9 @@ struct wf__port {
     /* A continue node's input: its senders signal it with a direct call
      * (continue.c), found from the port alone, without the node's line. */
     bool cont_input;
+    /* Blocks kept for removing edges without memory (edge.c, spare_push);
+     * under graph->topo. */
+    struct wf__edges *spares;
 };
 
 /* What put answers. */
@@ -343,6 +359,7 @@ struct wf_node {
 /* What messages and bodies do not read (names, lists, DOT, callbacks,
  * counters, trace): the block just before the node, wf__cold(n). */
 typedef struct wf__node_cold {
+    wf_allocator mem; /* the graph's: for the node's memory (mem.c) */
     char *name;      /* under graph->topo */
     unsigned id;     /* DOT node id */
     wf_node *next, *prev; /* graph's node list, under graph->topo */
@@ -366,6 +383,12 @@ typedef struct wf__node_cold {
 static inline wf__node_cold *wf__cold(const wf_node *n)
 {
     return (wf__node_cold *)n - 1;
+}
+
+/* The allocator of n's memory (mem.c). */
+static inline const wf_allocator *wf__node_mem(const wf_node *n)
+{
+    return &wf__cold(n)->mem;
 }
 
 /* True when the node's graph is cancelled or gone: stop starting work.
@@ -518,12 +541,13 @@ void wf__edges_detach_all(wf_node *n);
 
 typedef struct wf__fifo {
     char *buf;
+    const wf_allocator *mem; /* its node's (mem.c) */
     size_t size; /* bytes per message */
     size_t cap;  /* 0 or a power of two (8, doubled by wf__fifo_grow) */
     size_t head, count;
 } wf__fifo;
 
-void wf__fifo_init(wf__fifo *q, size_t size);
+void wf__fifo_init(wf__fifo *q, size_t size, const wf_allocator *mem);
 int wf__fifo_grow(wf__fifo *q); /* room for one more: 0 or WF_ENOMEM */
 void wf__fifo_clear(wf__fifo *q);
 void wf__fifo_free(wf__fifo *q);

@@ -262,7 +262,7 @@ static size_t input_held(wf_node *n)
 
 static void input_destroy(wf_node *n)
 {
-    free(((input_node *)n)->item);
+    wf__mem_free(wf__node_mem(n), ((input_node *)n)->item);
 }
 
 static const wf__node_ops input_ops = {
@@ -293,7 +293,7 @@ int wf_input_node_create(wf_node **out, wf_graph *g, const wf_input_config *cfg)
     s->task.run = forward_task;
     s->task.arg = s;
     s->task.node = &s->base; /* its priority and trace name */
-    if ((s->item = malloc(cfg->out_size)) == NULL) {
+    if ((s->item = wf__mem_alloc(wf__node_mem(n), cfg->out_size)) == NULL) {
         wf__node_free(n);
         return WF_ENOMEM;
     }

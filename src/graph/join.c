@@ -326,7 +326,9 @@ static int key_port_put(wf__port *in, const void *msg)
 {
     join_node *j = (join_node *)in->node;
     unsigned char small[64];
-    void *key = j->key_size <= sizeof small ? small : malloc(j->key_size);
+    void *key = j->key_size <= sizeof small
+                    ? small
+                    : wf__mem_alloc(wf__node_mem(&j->base), j->key_size);
     if (key == NULL)
         return WF_ENOMEM;
     join_op op = {.op.type = JOIN_KPUT, .port = in->index, .msg = msg,
@@ -335,7 +337,7 @@ static int key_port_put(wf__port *in, const void *msg)
     op.hash = wf__join_key_of(j, in->index, msg, key);
     int r = run_put(j, &op, kput_handler);
     if (key != small)
-        free(key);
+        wf__mem_free(wf__node_mem(&j->base), key);
     return r;
 }
 
@@ -370,8 +372,8 @@ static void join_destroy(wf_node *n)
         wf__fifo_free(&j->ports[i]);
     wf__store_free(&j->store);
     wf__join_keys_destroy(j);
-    free(j->tuple);
-    free(j->fire_buf);
+    wf__mem_free(wf__node_mem(n), j->tuple);
+    wf__mem_free(wf__node_mem(n), j->fire_buf);
 }
 
 #define STORE_JOIN_OPS(name, putfn)                                          \
@@ -447,7 +449,7 @@ static int init_join(join_node *j, const wf_join_config *c)
     j->key_size = c->policy == WF_JOIN_TAG_MATCHING ? sizeof(uint64_t)
                                                      : c->key_size;
     for (unsigned i = 0; i < j->n; i++) {
-        wf__fifo_init(&j->ports[i], c->msg_sizes[i]);
+        wf__fifo_init(&j->ports[i], c->msg_sizes[i], wf__node_mem(&j->base));
         if (c->key_fns && c->policy == WF_JOIN_KEY_MATCHING)
             j->key_fns[i] = c->key_fns[i];
         if (c->tag_fns && c->policy == WF_JOIN_TAG_MATCHING)
@@ -455,8 +457,8 @@ static int init_join(join_node *j, const wf_join_config *c)
     }
     j->fire_task.run = fire_run;
     j->fire_task.arg = j;
-    j->tuple = malloc(j->tuple_size);
-    j->fire_buf = malloc(j->tuple_size);
+    j->tuple = wf__mem_alloc(wf__node_mem(&j->base), j->tuple_size);
+    j->fire_buf = wf__mem_alloc(wf__node_mem(&j->base), j->tuple_size);
     int err = wf__store_init(&j->store, &j->base, j->tuple_size, true);
     j->store.direct = true; /* join_handle passes WF__ST_* ops on */
     if (err == 0 && c->policy >= WF_JOIN_KEY_MATCHING)

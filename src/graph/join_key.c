@@ -82,6 +82,7 @@ typedef struct kent {
 uint32_t wf__join_key_narrow_ents = NARROW_ENTS;
 
 typedef struct wf__keys {
+    const wf_allocator *mem; /* the node's (mem.c) */
     void *idx;        /* cap slots: uint32_t if !wide, else uint64_t */
     size_t cap;       /* index slots, a power of two, >= LANES */
     unsigned bshift;  /* log2(cap / LANES): a lane's bits in pos */
@@ -196,17 +197,19 @@ static bool key_eq(const void *a, const void *b, size_t len)
 
 int wf__join_keys_create(join_node *j)
 {
-    wf__keys *k = calloc(1, sizeof *k);
+    const wf_allocator *mem = wf__node_mem(&j->base);
+    wf__keys *k = wf__mem_calloc(mem, 1, sizeof *k);
     if (k == NULL)
         return WF_ENOMEM;
+    k->mem = mem;
     k->tuple_off = round16(KEY_OFF + j->key_size);
     k->stride = round16(k->tuple_off + j->tuple_size);
     k->key_size = j->key_size;
     k->cap = KEYS_MIN_CAP;
     k->bshift = KEYS_MIN_BSHIFT;
     k->narrow_ents = wf__join_key_narrow_ents;
-    if ((k->idx = calloc(k->cap, sizeof(uint32_t))) == NULL) {
-        free(k);
+    if ((k->idx = wf__mem_calloc(mem, k->cap, sizeof(uint32_t))) == NULL) {
+        wf__mem_free(mem, k);
         return WF_ENOMEM;
     }
     j->keys = k;
@@ -349,12 +352,12 @@ static bool index_room(wf__keys *k)
     big.cap = grow ? k->cap * 2 : k->cap;
     big.bshift = grow ? k->bshift + 1 : k->bshift;
     big.idx = big.cap >= k->cap && big.cap <= UINT32_MAX
-                  ? calloc(big.cap, big.wide ? 8 : 4) /* slot bytes */
+                  ? wf__mem_calloc(k->mem, big.cap, big.wide ? 8 : 4)
                   : NULL;
     if (big.idx == NULL) /* longer probes, still correct */
         return (!widen || k->free) && k->entries + 2 <= k->cap;
     rehash_into(k, &big);
-    free(k->idx);
+    wf__mem_free(k->mem, k->idx);
     k->idx = big.idx;
     k->cap = big.cap;
     k->bshift = big.bshift;
@@ -373,13 +376,15 @@ static uint32_t new_entry(wf__keys *k)
     }
     if (k->ents_top == k->ents_cap) {
         size_t n = k->ents_cap ? k->ents_cap * 2 : KEYS_MIN_CAP;
-        /* stride is a multiple of 16, as aligned_alloc wants. */
-        char *ents = n < UINT32_MAX ? aligned_alloc(16, n * k->stride) : NULL;
+        /* 16-aligned (mem.c), as the stride is a multiple of 16. */
+        char *ents =
+            n < UINT32_MAX ? wf__mem_alloc_aligned(k->mem, n * k->stride, 16)
+                           : NULL;
         if (ents == NULL)
             return UINT32_MAX;
         if (k->ents_top)
             memcpy(ents, k->ents, k->ents_top * k->stride);
-        free(k->ents);
+        wf__mem_free(k->mem, k->ents);
         k->ents = ents;
         k->ents_cap = n;
     }
@@ -431,7 +436,7 @@ static void refill(join_node *j, kent *e)
                j->base.in[m->port].size);
         e->filled |= bit;
         *p = m->next;
-        free(m);
+        wf__mem_free(j->keys->mem, m);
     }
 }
 
@@ -439,7 +444,7 @@ static void refill(join_node *j, kent *e)
 static int add_extra(join_node *j, kent *e, const join_op *op)
 {
     size_t size = j->base.in[op->port].size;
-    kmsg *m = malloc(sizeof *m + size);
+    kmsg *m = wf__mem_alloc(j->keys->mem, sizeof *m + size);
     if (m == NULL)
         return WF_ENOMEM;
     wf__msg_copy(m->data, op->msg, size);
@@ -521,7 +526,7 @@ void wf__join_key_reset(join_node *j)
             continue;
         for (kmsg *m = ent(k, x - 1)->extra, *next; m; m = next) {
             next = m->next;
-            free(m);
+            wf__mem_free(k->mem, m);
         }
         slot_set(k, i, 0, k->wide);
     }
@@ -540,8 +545,9 @@ void wf__join_keys_destroy(join_node *j)
     if (j->keys == NULL)
         return;
     wf__join_key_reset(j);
-    free(j->keys->idx);
-    free(j->keys->ents);
-    free(j->keys);
+    const wf_allocator *mem = j->keys->mem;
+    wf__mem_free(mem, j->keys->idx);
+    wf__mem_free(mem, j->keys->ents);
+    wf__mem_free(mem, j->keys);
     j->keys = NULL;
 }

@@ -190,7 +190,7 @@ static void limiter_reset(wf_node *n)
 
 static void limiter_destroy(wf_node *n)
 {
-    free(((limiter_node *)n)->item);
+    wf__mem_free(wf__node_mem(n), ((limiter_node *)n)->item);
 }
 
 static const wf__node_ops limiter_ops = {
@@ -221,7 +221,7 @@ static int create(wf_node **out, wf_graph *g, size_t msg_size,
     l->task.run = pull_task;
     l->task.arg = l;
     l->task.node = &l->base; /* its priority and trace name */
-    if ((l->item = malloc(msg_size)) == NULL) {
+    if ((l->item = wf__mem_alloc(wf__node_mem(n), msg_size)) == NULL) {
         wf__node_free(n);
         return WF_ENOMEM;
     }

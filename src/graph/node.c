@@ -78,11 +78,11 @@ int wf__node_create(wf_node **out, wf_graph *g, size_t size,
      * the kind has room for them. */
     size_t bytes = sizeof(wf__node_cold) + size +
                    (ops->in_offset ? 0 : (n_in + n_out) * sizeof(wf__port));
-    bytes = (bytes + 63) & ~(size_t)63; /* aligned_alloc wants a multiple */
-    char *block = aligned_alloc(64, bytes);
+    char *block = wf__mem_alloc_aligned(&g->mem, bytes, 64);
     if (block == NULL)
         return WF_ENOMEM;
     memset(block, 0, bytes);
+    ((wf__node_cold *)block)->mem = g->mem;
     wf_node *n = (wf_node *)(block + sizeof(wf__node_cold));
     wf__port *ports = (wf__port *)((char *)n + size);
     n->ops = ops;
@@ -115,12 +115,12 @@ static void free_retired(wf_node *n)
     while (wf__cold(n)->retired_lists) {
         wf__edges *l = wf__cold(n)->retired_lists;
         wf__cold(n)->retired_lists = l->retired;
-        free(l);
+        wf__mem_free(wf__node_mem(n), l);
     }
     while (wf__cold(n)->retired_edges) {
         wf__edge *e = wf__cold(n)->retired_edges;
         wf__cold(n)->retired_edges = e->retired;
-        free(e);
+        wf__mem_free(wf__node_mem(n), e);
     }
 }
 
@@ -128,11 +128,18 @@ void wf__node_free(wf_node *n)
 {
     if (n->ops->destroy)
         n->ops->destroy(n);
-    for (unsigned i = 0; i < n->n_in + n->n_out; i++)
-        free(wf_load_relaxed(&wf__node_port(n, i)->edges)); /* unshared */
+    wf_allocator mem = *wf__node_mem(n); /* in the block it frees */
+    for (unsigned i = 0; i < n->n_in + n->n_out; i++) {
+        wf__port *p = wf__node_port(n, i);
+        wf__mem_free(&mem, wf_load_relaxed(&p->edges)); /* unshared */
+        for (wf__edges *l = p->spares, *next; l; l = next) {
+            next = l->retired;
+            wf__mem_free(&mem, l);
+        }
+    }
     free_retired(n);
-    free(wf__cold(n)->name);
-    free(wf__cold(n));
+    wf__mem_free(&mem, wf__cold(n)->name);
+    wf__mem_free(&mem, wf__cold(n));
 }
 
 int wf_node_destroy(wf_node *n)
@@ -172,7 +179,7 @@ int wf_node_set_name(wf_node *n, const char *name)
     char *copy = NULL;
     if (name) {
         size_t len = strlen(name) + 1;
-        if ((copy = malloc(len)) == NULL)
+        if ((copy = wf__mem_alloc(wf__node_mem(n), len)) == NULL)
             return WF_ENOMEM;
         memcpy(copy, name, len);
     }
@@ -181,7 +188,7 @@ int wf_node_set_name(wf_node *n, const char *name)
     char *old = wf__cold(n)->name;
     wf__cold(n)->name = copy;
     pthread_mutex_unlock(&g->topo);
-    free(old);
+    wf__mem_free(wf__node_mem(n), old);
     return 0;
 }
 

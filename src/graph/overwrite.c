@@ -125,20 +125,20 @@ static void ow_new_succ(wf__port *out, wf__edge *e)
     wf_node *n = out->node;
     if (wf__node_stopped(n))
         return;
-    char *v = malloc(out->size);
+    char *v = wf__mem_alloc(wf__node_mem(n), out->size);
     if (v == NULL) { /* the offer cannot be made: say so, do not skip it */
         wf__graph_fail(wf__node_graph(n), WF_ENOMEM);
         return;
     }
     if (call(n, OW_GET, NULL, v) == 1)
         wf__push_edge(e, v);
-    free(v);
+    wf__mem_free(wf__node_mem(n), v);
 }
 
 static void ow_destroy(wf_node *n)
 {
     wf__store_free(&ow_of(n)->store);
-    free(ow_of(n)->value);
+    wf__mem_free(wf__node_mem(n), ow_of(n)->value);
 }
 
 #define OW_OPS(name)                                                         \
@@ -165,7 +165,7 @@ static int create(wf_node **out, wf_graph *g, size_t msg_size, bool once)
         return err;
     ow_node *w = ow_of(n);
     w->once = once;
-    w->value = malloc(msg_size);
+    w->value = wf__mem_alloc(wf__node_mem(n), msg_size);
     if (w->value == NULL || wf__store_init(&w->store, n, msg_size, true)) {
         wf__node_free(n); /* ow_destroy frees what was allocated */
         return WF_ENOMEM;

@@ -10,7 +10,9 @@
  * waiting: the spec's "rejects duplicate sequencer numbers".
  *
  * If the store cannot grow, the messages stay in the window (counted by
- * wf_graph_write_dot) and move on at the node's next operation. */
+ * wf_graph_write_dot) and move on at the node's next operation; the
+ * graph fails with WF_ENOMEM, as nothing may be due to come that would
+ * make that operation happen. */
 #include "graph/graph_impl.h"
 
 typedef struct seq_node {
@@ -30,6 +32,7 @@ enum { SEQ_PUT = WF__OP_KIND };
 typedef struct seq_op {
     wf__store_op st; /* first: the store's ops share the record's start */
     size_t seq;
+    bool stuck; /* the store could not take the messages due to go */
 } seq_op;
 
 /* ---- inside the handler ------------------------------------------------------ */
@@ -39,17 +42,19 @@ static char *slot(seq_node *s, size_t k)
     return s->win + ((s->head + k) % s->cap) * s->store.q.size;
 }
 
-/* Move the run of waiting messages that starts at `next` into the store. */
-static void drain(seq_node *s)
+/* Move the run of waiting messages that starts at `next` into the store:
+ * false when the store could not grow. */
+static bool drain(seq_node *s)
 {
     while (s->waiting && s->valid[s->head]) {
         if (wf__fifo_push(&s->store.q, slot(s, 0)) != 0)
-            return; /* they wait; the next operation tries again */
+            return false; /* they wait; the next operation tries again */
         s->valid[s->head] = false;
         s->head = (s->head + 1) % s->cap;
         s->next++;
         s->waiting--;
     }
+    return true;
 }
 
 /* Room in the window for distance k: 0 or WF_ENOMEM. */
@@ -62,11 +67,12 @@ static int reach(seq_node *s, size_t k)
         cap *= 2;
     if (cap <= k || cap > SIZE_MAX / size)
         return WF_ENOMEM;
-    char *win = malloc(cap * size);
-    bool *valid = calloc(cap, sizeof *valid);
+    const wf_allocator *mem = wf__node_mem(&s->base);
+    char *win = wf__mem_alloc(mem, cap * size);
+    bool *valid = wf__mem_calloc(mem, cap, sizeof *valid);
     if (win == NULL || valid == NULL) {
-        free(win);
-        free(valid);
+        wf__mem_free(mem, win);
+        wf__mem_free(mem, valid);
         return WF_ENOMEM;
     }
     for (size_t i = 0; i < s->cap; i++) {
@@ -74,8 +80,8 @@ static int reach(seq_node *s, size_t k)
         if (valid[i])
             memcpy(win + i * size, slot(s, i), size);
     }
-    free(s->win);
-    free(s->valid);
+    wf__mem_free(mem, s->win);
+    wf__mem_free(mem, s->valid);
     s->win = win;
     s->valid = valid;
     s->cap = cap;
@@ -95,7 +101,7 @@ static void handle_put(seq_node *s, seq_op *op)
         memcpy(slot(s, k), op->st.in, s->store.q.size);
         s->valid[(s->head + k) % s->cap] = true;
         s->waiting++;
-        drain(s);
+        op->stuck = !drain(s);
         op->st.result = WF__ACCEPT;
         op->st.start = wf__store_should_start(&s->base, &s->store);
     }
@@ -119,6 +125,8 @@ static int seq_put(wf__port *in, const void *msg)
     seq_op op = {.st.op.type = SEQ_PUT, .st.in = msg,
                  .seq = s->seq(msg, s->ctx)};
     wf__node_exec(in->node, &op.st.op);
+    if (op.stuck) /* accepted, but it cannot move on: say so */
+        wf__graph_fail(wf__node_graph(in->node), WF_ENOMEM);
     if (op.st.start)
         wf__store_kick(in->node, &s->store);
     return op.st.result;
@@ -156,8 +164,8 @@ static void seq_destroy(wf_node *n)
 {
     seq_node *s = (seq_node *)n;
     wf__store_free(&s->store);
-    free(s->win);
-    free(s->valid);
+    wf__mem_free(wf__node_mem(n), s->win);
+    wf__mem_free(wf__node_mem(n), s->valid);
 }
 
 static const wf__node_ops seq_ops = {

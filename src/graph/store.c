@@ -25,10 +25,11 @@
 
 /* ---- FIFO ------------------------------------------------------------------- */
 
-void wf__fifo_init(wf__fifo *q, size_t size)
+void wf__fifo_init(wf__fifo *q, size_t size, const wf_allocator *mem)
 {
     memset(q, 0, sizeof *q);
     q->size = size;
+    q->mem = mem;
 }
 
 int wf__fifo_grow(wf__fifo *q)
@@ -40,7 +41,7 @@ int wf__fifo_grow(wf__fifo *q)
         return WF_ENOMEM; /* no such ring could exist */
     /* malloc's alignment and a multiple of the size keep every slot
      * aligned for the message type (its alignment divides its size). */
-    char *buf = malloc(q->size ? cap * q->size : 1); /* signals: no bytes */
+    char *buf = wf__mem_alloc(q->mem, q->size ? cap * q->size : 1);
     if (buf == NULL)
         return WF_ENOMEM;
     /* The messages in order: head to the end of the ring, then its
@@ -50,7 +51,7 @@ int wf__fifo_grow(wf__fifo *q)
         memcpy(buf, q->buf + q->head * q->size, first * q->size);
         memcpy(buf + first * q->size, q->buf, (q->count - first) * q->size);
     }
-    free(q->buf);
+    wf__mem_free(q->mem, q->buf);
     q->buf = buf;
     q->cap = cap;
     q->head = 0;
@@ -64,7 +65,7 @@ void wf__fifo_clear(wf__fifo *q)
 
 void wf__fifo_free(wf__fifo *q)
 {
-    free(q->buf);
+    wf__mem_free(q->mem, q->buf);
     q->buf = NULL;
     q->cap = q->count = q->head = 0;
 }
@@ -152,12 +153,13 @@ static void forward_task(wf__gtask *t);
 
 int wf__store_init(wf__store *s, wf_node *n, size_t size, bool broadcast)
 {
-    wf__fifo_init(&s->q, size);
+    wf__fifo_init(&s->q, size, wf__node_mem(n));
     s->broadcast = broadcast;
     s->task.run = forward_task;
     s->task.arg = n;
     s->task.node = n; /* named in traces */
-    s->item = malloc(size ? size : 1); /* signals: no bytes, but a pointer */
+    /* Signals: no bytes, but a pointer. */
+    s->item = wf__mem_alloc(wf__node_mem(n), size ? size : 1);
     wf__store_settle(s); /* not shared yet */
     return s->item ? 0 : WF_ENOMEM;
 }
@@ -177,7 +179,7 @@ void wf__store_settle(wf__store *s)
 void wf__store_free(wf__store *s)
 {
     wf__fifo_free(&s->q);
-    free(s->item);
+    wf__mem_free(s->q.mem, s->item);
 }
 
 /* Lend the head to the forwarder (as if it reserved it) in its copy. */

@@ -120,7 +120,9 @@ static int indexer_put(wf__port *in, const void *msg)
         max_align_t align;
         unsigned char bytes[SMALL_TAGGED];
     } small;
-    wf_tagged_msg *t = out->size <= sizeof small ? &small.m : malloc(out->size);
+    wf_tagged_msg *t = out->size <= sizeof small
+                           ? &small.m
+                           : wf__mem_alloc(wf__node_mem(in->node), out->size);
     if (t == NULL)
         return WF_ENOMEM;
     memset(t, 0, out->size); /* no stale bytes after a short value */
@@ -128,7 +130,7 @@ static int indexer_put(wf__port *in, const void *msg)
     memcpy(t->value, msg, in->size);
     wf__push_broadcast(out, t);
     if (t != &small.m)
-        free(t);
+        wf__mem_free(wf__node_mem(in->node), t);
     return WF__ACCEPT;
 }
 
