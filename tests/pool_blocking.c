@@ -25,7 +25,8 @@
  *               worker it replaced was still blocked (regression: it slept
  *               forever).
  *   trickle     a surplus spare retires while tiny tasks keep arriving
- *               (the pool never idle), not only once the pool is idle.
+ *               (the pool never idle), not only once the pool is idle;
+ *   stream      the same with more work than the threads can take.
  *   nesting     begin, begin, end, end: the worker counts as blocked until
  *               the outer end (a rendezvous of 3 on 1 worker completes).
  *   outside     begin / end from a thread that is no worker: 0, no spare.
@@ -438,20 +439,31 @@ static void scenario_retire(void)
 }
 
 /* A surplus spare retires under a trickle of work too: once the blocked
- * task is released, tiny tasks keep arriving (one per 50 us, from two
- * threads), so the pool is never idle; the spare must still be gone
- * within the trickle.  It used to look for retirement only where it would
- * park, which a trickle of work never lets it reach. */
+ * task is released, tasks of work_us keep arriving (one every gap_us), so
+ * the pool is never idle; the spare must still be gone within the
+ * trickle.  It used to look for retirement only where it would park,
+ * which a stream of work that keeps every thread busy never lets it
+ * reach. */
 static _Atomic int trickle_runs;
+static double trickle_work_us;
+
+static void pause_us(double us)
+{
+    double until = check_now() + us * 1e-6;
+    while (check_now() < until)
+        continue; /* shorter than any sleep */
+}
 
 static void trickle_task(wf_task *t)
 {
     (void)t;
+    pause_us(trickle_work_us);
     atomic_fetch_add(&trickle_runs, 1);
 }
 
-static void scenario_trickle(void)
+static void trickle_every(double gap_us, double work_us)
 {
+    trickle_work_us = work_us;
     wf_pool *p = make_spare_pool(2, 4, NULL);
     int baseline = thread_count();
     parked_task b = {.release = 0};
@@ -466,20 +478,32 @@ static void scenario_trickle(void)
     static wf_task tasks[N];
     int submitted = 0;
     double gone = -1;
+    atomic_store(&trickle_runs, 0);
     t0 = check_now();
     while (check_now() - t0 < 2.0 && submitted < N) {
         CHECK_OK(wf_submit(p, &tasks[submitted++], trickle_task));
-        if (gone < 0 && thread_count() == baseline)
+        if (gone < 0 && submitted % 16 == 0 && thread_count() == baseline)
             gone = check_now() - t0;
-        usleep(50);
+        pause_us(gap_us);
     }
     CHECK_OK(wf_pool_wait_idle(p));
     CHECK_EQ(atomic_load(&trickle_runs), submitted);
-    printf("trickle: %d tasks; the spare retired after %.3f s of them\n",
-           submitted, gone);
+    printf("trickle every %.0f us: %d tasks; the spare retired after %.3f s "
+           "of them\n", gap_us, submitted, gone);
     CHECK_MSG(gone >= 0, "the surplus spare was still alive after %d tasks "
               "over 2 s", submitted);
     CHECK_OK(wf_pool_destroy(p));
+}
+
+static void scenario_trickle(void)
+{
+    trickle_every(50, 0);
+}
+
+/* More work than the threads take: no thread is ever idle. */
+static void scenario_stream(void)
+{
+    trickle_every(5, 20);
 }
 
 static void nested_visit(size_t b, size_t e, void *ctx)
@@ -735,6 +759,7 @@ int main(int argc, char **argv)
         {"destroy", scenario_destroy},
         {"frame_alloc", scenario_frame_alloc},
         {"trickle", scenario_trickle},
+        {"stream", scenario_stream},
         {"index", scenario_index},
         {"spare_start_failure", scenario_spare_start_failure},
     };

@@ -226,6 +226,18 @@ void wf__help_until(wf__worker *w, wf__cond_fn done, const void *arg)
 #define MAX_NAPS 7u /* crumbs counted; the nap is NAP_NS << (naps - 1) */
 #define EMPTY_NAPS 3u
 
+/* A spare that is surplus (more threads run than the pool's size) leaves
+ * after the task it just ran, once its own tasks are done too: a stream
+ * of work would keep it from ever reaching its idle point. */
+static bool spare_done(wf__worker *w)
+{
+    if (!w->spare || !wf__spares_surplus(w->pool))
+        return false;
+    for (wf_task *t; (t = wf__pop_own(w)) != NULL;)
+        wf__run_own(w, t);
+    return wf__spare_should_retire(w);
+}
+
 void *wf__worker_main(void *arg)
 {
     wf__worker *w = arg;
@@ -244,6 +256,8 @@ void *wf__worker_main(void *arg)
                 since = r == RAN_STOLEN_DETACHED ? now_ns() : 0;
             busy = true;
             idle = 0;
+            if (spare_done(w))
+                break;
             continue;
         }
         if (busy) { /* the stretch is over: was it a crumb? */
