@@ -44,7 +44,7 @@ int main(void)
     const uint64_t zero = 0;
     uint64_t total;
     /* Grain 0: a few pieces per worker.  The accumulator may be any
-     * plain-data type of up to WF_REDUCE_MAX_SIZE bytes. */
+     * plain-data type, of any size. */
     int err = wf_parallel_reduce(pool, 0, N, 0, &total, sizeof total, &zero,
                                  add_squares, add, NULL);
     if (err) {

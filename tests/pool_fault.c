@@ -438,12 +438,56 @@ static void scenario_grow_failure(void)
     free(j.hits);
 }
 
+/* A reduction whose accumulator is larger than a frame holds takes a
+ * block per split from the pool's allocator: when none can be had it
+ * returns WF_ENOMEM and leaves the result alone; then it works again. */
+enum { BIG_ACC = 64 };
+typedef struct {
+    uint64_t bin[BIG_ACC];
+} big_acc;
+
+static void big_body(size_t b, size_t e, void *acc, void *ctx)
+{
+    (void)ctx;
+    for (size_t i = b; i < e; i++)
+        ((big_acc *)acc)->bin[i % BIG_ACC] += i;
+}
+
+static void big_combine(void *l, const void *r, void *ctx)
+{
+    (void)ctx;
+    for (int k = 0; k < BIG_ACC; k++)
+        ((big_acc *)l)->bin[k] += ((const big_acc *)r)->bin[k];
+}
+
+static void scenario_reduce_oom(void)
+{
+    ta_init(&ta, TA_NEVER, -1);
+    wf_pool *p = make_pool(2, 0, &ta.iface);
+    enum { N = 100000 };
+    big_acc zero = {{0}}, got = {{1}};
+    ta_fail_from_now(&ta, 1);
+    CHECK_ERR(wf_parallel_reduce(p, 0, N, 0, &got, sizeof got, &zero,
+                                 big_body, big_combine, NULL), WF_ENOMEM);
+    CHECK_EQ(got.bin[0], 1u); /* unchanged */
+    ta_fail_from_now(&ta, 0);
+    CHECK_OK(wf_parallel_reduce(p, 0, N, 0, &got, sizeof got, &zero,
+                                big_body, big_combine, NULL));
+    for (int k = 0; k < BIG_ACC; k++) { /* k + (k + 64) + ... below N */
+        uint64_t m = (N - 1 - (uint64_t)k) / BIG_ACC + 1;
+        CHECK_EQ(got.bin[k], m * (uint64_t)k + BIG_ACC * m * (m - 1) / 2);
+    }
+    CHECK_OK(wf_pool_destroy(p));
+    check_no_leak("after wf_pool_destroy");
+}
+
 int main(int argc, char **argv)
 {
     static const check_scenario scenarios[] = {
         {"create_sweep", scenario_create_sweep},
         {"thread_start", scenario_thread_start},
         {"grow_failure", scenario_grow_failure},
+        {"reduce_oom", scenario_reduce_oom},
         {"no_default_pool", scenario_no_default_pool},
         {"env_junk", scenario_env_junk},
         {"fork", scenario_fork},

@@ -188,8 +188,6 @@ typedef void (*wf_reduce_fn)(size_t begin, size_t end, void *acc, void *ctx);
 /* left = left (+) right.  Must be associative; need not be commutative. */
 typedef void (*wf_combine_fn)(void *left, const void *right, void *ctx);
 
-#define WF_REDUCE_MAX_SIZE 256 /* largest accumulator, bytes */
-
 /* Parallel reduction of [begin, end) into *result (size bytes).  Every
  * piece starts from a copy of *identity; pieces are combined left to
  * right along a split tree that depends only on the range, the grain and
@@ -197,8 +195,11 @@ typedef void (*wf_combine_fn)(void *left, const void *right, void *ctx);
  * bit for bit on every run (floating-point sums included).  grain 0:
  * about 256 pieces per worker (as many body calls as wf_parallel_for's
  * adaptive grain makes; the tree cannot adapt to stealing without losing
- * determinism).  Returns 0, WF_EINVAL (NULL argument, end < begin, size
- * 0) or WF_ERANGE (size > WF_REDUCE_MAX_SIZE). */
+ * determinism).  The accumulator may be of any size: up to 256 bytes it
+ * lives in the tasks' frames, above that in a block per split from the
+ * pool's allocator.  Returns 0,
+ * WF_EINVAL (NULL argument, end < begin, size 0) or WF_ENOMEM (no block
+ * for a large accumulator; *result is then unchanged). */
 WF_API int wf_parallel_reduce(wf_pool *pool, size_t begin, size_t end,
                               size_t grain, void *result, size_t size,
                               const void *identity, wf_reduce_fn body,

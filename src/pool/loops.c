@@ -149,12 +149,22 @@ int wf_parallel_for(wf_pool *pool, size_t begin, size_t end, size_t grain,
 
 /* ---- parallel_reduce --------------------------------------------------- */
 
+/* Accumulators up to this size live in the task frames (on the stack);
+ * larger ones, a histogram say, in a block per split from the pool's
+ * allocator. */
+#define ACC_INLINE 256
+
 typedef struct {
     size_t grain, size;
     const void *identity;
     wf_reduce_fn body;
     wf_combine_fn combine;
     void *ctx;
+    const wf_allocator *mem; /* the pool's: large accumulators */
+    /* WF_ENOMEM once a large accumulator could not be had; the pieces
+     * still to start then do nothing.  Relaxed: joins and the final
+     * wf_run order every store before the root reads it. */
+    _Atomic int err;
 } reduce_spec;
 
 typedef struct {
@@ -162,23 +172,42 @@ typedef struct {
     const reduce_spec *spec;
     size_t begin, end;
     int depth; /* levels left in the top of the tree (spawn_top_piece) */
-    _Alignas(max_align_t) unsigned char acc[WF_REDUCE_MAX_SIZE];
+    void *acc; /* small, or a block of the spec's size */
+    _Alignas(max_align_t) unsigned char small[ACC_INLINE];
 } reduce_frame;
 
-static void reduce_range(const reduce_spec *s, size_t begin, size_t end,
+static void reduce_range(reduce_spec *s, size_t begin, size_t end,
                          int depth, void *acc);
 
 static void reduce_task(wf_task *t)
 {
     reduce_frame *f = (reduce_frame *)t;
-    reduce_range(f->spec, f->begin, f->end, f->depth, f->acc);
+    reduce_range((reduce_spec *)f->spec, f->begin, f->end, f->depth, f->acc);
+}
+
+/* An accumulator for f: its own room, or a block (NULL: none to be had,
+ * and the reduction fails with WF_ENOMEM, rather than change its tree). */
+static void *acc_for(reduce_frame *f, reduce_spec *s)
+{
+    f->acc = s->size <= ACC_INLINE ? f->small : wf__alloc(s->mem, s->size);
+    if (f->acc == NULL)
+        wf_store_relaxed(&s->err, WF_ENOMEM);
+    return f->acc;
+}
+
+static void acc_done(reduce_frame *f, const reduce_spec *s)
+{
+    if (f->acc != f->small)
+        wf__free(s->mem, f->acc, s->size);
 }
 
 /* The split points depend on (begin, end, grain) only: the combination
  * tree, hence the result, is the same whoever runs which piece. */
-static void reduce_range(const reduce_spec *s, size_t begin, size_t end,
+static void reduce_range(reduce_spec *s, size_t begin, size_t end,
                          int depth, void *acc)
 {
+    if (wf_load_relaxed(&s->err)) /* see reduce_spec */
+        return;
     if (end - begin <= s->grain) {
         memcpy(acc, s->identity, s->size);
         s->body(begin, end, acc, s->ctx);
@@ -191,14 +220,18 @@ static void reduce_range(const reduce_spec *s, size_t begin, size_t end,
     upper.begin = mid;
     upper.end = end;
     upper.depth = depth - 1;
+    if (acc_for(&upper, s) == NULL)
+        return;
     spawn_top_piece(&upper.task, reduce_task, depth);
     reduce_range(s, begin, mid, depth - 1, acc);
     wf_join_fn(&upper.task, reduce_task);
-    s->combine(acc, upper.acc, s->ctx);
+    if (wf_load_relaxed(&s->err) == 0) /* see reduce_spec */
+        s->combine(acc, upper.acc, s->ctx);
+    acc_done(&upper, s);
 }
 
 typedef struct {
-    const reduce_spec *spec;
+    reduce_spec *spec;
     size_t begin, end;
     int depth;
     void *result;
@@ -207,9 +240,13 @@ typedef struct {
 static void reduce_root_fn(void *arg)
 {
     reduce_root *r = arg;
-    _Alignas(max_align_t) unsigned char acc[WF_REDUCE_MAX_SIZE];
-    reduce_range(r->spec, r->begin, r->end, r->depth, acc);
-    memcpy(r->result, acc, r->spec->size);
+    reduce_frame top; /* only its accumulator */
+    if (acc_for(&top, r->spec) == NULL)
+        return;
+    reduce_range(r->spec, r->begin, r->end, r->depth, top.acc);
+    if (wf_load_relaxed(&r->spec->err) == 0) /* see reduce_spec */
+        memcpy(r->result, top.acc, r->spec->size);
+    acc_done(&top, r->spec);
 }
 
 int wf_parallel_reduce(wf_pool *pool, size_t begin, size_t end, size_t grain,
@@ -219,23 +256,21 @@ int wf_parallel_reduce(wf_pool *pool, size_t begin, size_t end, size_t grain,
     if (pool == NULL || result == NULL || identity == NULL || body == NULL ||
         combine == NULL || size == 0 || end < begin)
         return WF_EINVAL;
-    if (size > WF_REDUCE_MAX_SIZE)
-        return WF_ERANGE;
     if (begin == end) {
         memmove(result, identity, size);
         return 0;
     }
     /* grain 0: fixed, so the tree does not depend on stealing; as fine as
      * parallel_for's chunks (AUTO_CHUNKS per piece), since a piece cannot
-     * split later when a worker is idle.  With 8 pieces per worker, a
-     * worker preempted in a piece left the other idle for a whole eighth
-     * of its share (a leaf timing probe on 2 workers: busy 93% of the run,
-     * 97.7% with this grain). */
+     * split later when a worker is idle, and a worker preempted in a
+     * coarse piece would leave the others idle for all of it. */
     if (grain == 0)
         grain = ((end - begin) >> (auto_depth(pool) + AUTO_CHUNKS_LOG2)) + 1;
-    reduce_spec spec = {grain, size, identity, body, combine, ctx};
+    reduce_spec spec = {grain, size, identity, body, combine, ctx,
+                        &pool->alloc, 0};
     reduce_root root = {&spec, begin, end, auto_depth(pool), result};
-    return wf_run(pool, reduce_root_fn, &root);
+    int err = wf_run(pool, reduce_root_fn, &root);
+    return err ? err : wf_load_relaxed(&spec.err); /* after wf_run */
 }
 
 /* ---- parallel_invoke --------------------------------------------------- */
