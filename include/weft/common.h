@@ -23,7 +23,8 @@ extern "C" {
 #define WF_ERRNO_MAP(X)                                                      \
     X(EINVAL, -1, "invalid argument")                                        \
     X(ENOMEM, -2, "out of memory")                                           \
-    X(EPERM, -3, "operation not permitted from this thread")                 \
+    X(EPERM, -3, "not permitted here: on the default pool, on another "     \
+                 "thread's task, or a wait for itself")                      \
     X(EAGAIN, -4, "resource temporarily unavailable (threads)")             \
     X(ENOTSPAWNED, -5, "task was never spawned")                             \
     X(EJOINED, -6, "task was already joined")                                \

@@ -637,7 +637,8 @@ WF_API int wf_node_set_cancel(wf_node *node, void (*fn)(void *ctx), void *ctx);
 WF_API int wf_node_set_body_reset(wf_node *node, void (*fn)(void *ctx),
                                   void *ctx);
 
-/* The node's name (wf_node_set_name), or its kind when it has none; ""
+/* The node's name (wf_node_set_name), or, when it has none, its kind and
+ * its number in the graph ("function_node#3", the number DOT shows); ""
  * for NULL.  Valid until the next wf_node_set_name or wf_node_destroy. */
 WF_API const char *wf_node_name(const wf_node *node);
 

@@ -397,7 +397,10 @@ int wf_graph_wait_for_all(wf_graph *g)
     while (!helped && wf_load_acquire(&g->pending) != 0) /* or RESETTING */
         pthread_cond_wait(&g->idle, &g->idle_lock);
     pthread_mutex_unlock(&g->idle_lock);
-    return status(g);
+    int err = status(g);
+    if (__builtin_expect(g->pool->debug, 0) && err == 0)
+        wf__graph_debug_idle(g);
+    return err;
 }
 
 /* ---- cancel, errors, reset ------------------------------------------------ */
@@ -628,7 +631,10 @@ const char *wf_node_name(const wf_node *n)
 {
     if (n == NULL)
         return "";
-    return wf__cold(n)->name ? wf__cold(n)->name : n->ops->kind;
+    if (wf__cold(n)->name)
+        return wf__cold(n)->name;
+    /* Before it is published (a constructor failing), only the kind. */
+    return wf__cold(n)->auto_name[0] ? wf__cold(n)->auto_name : n->ops->kind;
 }
 
 int wf_graph_destroy(wf_graph *g)

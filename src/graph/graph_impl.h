@@ -240,6 +240,11 @@ void wf__trace_message(wf_node *to);
 /* Read WEFT_TRACE once (wf_graph_create). */
 void wf__trace_env(void);
 
+/* Debug mode (dot.c): wait_for_all returned 0 and the graph is idle; say
+ * which nodes hold messages they cannot pass on, or are stuck otherwise
+ * (an input node never activated), once per node. */
+void wf__graph_debug_idle(wf_graph *g);
+
 /* Is this thread running a task of g?  (Waiting for g would deadlock.) */
 bool wf__graph_running_here(const wf_graph *g);
 
@@ -337,6 +342,9 @@ typedef struct wf__node_ops {
     void (*handle)(wf_node *n, wf__op *op); /* kind-specific ops */
     void (*reset)(wf_node *n);
     size_t (*held)(wf_node *n);
+    /* Why the node is stuck, for debug mode (dot.c), or NULL: inside the
+     * handler, as held. */
+    const char *(*stuck)(wf_node *n);
     /* outside, at destroy: free kind-specific memory */
     void (*destroy)(wf_node *n);
 } wf__node_ops;
@@ -362,6 +370,7 @@ typedef struct wf__node_cold {
     wf_allocator mem; /* the graph's: for the node's memory (mem.c) */
     char *name;      /* under graph->topo */
     unsigned id;     /* DOT node id */
+    char auto_name[32]; /* "kind#id", the name when it has none */
     wf_node *next, *prev; /* graph's node list, under graph->topo */
     wf__edges *retired_lists;
     wf__edge *retired_edges;
@@ -378,6 +387,7 @@ typedef struct wf__node_cold {
      * node is published, then read-only), for wf_tuple_get. */
     const size_t *tuple_offset;
     unsigned tuple_count;
+    bool debug_told; /* debug mode reported it stuck; under graph->topo */
 } __attribute__((aligned(64))) wf__node_cold;
 
 static inline wf__node_cold *wf__cold(const wf_node *n)
@@ -435,6 +445,7 @@ typedef struct wf__edges_op {
 typedef struct wf__held_op {
     wf__op op;
     size_t held;
+    const char *stuck; /* ops->stuck's answer */
 } wf__held_op;
 
 /* Apply op through the node's aggregator (G1). */

@@ -260,6 +260,13 @@ static size_t input_held(wf_node *n)
     return ((input_node *)n)->has_item;
 }
 
+static const char *input_stuck(wf_node *n)
+{
+    return ((input_node *)n)->active
+               ? NULL
+               : "never activated: wf_input_node_activate starts it";
+}
+
 static void input_destroy(wf_node *n)
 {
     wf__mem_free(wf__node_mem(n), ((input_node *)n)->item);
@@ -275,6 +282,7 @@ static const wf__node_ops input_ops = {
     .handle = input_handle,
     .reset = input_reset,
     .held = input_held,
+    .stuck = input_stuck,
     .destroy = input_destroy,
 };
 

@@ -29,9 +29,12 @@ static void node_handle(void *self, wf__op *op)
         if (n->ops->reset)
             n->ops->reset(n);
         break;
-    case WF__OP_HELD:
-        ((wf__held_op *)op)->held = n->ops->held ? n->ops->held(n) : 0;
+    case WF__OP_HELD: {
+        wf__held_op *h = (wf__held_op *)op;
+        h->held = n->ops->held ? n->ops->held(n) : 0;
+        h->stuck = n->ops->stuck ? n->ops->stuck(n) : NULL;
         break;
+    }
     default:
         n->ops->handle(n, op);
     }
@@ -103,6 +106,8 @@ void wf__node_publish(wf_node *n)
     wf_graph *g = wf__node_graph(n);
     pthread_mutex_lock(&g->topo);
     wf__cold(n)->id = g->next_id++;
+    snprintf(wf__cold(n)->auto_name, sizeof wf__cold(n)->auto_name, "%s#%u",
+             n->ops->kind, wf__cold(n)->id);
     wf__cold(n)->next = g->nodes;
     if (g->nodes)
         wf__cold(g->nodes)->prev = n;

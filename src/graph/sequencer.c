@@ -160,6 +160,14 @@ static size_t seq_held(wf_node *n)
     return s->store.q.count + s->waiting;
 }
 
+static const char *seq_stuck(wf_node *n)
+{
+    return ((seq_node *)n)->waiting
+               ? "its messages wait for a smaller sequence number (the "
+                 "first is 0)"
+               : NULL;
+}
+
 static void seq_destroy(wf_node *n)
 {
     seq_node *s = (seq_node *)n;
@@ -179,6 +187,7 @@ static const wf__node_ops seq_ops = {
     .handle = seq_handle,
     .reset = seq_reset,
     .held = seq_held,
+    .stuck = seq_stuck,
     .destroy = seq_destroy,
 };
 

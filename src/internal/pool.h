@@ -80,6 +80,7 @@ struct wf_pool {
     wf_allocator alloc;
     wf__worker **workers;
     bool is_default;
+    bool debug;           /* wf__debug() when it was made */
     void *mem; /* raw block behind this aligned struct */
     _Atomic int shutdown;
     /* Graphs made on this pool and not yet destroyed: wf_pool_destroy
@@ -131,6 +132,17 @@ void wf__free_aligned(const wf_allocator *a, void *raw, size_t size);
 
 /* env.c */
 unsigned wf__available_cpus(void);
+/* Debug mode (debug.c): WEFT_DEBUG, read once. */
+bool wf__debug(void);
+/* The newest private task of w, or NULL: what a body about to run finds
+ * (debug mode). */
+wf_task *wf__debug_top(wf__worker *w);
+/* A task body or wf_run's function (body) returned on w, whose newest
+ * private task was `top` when it began: abort, saying so, if it left a
+ * task it spawned unjoined on w's private stack (debug mode).  floor: the
+ * frame of the caller of body (__builtin_frame_address(0)). */
+void wf__debug_frame_exit(wf__worker *w, wf_task *top, const void *body,
+                          const void *floor);
 unsigned wf__env_uint(const char *name, unsigned dflt, unsigned max);
 
 /* park.c */

@@ -211,6 +211,7 @@ int wf_pool_create(wf_pool **out, const wf_pool_config *cfg)
     p->first_spare = p->n + WF_CALLER_SLOTS;
     p->max_spares = c.max_spares;
     p->spin = c.spin;
+    p->debug = wf__debug();
     pthread_mutex_init(&p->submit.lock, NULL);
     pthread_mutex_init(&p->spare_lock, NULL);
     pthread_mutex_init(&p->idle_lock, NULL);
@@ -278,8 +279,14 @@ wf_pool *wf_pool_default(void)
     if (default_tried_gen != wf__fork_gen) {
         default_tried_gen = wf__fork_gen;
         wf_pool *made = NULL;
-        if (wf_pool_create(&made, NULL) == 0)
+        int err = wf_pool_create(&made, NULL);
+        if (err == 0)
             made->is_default = true;
+        else /* once per process: say why, as nothing else will */
+            fprintf(stderr, "weft: the default pool could not be made: %s "
+                    "(%s); wf_spawn from outside a pool runs tasks "
+                    "inline, and wf_pool_default() is NULL\n",
+                    wf_strerror(err), wf_err_name(err));
         wf_store_release(&default_pool, made);
     }
     p = wf_load_acquire(&default_pool);

@@ -106,7 +106,11 @@ int wf_run(wf_pool *pool, void (*fn)(void *arg), void *arg)
      * what fn spawns is stolen from here. */
     wf__worker *w = wf__caller_enter_wait(pool, NULL, NULL);
     if (w) {
+        wf_task *top = pool->debug ? wf__debug_top(w) : NULL;
         fn(arg);
+        if (__builtin_expect(pool->debug, 0))
+            wf__debug_frame_exit(w, top, (const void *)fn,
+                                 __builtin_frame_address(0));
         wf__caller_leave(w);
         return 0;
     }

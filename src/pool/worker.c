@@ -67,7 +67,13 @@ static void run_task(wf__worker *w, wf_task *t, bool shared)
     uint32_t flags = t->flags_;
     if (flags & WF__TASK_QUEUED) /* started: wf_submit may take it again */
         t->flags_ = flags & ~WF__TASK_QUEUED;
-    t->fn(t);
+    bool debug = w->pool->debug;
+    wf_task *top = debug ? wf__debug_top(w) : NULL;
+    wf_task_fn fn = t->fn;
+    fn(t);
+    if (__builtin_expect(debug, 0))
+        wf__debug_frame_exit(w, top, (const void *)fn,
+                             __builtin_frame_address(0));
     if (!(flags & WF__TASK_DETACHED)) {
         if (shared)
             wf__task_complete(w->pool, t);

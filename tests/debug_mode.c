@@ -1,0 +1,268 @@
+/* debug_mode: what WEFT_DEBUG=1 reports, each case in a child process
+ * whose stderr is read back.
+ *
+ *   forgotten_join  wf_run's function spawns a task and returns without
+ *                   joining it: the child aborts with a message naming the
+ *                   mistake (without debug mode the task would run on a
+ *                   dead frame, a crash far from its cause).
+ *   nested_join     the same, two levels down, in a task's body.
+ * Both on a pool of 1 thread: the check sees the tasks still on the
+ * thread's own stack, and with no other thread none is stolen first.
+ *   joined          every task joined, deep recursion: no report.
+ *   sequencer       a sequencer whose numbers start at 1: wait_for_all
+ *                   returns 0 and says the node holds its messages.
+ *   input           an input node never activated: said at wait_for_all.
+ *   quiet           the sequencer case with WEFT_DEBUG=0: nothing said.
+ *   no_default      the default pool cannot be made: why is said once
+ *                   (normal build only: it limits the address space).
+ *
+ * Usage: test_debug_mode SCENARIO */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fib_task.h"
+#include "graph_test.h"
+
+/* Run fn in a child with WEFT_DEBUG=debug; its stderr goes to err. */
+static int in_child(void (*fn)(void), const char *debug, char *err, size_t n)
+{
+    fflush(NULL);
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], 2);
+        close(fds[0]);
+        CHECK(setenv("WEFT_DEBUG", debug, 1) == 0);
+        fn();
+        fflush(NULL);
+        _exit(0);
+    }
+    close(fds[1]);
+    size_t got = 0;
+    for (ssize_t r; got + 1 < n &&
+                    (r = read(fds[0], err + got, n - 1 - got)) > 0;)
+        got += (size_t)r;
+    err[got] = '\0';
+    close(fds[0]);
+    int st;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    return st;
+}
+
+static void expect(void (*fn)(void), const char *debug, bool aborts,
+                   const char *said)
+{
+    char err[8192];
+    int st = in_child(fn, debug, err, sizeof err);
+    if (aborts)
+        CHECK_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT,
+                  "the child did not abort (status %#x); it said: %s", st,
+                  err);
+    else
+        CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+                  "the child failed (status %#x): %s", st, err);
+    if (said)
+        CHECK_MSG(strstr(err, said) != NULL, "expected \"%s\" on stderr, "
+                  "got: %s", said, err);
+    else
+        CHECK_MSG(strstr(err, "weft:") == NULL, "expected silence, got: %s",
+                  err);
+    printf("  %s\n", said ? said : "(nothing said)");
+}
+
+/* ---- fork-join ------------------------------------------------------------ */
+
+static void leaf(wf_task *t)
+{
+    (void)t;
+}
+
+static void forget(void *arg)
+{
+    (void)arg;
+    wf_task t = {0};
+    CHECK_OK(wf_spawn(&t, leaf));
+    /* returns: no wf_join(&t) */
+}
+
+static void forgotten_join_child(void)
+{
+    wf_pool *p = check_pool(1);
+    wf_run(p, forget, NULL);
+    CHECK_MSG(false, "wf_run returned: the forgotten join went unnoticed");
+}
+
+/* A stolen task's body forgets its child's join. */
+static void forgetful_body(wf_task *t)
+{
+    (void)t;
+    forget(NULL);
+}
+
+static void nested(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 4; i++) {
+        wf_task t = {0};
+        CHECK_OK(wf_spawn(&t, forgetful_body));
+        fib_frame f = {.n = 18};
+        fib_body(&f.task);
+        wf_join(&t);
+    }
+}
+
+static void nested_join_child(void)
+{
+    wf_pool *p = check_pool(1);
+    wf_run(p, nested, NULL);
+    CHECK_MSG(false, "wf_run returned: the forgotten join went unnoticed");
+}
+
+static void joined_child(void)
+{
+    wf_pool *p = check_pool(2);
+    check_fib_on(p, 22);
+    CHECK_OK(wf_pool_destroy(p));
+}
+
+/* ---- graphs ----------------------------------------------------------- */
+
+static size_t seq_from_1(const void *msg, void *ctx)
+{
+    (void)ctx;
+    return (size_t)*(const int *)msg; /* 1, 2, 3: 0 never comes */
+}
+
+static int count_body(const void *in, void *out, void *ctx)
+{
+    (void)in, (void)out;
+    atomic_fetch_add((_Atomic int *)ctx, 1);
+    return 0;
+}
+
+static void sequencer_child(void)
+{
+    wf_pool *p = gt_pool(2);
+    wf_graph *g = gt_graph(p);
+    wf_node *s = NULL;
+    CHECK_OK(wf_sequencer_node_create(&s, g, sizeof(int), seq_from_1, NULL));
+    _Atomic int ran = 0;
+    wf_node *f = gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING,
+                             count_body, &ran);
+    CHECK_OK(wf_make_edge(s, f));
+    for (int i = 1; i <= 3; i++)
+        gt_put(s, i);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_OK(wf_graph_wait_for_all(g)); /* said once per node */
+    CHECK_EQ(atomic_load(&ran), 0);
+    GT_DESTROY(g, s, f);
+    CHECK_OK(wf_pool_destroy(p));
+}
+
+static int produce(void *out, void *ctx)
+{
+    (void)ctx;
+    *(int *)out = 1;
+    return WF_INPUT_DONE;
+}
+
+static void input_child(void)
+{
+    wf_pool *p = gt_pool(2);
+    wf_graph *g = gt_graph(p);
+    wf_input_config ic = {.out_size = sizeof(int), .body = produce};
+    wf_node *in = NULL;
+    CHECK_OK(wf_input_node_create(&in, g, &ic));
+    _Atomic int ran = 0;
+    wf_node *f = gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING,
+                             count_body, &ran);
+    CHECK_OK(wf_make_edge(in, f));
+    CHECK_OK(wf_graph_wait_for_all(g)); /* wf_input_node_activate forgotten */
+    CHECK_EQ(atomic_load(&ran), 0);
+    GT_DESTROY(g, in, f);
+    CHECK_OK(wf_pool_destroy(p));
+}
+
+/* ---- the default pool --------------------------------------------------- */
+
+#ifndef WF_TEST_SANITIZED
+static void no_default_child(void)
+{
+    /* No room for the default pool's thread stacks. */
+    long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    CHECK(f && fscanf(f, "%ld", &pages) == 1);
+    fclose(f);
+    struct rlimit rl;
+    CHECK(getrlimit(RLIMIT_AS, &rl) == 0);
+    rl.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (4u << 20);
+    CHECK(setrlimit(RLIMIT_AS, &rl) == 0);
+    CHECK(wf_pool_default() == NULL);
+    CHECK(wf_pool_default() == NULL); /* said once */
+}
+#endif
+
+static void scenario_forgotten_join(void)
+{
+    expect(forgotten_join_child, "1", true, "spawned and never joined");
+}
+
+static void scenario_nested_join(void)
+{
+    expect(nested_join_child, "1", true, "spawned and never joined");
+}
+
+static void scenario_joined(void)
+{
+    expect(joined_child, "1", false, NULL);
+}
+
+static void scenario_sequencer(void)
+{
+    expect(sequencer_child, "1", false,
+           "sequencer_node#0 holding 3 message(s) it has not passed on to "
+           "its successors: its messages wait for a smaller sequence number");
+}
+
+static void scenario_input(void)
+{
+    expect(input_child, "1", false, "input_node#0 holding 0 message(s) it "
+           "has not passed on to its successors: never activated");
+}
+
+static void scenario_quiet(void)
+{
+    expect(sequencer_child, "0", false, NULL);
+}
+
+static void scenario_no_default(void)
+{
+#ifdef WF_TEST_SANITIZED
+    printf("no_default: skipped under the sanitizers (address-space "
+           "limit)\n");
+#else
+    expect(no_default_child, "0", false,
+           "weft: the default pool could not be made: ");
+#endif
+}
+
+int main(int argc, char **argv)
+{
+    static const check_scenario scenarios[] = {
+        {"forgotten_join", scenario_forgotten_join},
+        {"nested_join", scenario_nested_join},
+        {"joined", scenario_joined},
+        {"sequencer", scenario_sequencer},
+        {"input", scenario_input},
+        {"quiet", scenario_quiet},
+        {"no_default", scenario_no_default},
+    };
+    return check_run_scenarios("debug_mode", argc, argv, scenarios,
+                               sizeof scenarios / sizeof scenarios[0]);
+}
