@@ -1,15 +1,20 @@
 /* demo: what `make demo` runs.  Fork-join programs on the default pool,
  * each timed against its sequential version, with the per-worker counters
- * of one parallel run: who spawned, who stole, who slept.
+ * of one parallel run: who spawned, who stole, who slept.  It first says
+ * how many CPUs the process may use and how much of them it gets at the
+ * moment, because no speedup can exceed that.
  *
  * The sequential versions are the same code with the spawn replaced by a
  * call; bench/ does this for five workloads with more care (interleaved
  * repetitions, several pool sizes): `make bench`. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT; clock_gettime */
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <weft.h>
 
 #define REPS 5 /* timed runs of each version; the median is shown */
@@ -135,6 +140,96 @@ static long nq(board b)
     return total;
 }
 
+/* ---- how many CPUs this process really gets --------------------------- */
+
+static double now_s(void);
+
+/* CPUs in this process's affinity mask (taskset, a container's cpuset). */
+static unsigned cpus_allowed(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return (unsigned)CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1;
+}
+
+typedef struct {
+    double until; /* spin until this time (now_s) */
+    double share; /* out: CPU time it got / wall time it spun */
+} spinner;
+
+static double thread_cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void *spin(void *p)
+{
+    spinner *s = p;
+    volatile unsigned sink = 0;
+    double t0 = now_s(), c0 = thread_cpu_s(), t;
+    do {
+        for (unsigned i = 0; i < 4096; i++)
+            sink += i;
+    } while ((t = now_s()) < s->until);
+    (void)sink;
+    s->share = (thread_cpu_s() - c0) / (t - t0);
+    return NULL;
+}
+
+/* How many CPUs' worth of time n threads spinning together for 50 ms get:
+ * about n on an idle machine, less when other programs (or a VM's host)
+ * hold the CPUs.  0 if the threads could not be started. */
+static double cpus_measured(unsigned n)
+{
+    spinner s[64];
+    pthread_t tid[64];
+    if (n > 64)
+        n = 64;
+    double until = now_s() + 0.05;
+    unsigned started = 1;
+    for (unsigned i = 0; i < n; i++)
+        s[i] = (spinner){until, 0};
+    while (started < n && pthread_create(&tid[started], NULL, spin,
+                                         &s[started]) == 0)
+        started++;
+    spin(&s[0]);
+    double total = 0;
+    for (unsigned i = 0; i < started; i++) {
+        if (i > 0)
+            pthread_join(tid[i], NULL);
+        total += s[i].share;
+    }
+    return started == n ? total : 0;
+}
+
+/* Say how many CPUs the process may use (cpus) and how many it gets now
+ * (got, from cpus_measured); returns the largest speedup possible with a
+ * pool of `threads`. */
+static double report_cpus(unsigned cpus, double got, unsigned threads)
+{
+    if (cpus == 1) {
+        printf("1 CPU available to this process: no speedup possible\n");
+        return 1;
+    }
+    if (got > 0)
+        printf("%u CPUs available to this process; %u threads spinning "
+               "together got %.2f CPUs' worth\n", cpus, cpus, got);
+    else
+        printf("%u CPUs available to this process\n", cpus);
+    if (threads == 1) {
+        printf("a pool of 1 thread: no speedup possible\n");
+        return 1;
+    }
+    if (got > 0 && got < 1.25)
+        printf("other programs hold the CPUs now: little speedup possible\n");
+    double bound = got > 0 ? got : cpus;
+    return bound < threads ? bound : threads;
+}
+
 /* ---- the showcase ------------------------------------------------------ */
 
 typedef struct {
@@ -218,7 +313,7 @@ static void print_stats(const wf_worker_stats *before,
 
 /* Time seq and weft alternately (noise then hits both alike), check that
  * they agree, print the medians and the counters of the last weft run. */
-static int showcase(wf_pool *pool, program *g, long expected)
+static int showcase(wf_pool *pool, program *g, long expected, double bound)
 {
     unsigned n = wf_pool_threads(pool);
     wf_worker_stats *before = calloc(n, sizeof *before);
@@ -248,8 +343,10 @@ static int showcase(wf_pool *pool, program *g, long expected)
         qsort(tw, REPS, sizeof tw[0], cmp_double);
         double seq = ts[REPS / 2], par = tw[REPS / 2];
         printf("\n%s(%d) = %ld%s\n", g->name, g->n, g->result, g->how);
-        printf("    sequential %8.2f ms   weft %8.2f ms   speedup %.2fx\n",
-               seq * 1e3, par * 1e3, seq / par);
+        printf("    sequential %8.2f ms   weft %8.2f ms   speedup %.2fx%s\n",
+               seq * 1e3, par * 1e3, seq / par,
+               bound <= 1 ? " (none possible here)"
+               : bound < 1.25 ? " (the CPUs are busy)" : "");
         print_stats(before, after, n);
     } else if (err != WF_EINVAL) {
         fprintf(stderr, "demo: %s\n", wf_strerror(err));
@@ -261,6 +358,9 @@ static int showcase(wf_pool *pool, program *g, long expected)
 
 int main(void)
 {
+    /* Measured before the pool exists, so its workers do not compete. */
+    unsigned cpus = cpus_allowed();
+    double got = cpus > 1 ? cpus_measured(cpus) : 1;
     wf_pool *pool = wf_pool_default();
     if (pool == NULL) {
         fprintf(stderr, "demo: the default pool could not be created\n");
@@ -270,6 +370,7 @@ int main(void)
     printf("weft demo: default pool, %u threads (main and %u background "
            "worker%s); median of %d runs each\n",
            threads, threads - 1, threads == 2 ? "" : "s", REPS);
+    double bound = report_cpus(cpus, got, threads);
 
     program fib_prog = {"fib", 35, 0, fib_seq_run, fib_par_run,
                         ", a task at every call"};
@@ -277,8 +378,9 @@ int main(void)
                        ", a task per legal column"};
     program cut_prog = {"fib", 38, 0, fib_seq_run, fib_cut_run,
                         ", tasks only down to n = 20"};
-    if (showcase(pool, &fib_prog, 9227465) ||
-        showcase(pool, &nq_prog, 14200) || showcase(pool, &cut_prog, 39088169))
+    if (showcase(pool, &fib_prog, 9227465, bound) ||
+        showcase(pool, &nq_prog, 14200, bound) ||
+        showcase(pool, &cut_prog, 39088169, bound))
         return 1;
 
     printf("\nThe first fib does nothing but spawn: its ratio is the price "

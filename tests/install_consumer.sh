@@ -37,6 +37,12 @@ PCDIR=$(dirname "$(find "$PREFIX" -name weft.pc | head -n 1)")
 [ -f "$PCDIR/weft.pc" ] || fail "weft.pc not installed"
 CFGDIR=$(dirname "$(find "$PREFIX" -name weftConfig.cmake | head -n 1)")
 [ -f "$CFGDIR/weftConfigVersion.cmake" ] || fail "weftConfigVersion.cmake missing"
+# Documentation and examples in share/doc/weft, the trace viewer in share/weft.
+for f in README.md LICENSE CHANGELOG.md docs/pool.md docs/graph/running.md \
+         docs/reference/README.md docs/graph_reservation.svg examples/fib.c; do
+    [ -f "$PREFIX/share/doc/weft/$f" ] || fail "share/doc/weft/$f not installed"
+done
+[ -f "$PREFIX/share/weft/trace_view.html" ] || fail "trace_view.html not installed"
 
 mkdir -p "$WORK/app"
 cat >"$WORK/app/main.c" <<'EOF'

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Marks the functions the library exports; everything else in it is built
+ * with hidden visibility. */
 #if defined(WEFT_STATIC_DEFINE) || !defined(__GNUC__)
 #define WF_API
 #else

@@ -30,8 +30,8 @@ extern "C" {
 struct wf__ring;
 
 /* Caller-allocated; fields are private.  `base` is written by thieves, `top`
- * and `array` by the owner: they live on different cache lines (the seed's
- * @Contended). */
+ * and `array` by the owner: they live on different cache lines (as
+ * ForkJoinPool's @Contended fields do). */
 typedef struct wf_deque {
     _Alignas(WF_CACHE_LINE) _Atomic int64_t base; /* next index to steal   */
     _Alignas(WF_CACHE_LINE) _Atomic int64_t top;  /* next index to push    */

@@ -142,12 +142,14 @@ typedef struct wf_port {
 #define WF__PORT_OUT 2u
 #define WF__PORT_ONLY 4u /* "the node's only port of this direction" */
 
+/* Input port i of node; the index is checked when the port is used. */
 static inline wf_port wf_input_port(wf_node *node, unsigned i)
 {
     wf_port p = {node, i, WF__PORT_IN};
     return p;
 }
 
+/* Output port i of node; the index is checked when the port is used. */
 static inline wf_port wf_output_port(wf_node *node, unsigned i)
 {
     wf_port p = {node, i, WF__PORT_OUT};
@@ -275,6 +277,11 @@ typedef struct wf_function_config {
 } wf_function_config;
 #define WF_FUNCTION_CONFIG_INIT {0, 0, 0, WF_QUEUEING, NULL, NULL}
 
+/* function_node: one input port of cfg->in_size, an output port of
+ * cfg->out_size unless it is 0; runs cfg->body on each input, at most
+ * cfg->concurrency at once.  cfg is read during the call only.  Returns the
+ * constructor errors above; WF_EINVAL also when cfg or cfg->body is NULL
+ * or the policy is unknown. */
 WF_API int wf_function_node_create(wf_node **out, wf_graph *g,
                                    const wf_function_config *cfg);
 
@@ -311,6 +318,12 @@ typedef struct wf_join_config {
 } wf_join_config;
 #define WF_JOIN_CONFIG_INIT {0, NULL, WF_JOIN_QUEUEING, 0, NULL, NULL, NULL}
 
+/* Create a join_node as cfg says (read during the call only).  Returns the
+ * constructor errors above; WF_EINVAL also when cfg is NULL, ports is not
+ * 2..WF_JOIN_MAX_PORTS, msg_sizes is NULL or holds a 0, the policy is
+ * unknown, or a key-matching join lacks key_size or a key function (a
+ * tag-matching one a tag function); WF_ERANGE for a key_size above
+ * WF_MAX_MSG_SIZE. */
 WF_API int wf_join_node_create(wf_node **out, wf_graph *g,
                                const wf_join_config *cfg);
 
@@ -508,6 +521,9 @@ typedef struct wf_multifunction_config {
 } wf_multifunction_config;
 #define WF_MULTIFUNCTION_CONFIG_INIT {0, 0, NULL, 0, WF_QUEUEING, NULL, NULL}
 
+/* Create a multifunction_node as cfg says (read during the call only).
+ * Returns the constructor errors above; WF_EINVAL also when cfg, its body
+ * or out_sizes is NULL, out_ports is 0, or the policy is unknown. */
 WF_API int wf_multifunction_node_create(wf_node **out, wf_graph *g,
                                         const wf_multifunction_config *cfg);
 
@@ -550,6 +566,9 @@ typedef struct wf_async_config {
 } wf_async_config;
 #define WF_ASYNC_CONFIG_INIT {0, 0, 0, WF_QUEUEING, NULL, NULL}
 
+/* Create an async_node as cfg says (read during the call only).  Returns
+ * the constructor errors above; WF_EINVAL also when cfg or its body is
+ * NULL, out_size is 0, or the policy is unknown. */
 WF_API int wf_async_node_create(wf_node **out, wf_graph *g,
                                 const wf_async_config *cfg);
 
