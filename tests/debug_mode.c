@@ -76,7 +76,7 @@ static void expect(void (*fn)(void), const char *debug, bool aborts,
     printf("  %s\n", said ? said : "(nothing said)");
 }
 
-/* ---- fork-join ------------------------------------------------------------ */
+/* ---- fork-join -------------------------------------------------------- */
 
 static void leaf(wf_task *t)
 {

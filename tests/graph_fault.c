@@ -124,6 +124,13 @@ static bool connect(wf_port a, wf_port b)
     return err == 0;
 }
 
+/* from -> a new sink of path (reading element 0 of join's tuples). */
+static bool to_sink(prog *p, wf_node *from, int path, wf_node *join)
+{
+    return connect(wf_output_port(from, 0),
+                   wf_input_port(sink_node(p, path, join), 0));
+}
+
 /* Put id into port `to` of a path; counts it when accepted. */
 static void put(int path, int port, wf_port to, int id)
 {
@@ -187,12 +194,11 @@ static void extra_kinds(prog *p, wf_node *bcast)
 {
     wf_node *n = NULL;
     size_t two[2] = {sizeof(int), sizeof(int)};
-    connect(wf_output_port(bcast, 0),
-         wf_input_port(made(p, wf_overwrite_node_create(&n, p->g, sizeof(int)), &n),
-                  0));
-    connect(wf_output_port(bcast, 0),
-         wf_input_port(made(p, wf_limiter_node_create(&n, p->g, sizeof(int), 4), &n),
-                  0));
+    wf_node *ow = made(p, wf_overwrite_node_create(&n, p->g, sizeof(int)), &n);
+    connect(wf_output_port(bcast, 0), wf_input_port(ow, 0));
+    wf_node *lim =
+        made(p, wf_limiter_node_create(&n, p->g, sizeof(int), 4), &n);
+    connect(wf_output_port(bcast, 0), wf_input_port(lim, 0));
     made(p, wf_write_once_node_create(&n, p->g, sizeof(int)), &n);
     made(p, wf_buffer_node_create(&n, p->g, sizeof(int)), &n);
     made(p, wf_split_node_create(&n, p->g, 2, two), &n);
@@ -256,16 +262,16 @@ static bool run_program(wf_pool *pool, int mode, long k)
     wf_node *b = made(&p, wf_broadcast_node_create(&n, p.g, sizeof(int)), &n);
     wf_node *pq = made(&p, wf_priority_queue_node_create(
                                   &n, p.g, sizeof(int), cmp_int, NULL), &n);
+    bool join_a = connect(wf_output_port(qa, 0), wf_input_port(jq, 0));
+    bool join_b = connect(wf_output_port(qb, 0), wf_input_port(jq, 1));
     bool ok[PATHS] = {
-        [P_QUEUE] = connect(wf_output_port(q, 0), wf_input_port(sink_node(&p, P_QUEUE, NULL), 0)),
-        [P_CHAIN] = connect(wf_output_port(fn, 0), wf_input_port(sink_node(&p, P_CHAIN, NULL), 0)),
-        [P_SEQ] = connect(wf_output_port(seq, 0), wf_input_port(sink_node(&p, P_SEQ, NULL), 0)),
-        [P_JOIN] = connect(wf_output_port(qa, 0), wf_input_port(jq, 0)) &
-                   connect(wf_output_port(qb, 0), wf_input_port(jq, 1)) &
-                   connect(wf_output_port(jq, 0), wf_input_port(sink_node(&p, P_JOIN, jq), 0)),
-        [P_KEY] = connect(wf_output_port(jk, 0), wf_input_port(sink_node(&p, P_KEY, jk), 0)),
-        [P_BCAST_A] = connect(wf_output_port(b, 0), wf_input_port(sink_node(&p, P_BCAST_A, NULL), 0)),
-        [P_BCAST_B] = connect(wf_output_port(b, 0), wf_input_port(sink_node(&p, P_BCAST_B, NULL), 0)),
+        [P_QUEUE] = to_sink(&p, q, P_QUEUE, NULL),
+        [P_CHAIN] = to_sink(&p, fn, P_CHAIN, NULL),
+        [P_SEQ] = to_sink(&p, seq, P_SEQ, NULL),
+        [P_JOIN] = join_a && join_b && to_sink(&p, jq, P_JOIN, jq),
+        [P_KEY] = to_sink(&p, jk, P_KEY, jk),
+        [P_BCAST_A] = to_sink(&p, b, P_BCAST_A, NULL),
+        [P_BCAST_B] = to_sink(&p, b, P_BCAST_B, NULL),
     };
     bool to_pq = connect(wf_output_port(b, 0), wf_input_port(pq, 0));
     if (b)
@@ -273,7 +279,8 @@ static bool run_program(wf_pool *pool, int mode, long k)
     for (int id = 0; id < msgs; id++) {
         put(P_QUEUE, 0, wf_input_port(q, 0), id);
         put(P_CHAIN, 0, wf_input_port(fn, 0), id);
-        put(P_SEQ, 0, wf_input_port(seq, 0), msgs - 1 - id); /* the window grows */
+        /* Backwards: the sequencer's window grows. */
+        put(P_SEQ, 0, wf_input_port(seq, 0), msgs - 1 - id);
         put(P_JOIN, 0, wf_input_port(qa, 0), id);
         put(P_JOIN, 1, wf_input_port(qb, 0), id);
         for (int twice = 0; twice < 2; twice++) { /* a key's second tuple */

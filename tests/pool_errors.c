@@ -202,7 +202,7 @@ static void root_b(wf_task *t)
 static void test_same_pool_join(wf_pool *p)
 {
     for (int rep = 0; rep < 20; rep++) {
-        handoff h = {0};
+        handoff h = {NULL, 0};
         _Atomic int done = 0;
         root_task a = {.h = &h, .done = &done}, b = {.h = &h, .done = &done};
         CHECK_OK(wf_submit(p, &a.task, root_a));
@@ -217,7 +217,7 @@ static void test_foreign_join(wf_pool *p)
 {
     test_same_pool_join(p);
     for (int rep = 0; rep < 20; rep++) {
-        handoff h = {0};
+        handoff h = {NULL, 0};
         pthread_t th;
         CHECK(pthread_create(&th, NULL, stranger_join, &h) == 0);
         CHECK_OK(wf_run(p, spawn_and_hand_over, &h));
@@ -230,7 +230,7 @@ static void test_foreign_join(wf_pool *p)
 
     /* Two plain threads: main spawns (default pool), another joins. */
     for (int rep = 0; rep < 20; rep++) {
-        handoff h = {0};
+        handoff h = {NULL, 0};
         pthread_t th;
         fib_frame f = {.n = 13};
         CHECK(pthread_create(&th, NULL, stranger_join, &h) == 0);

@@ -424,7 +424,7 @@ static inline bool wf__node_stopped(const wf_node *n)
 static inline bool wf__observed(const wf_node *n)
 {
     wf_graph *g = wf_load_relaxed(&((wf_node *)n)->graph);
-    return (g != NULL && wf_load_relaxed(&g->counting) != 0) |
+    return (g != NULL && wf_load_relaxed(&g->counting) != 0) ||
            wf__trace_enabled();
 }
 

@@ -40,7 +40,8 @@ static void print_code(FILE *f, const char *what, const void *fn)
         fprintf(f, "%s %s", what, info.dli_sname);
     else if (dladdr(fn, &info) && info.dli_fname)
         fprintf(f, "%s %s+%#lx", what, info.dli_fname,
-                (unsigned long)((const char *)fn - (const char *)info.dli_fbase));
+                (unsigned long)((const char *)fn -
+                                (const char *)info.dli_fbase));
     else
         fprintf(f, "%s %p", what, fn);
 }
