@@ -15,6 +15,8 @@
  *   quiet           the sequencer case with WEFT_DEBUG=0: nothing said.
  *   no_default      the default pool cannot be made: why is said once
  *                   (normal build only: it limits the address space).
+ *   stats           WEFT_STATS=1: a destroyed pool prints its counters,
+ *                   whose total counts every spawn of the run.
  *
  * Usage: test_debug_mode SCENARIO */
 #include <signal.h>
@@ -208,6 +210,33 @@ static void no_default_child(void)
 }
 #endif
 
+/* ---- WEFT_STATS -------------------------------------------------------- */
+
+static void stats_child(void)
+{
+    CHECK(setenv("WEFT_STATS", "1", 1) == 0);
+    wf_pool *p = check_pool(2);
+    check_fib_on(p, 20);
+    CHECK_OK(wf_pool_destroy(p));
+}
+
+static void scenario_stats(void)
+{
+    char err[8192];
+    int st = in_child(stats_child, "0", err, sizeof err);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child: %#x: %s", st,
+              err);
+    CHECK_MSG(strstr(err, "weft: a pool of 2 threads (WEFT_STATS)"), "%s",
+              err);
+    const char *total = strstr(err, "weft:   total");
+    unsigned long long spawns = 0, run = 0;
+    CHECK_MSG(total && sscanf(total, "weft:   total %llu %llu", &spawns,
+                              &run) == 2, "no total row: %s", err);
+    CHECK_EQ(spawns, (unsigned long long)fib_seq(21) - 1); /* fib(20)'s */
+    CHECK_EQ(run, spawns);
+    printf("  %.*s", (int)(strchr(total, '\n') - total + 1), total);
+}
+
 static void scenario_forgotten_join(void)
 {
     expect(forgotten_join_child, "1", true, "spawned and never joined");
@@ -262,6 +291,7 @@ int main(int argc, char **argv)
         {"input", scenario_input},
         {"quiet", scenario_quiet},
         {"no_default", scenario_no_default},
+        {"stats", scenario_stats},
     };
     return check_run_scenarios("debug_mode", argc, argv, scenarios,
                                sizeof scenarios / sizeof scenarios[0]);

@@ -661,22 +661,10 @@ WF_API int wf_node_set_body_reset(wf_node *node, void (*fn)(void *ctx),
  * for NULL.  Valid until the next wf_node_set_name or wf_node_destroy. */
 WF_API const char *wf_node_name(const wf_node *node);
 
-/* Tracing: write a Chrome trace (JSON "traceEvents", opened by Perfetto
- * and chrome://tracing) to path: one track per thread, a span per node
- * body (named by the node's name or kind) and per graph task, and flow
- * arrows from a task that pushed a message to the next body of the node
- * that took it.  Events go to per-thread buffers; the file is written by
- * wf_trace_stop.  WEFT_TRACE=file.json in the environment, read when the
- * first graph is created, starts it, and it stops at exit.  Returns 0;
- * WF_EINVAL (path NULL or empty), WF_EBUSY (already tracing),
- * WF_ENOMEM. */
-WF_API int wf_trace_start(const char *path);
-
-/* Stop tracing and write the file.  Call it when no graph has work in
- * flight (it waits for events being recorded, not for graphs).  Returns
- * 0; WF_ENOENT (not tracing), WF_EAGAIN (the file could not be written;
- * errno says why). */
-WF_API int wf_trace_stop(void);
+/* Tracing a graph: wf_trace_start / wf_trace_stop (weft/pool.h) record
+ * a span per node body (named as wf_node_name says) and per graph task,
+ * and flow arrows from a task that pushed a message to the next body of
+ * the node that took it. */
 
 /* Name shown by wf_graph_write_dot (copied; NULL clears it).  Returns 0,
  * WF_EINVAL, WF_ENOMEM, WF_EDESTROYED. */

@@ -284,7 +284,25 @@ WF_API bool wf_group_is_cancelled(const wf_group *g);
 WF_API int wf_blocking_begin(void);
 WF_API int wf_blocking_end(void);
 
-/* ---- statistics ---------------------------------------------------------- */
+/* ---- tracing and statistics ----------------------------------------------- */
+
+/* Write a Chrome trace (JSON "traceEvents", opened by Perfetto,
+ * chrome://tracing and tools/trace_view.html) to path: one track per
+ * thread, with a span per stolen fork-join task, per park of a worker,
+ * per wf_run on the calling thread, and per node body and graph task of
+ * every graph (weft/graph.h), with arrows along the messages.  Events go
+ * to per-thread buffers; the file is written by wf_trace_stop.
+ * WEFT_TRACE=file.json in the environment, read when the first pool or
+ * graph is created, starts it, and it stops at exit.  Any thread.
+ * Returns 0; WF_EINVAL (path NULL or empty), WF_EBUSY (already tracing),
+ * WF_ENOMEM. */
+WF_API int wf_trace_start(const char *path);
+
+/* Stop tracing and write the file.  Call it when no graph has work in
+ * flight and no task runs (it waits for events being recorded, not for
+ * work).  Returns 0; WF_ENOENT (not tracing), WF_EAGAIN (the file could
+ * not be written; errno says why). */
+WF_API int wf_trace_stop(void);
 
 typedef struct wf_worker_stats {
     uint64_t spawns;        /* tasks this worker spawned                   */

@@ -23,23 +23,8 @@
  * Handlers are short and call no other node (G2), so the waits below are
  * bounded by the work queued ahead; they still yield after a short spin, so
  * an oversubscribed machine runs the thread they wait for. */
-#include <sched.h>
 
 #include "graph/graph_impl.h"
-
-void wf__backoff(unsigned *round)
-{
-    if (*round < 64) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#elif defined(__aarch64__)
-        __asm__ __volatile__("yield");
-#endif
-        (*round)++;
-    } else {
-        sched_yield();
-    }
-}
 
 /* Reverse the stack so the batch is applied in arrival order. */
 static wf__op *reverse(wf__op *list)

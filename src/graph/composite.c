@@ -55,7 +55,7 @@ static void comp_write_dot(wf_node *n, FILE *f)
 static void comp_handle(wf_node *n, wf__op *op)
 {
     (void)n, (void)op;
-    WF__GBUG("composite_node has no operations");
+    WF_BUG("composite_node has no operations");
 }
 
 static void comp_destroy(wf_node *n)

@@ -258,7 +258,7 @@ static void cont_handle(wf_node *n, wf__op *op)
 {
     (void)n;
     (void)op;
-    WF__GBUG("unknown continue_node operation");
+    WF_BUG("unknown continue_node operation");
 }
 
 static void cont_reset(wf_node *n)

@@ -111,7 +111,7 @@ static wf__edges *spare_pop(wf__port *p)
 {
     wf__edges *l = p->spares;
     if (l == NULL)
-        WF__GBUG("an edge without its spare list block");
+        WF_BUG("an edge without its spare list block");
     p->spares = l->retired;
     l->retired = NULL;
     return l;

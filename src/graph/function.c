@@ -226,7 +226,7 @@ static void fn_handle(wf_node *n, wf__op *op)
     case FN_PUT: handle_put(f, o); break;
     case FN_TAKE: handle_take(f, o); break;
     case FN_PRED_PULL: handle_pred_pull(f, o); break;
-    default: WF__GBUG("unknown function_node operation");
+    default: WF_BUG("unknown function_node operation");
     }
 }
 

@@ -45,13 +45,10 @@
 #include <string.h>
 
 #include "internal/atomic.h"
+#include "internal/trace.h"
+#include "internal/util.h"
 #include "weft/graph.h"
 
-/* Broken internal invariant: report where, then abort. */
-#define WF__GBUG(msg)                                                        \
-    (fprintf(stderr, "weft: internal error at %s:%d: %s\n", __FILE__,        \
-             __LINE__, (msg)),                                               \
-     abort())
 
 /* A handler or step on every message's path, inlined into each caller
  * (the direct path of an aggregator op, wf__agg_try_enter), so a message
@@ -135,9 +132,6 @@ static inline void wf__agg_execute(wf__agg *a, wf__op *op, wf__agg_handler h,
     wf__agg_execute_queued(a, op, h, self);
 }
 
-/* Spin, then yield (STYLE: never an unbounded busy loop). */
-void wf__backoff(unsigned *round);
-
 /* ---- graph (graph.c) --------------------------------------------------- */
 
 typedef struct wf__gtask wf__gtask;
@@ -217,18 +211,8 @@ void wf__body_end(wf_node *n, int result);
 void wf__count_offer(wf_node *from, wf_node *to, int r);
 void wf__count_pulled(wf_node *from);
 
-/* ---- tracing (trace.c) ------------------------------------------------- */
+/* ---- tracing (trace.c; the recorder: internal/trace.h) ----------------- */
 
-/* Set while a trace is being recorded.  Read relaxed on every body: the
- * one predictable branch tracing costs when it is off. */
-extern _Atomic int wf__tracing;
-static inline bool wf__trace_enabled(void)
-{
-    /* Relaxed: a body that misses the switch by a few events is fine;
-     * the recording path itself synchronises with wf_trace_stop. */
-    return wf_load_relaxed(&wf__tracing) != 0;
-}
-enum { WF__TRACE_BODY = 'b', WF__TRACE_TASK = 't' };
 /* Begin ('B', named after n, NULL: "graph task") or end ('E') a span on
  * this thread's track. */
 void wf__trace_span(char ph, char cat, const wf_node *n);
@@ -237,8 +221,6 @@ void wf__trace_body_begin(wf_node *n);
 /* The start of a flow arrow from this thread's current span to the next
  * body of `to`. */
 void wf__trace_message(wf_node *to);
-/* Read WEFT_TRACE once (wf_graph_create). */
-void wf__trace_env(void);
 
 /* Debug mode (dot.c): wait_for_all returned 0 and the graph is idle; say
  * which nodes hold messages they cannot pass on, or are stuck otherwise

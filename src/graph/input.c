@@ -173,7 +173,7 @@ static void input_handle(wf_node *n, wf__op *o)
             op->start = should_start(s);
         break;
     case IN_FWD: fwd_step(s, op); break;
-    default: WF__GBUG("unknown input_node operation");
+    default: WF_BUG("unknown input_node operation");
     }
 }
 

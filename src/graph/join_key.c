@@ -473,7 +473,7 @@ void wf__join_key_put(join_node *j, join_op *op)
             return;
         }
         if (!k->wide && n >= k->narrow_ents) /* index_room widens first */
-            WF__GBUG("key table: an entry number past a narrow slot's");
+            WF_BUG("key table: an entry number past a narrow slot's");
         slot_set(k, i, slot_of(op->hash, n, dist, k->wide), k->wide);
         e = ent(k, n);
         e->filled = 0;

@@ -113,7 +113,7 @@ static void limiter_handle(wf_node *n, wf__op *o)
         pull_step(l, op);
         break;
     default:
-        WF__GBUG("unknown limiter_node operation");
+        WF_BUG("unknown limiter_node operation");
     }
 }
 

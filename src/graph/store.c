@@ -322,7 +322,7 @@ WF__HOT_INLINE void handle(wf_node *n, wf__store *s, wf__store_op *op)
         fwd_step(n, s, op);
         break;
     default:
-        WF__GBUG("unknown store operation");
+        WF_BUG("unknown store operation");
     }
     wf__store_settle(s);
 }

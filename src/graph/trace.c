@@ -1,320 +1,34 @@
-/* Tracing: node bodies and graph tasks as a Chrome trace (the JSON
- * "traceEvents" format that Perfetto and chrome://tracing open).
- *
- * Each thread appends events to its own buffer, a list of chunks, with no
- * lock: the only shared words it touches are its buffer's `busy` flag and
- * the global switch.  wf_trace_stop turns the switch off, waits until no
- * thread is inside a recording (the Dekker handshake below), then writes
- * every buffer out and frees the chunks.  Buffers themselves stay on the
- * global list for their thread's next session.
- *
- * The handshake: a recorder stores busy = 1,
- * fences (seq_cst), then reads the switch; stop clears the switch, fences,
- * then reads each busy flag.  Of the two reads at least one sees the
- * other side's store, so either the recorder sees the switch off and
- * writes nothing, or stop sees it busy and waits for it. */
-#include <errno.h>
-#include <time.h>
-
+/* A graph's part of a trace (the recorder is src/pool/trace.c): spans
+ * named after nodes, and flow arrows from the task that pushed a message
+ * to the next body of the node that took it. */
 #include "graph/graph_impl.h"
-#include "internal/pool.h" /* wf__current */
-
-_Atomic int wf__tracing;
-
-#define CHUNK_EVENTS 4096
-#define NAME_MAX_LEN 39
-
-typedef struct tr_event {
-    uint64_t ts;   /* ns since the session started */
-    uint64_t id;   /* flow id ('s', 'f') */
-    char ph;       /* 'B', 'E', 's', 'f' */
-    char cat;      /* WF__TRACE_BODY / WF__TRACE_TASK */
-    char name[NAME_MAX_LEN + 1];
-} tr_event;
-
-typedef struct tr_chunk {
-    struct tr_chunk *next;
-    size_t n;
-    tr_event ev[CHUNK_EVENTS];
-} tr_chunk;
-
-typedef struct tr_buf {
-    struct tr_buf *next; /* global list, under tr_lock */
-    _Atomic int busy;    /* the owner is recording (see the handshake) */
-    unsigned tid;
-    int worker;          /* its index if a pool's own thread, else -1 */
-    tr_chunk *head, *tail; /* the owner's while busy; stop's after */
-    unsigned long dropped; /* events lost for want of memory */
-} tr_buf;
-
-static pthread_mutex_t tr_lock = PTHREAD_MUTEX_INITIALIZER;
-static tr_buf *tr_bufs;      /* under tr_lock */
-static unsigned tr_next_tid; /* under tr_lock */
-static char *tr_path;        /* under tr_lock */
-static struct timespec tr_t0; /* written before the switch is set */
-static _Atomic uint64_t tr_next_flow;
-static _Thread_local tr_buf *tr_self;
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)(ts.tv_sec - tr_t0.tv_sec) * 1000000000u +
-           (uint64_t)(ts.tv_nsec - tr_t0.tv_nsec);
-}
-
-static tr_buf *self_buf(void)
-{
-    if (tr_self)
-        return tr_self;
-    tr_buf *b = calloc(1, sizeof *b);
-    if (b == NULL)
-        return NULL;
-    /* A pool's thread (a background worker or a spare) is named by its
-     * index; any other thread, one that takes part while it waits in a
-     * caller slot too, by its trace id: it is the user's thread. */
-    wf__worker *w = wf__current();
-    b->worker = w && !w->caller ? (int)w->index : -1;
-    pthread_mutex_lock(&tr_lock);
-    b->tid = ++tr_next_tid;
-    b->next = tr_bufs;
-    tr_bufs = b;
-    pthread_mutex_unlock(&tr_lock);
-    return tr_self = b;
-}
-
-/* Room for one more event in b, or NULL (counted as dropped). */
-static tr_event *slot(tr_buf *b)
-{
-    tr_chunk *c = b->tail;
-    if (c == NULL || c->n == CHUNK_EVENTS) {
-        tr_chunk *fresh = malloc(sizeof *fresh);
-        if (fresh == NULL) {
-            b->dropped++;
-            return NULL;
-        }
-        fresh->next = NULL;
-        fresh->n = 0;
-        if (c)
-            c->next = fresh;
-        else
-            b->head = fresh;
-        b->tail = c = fresh;
-    }
-    return &c->ev[c->n++];
-}
-
-static void record(char ph, char cat, const wf_node *n, uint64_t id)
-{
-    tr_buf *b = self_buf();
-    if (b == NULL)
-        return;
-    /* The handshake (top of file): relaxed store, then the fence. */
-    wf_store_relaxed(&b->busy, 1);
-    wf_fence_seqcst();
-    /* Acquire: a new session's start (after a stop that reset our
-     * chunks) is seen with the stop's writes. */
-    if (wf_load_acquire(&wf__tracing)) {
-        tr_event *e = slot(b);
-        if (e) {
-            e->ts = now_ns();
-            e->id = id;
-            e->ph = ph;
-            e->cat = cat;
-            e->name[0] = '\0';
-            if (n) {
-                const char *name = wf_node_name(n);
-                size_t len = strlen(name);
-                if (len > NAME_MAX_LEN)
-                    len = NAME_MAX_LEN;
-                memcpy(e->name, name, len);
-                e->name[len] = '\0';
-            }
-        }
-    }
-    /* Release pairs with stop's acquire load of busy: the event is
-     * complete before stop reads it. */
-    wf_store_release(&b->busy, 0);
-}
 
 void wf__trace_span(char ph, char cat, const wf_node *n)
 {
-    record(ph, cat, n, 0);
+    wf__trace_record(ph, cat, n ? wf_node_name(n) : NULL, 0);
 }
 
 void wf__trace_body_begin(wf_node *n)
 {
-    record('B', WF__TRACE_BODY, n, 0);
+    wf__trace_span('B', WF__TRACE_BODY, n);
     /* Acq_rel exchange: takes the arrow once even if two bodies start at
      * once; only the id travels, so any order would do. */
     uint64_t id = wf_exchange_acqrel(&wf__cold(n)->trace_flow, 0);
     if (id)
-        record('f', WF__TRACE_BODY, NULL, id);
+        wf__trace_record('f', WF__TRACE_BODY, NULL, id);
 }
 
 void wf__trace_message(wf_node *to)
 {
-    /* Relaxed: ids need only be unique. */
-    uint64_t id = wf_fetch_add_relaxed(&tr_next_flow, 1) + 1;
-    record('s', WF__TRACE_TASK, NULL, id);
-    /* Relaxed: a newer message's arrow may replace one not yet taken. */
-    wf_store_relaxed(&wf__cold(to)->trace_flow, id);
-}
-
-/* ---- start, stop, and the file ------------------------------------------ */
-
-int wf_trace_start(const char *path)
-{
-    if (path == NULL || *path == '\0')
-        return WF_EINVAL;
-    size_t len = strlen(path) + 1;
-    char *copy = malloc(len);
-    if (copy == NULL)
-        return WF_ENOMEM;
-    memcpy(copy, path, len);
-    pthread_mutex_lock(&tr_lock);
-    if (tr_path) {
-        pthread_mutex_unlock(&tr_lock);
-        free(copy);
-        return WF_EBUSY;
-    }
-    tr_path = copy;
-    clock_gettime(CLOCK_MONOTONIC, &tr_t0);
-    /* Release pairs with the recorders' acquire load: they see t0 and
-     * the emptied buffers of the last stop. */
-    wf_store_release(&wf__tracing, 1);
-    pthread_mutex_unlock(&tr_lock);
-    return 0;
-}
-
-static void write_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-static void write_event(FILE *f, const tr_buf *b, const tr_event *e)
-{
-    fprintf(f, ",\n{\"ph\":\"%c\",\"pid\":1,\"tid\":%u,\"ts\":%.3f", e->ph,
-            b->tid, (double)e->ts / 1000.0);
-    if (e->ph == 'B') {
-        fputs(",\"cat\":", f);
-        write_string(f, e->cat == WF__TRACE_TASK ? "task" : "body");
-        fputs(",\"name\":", f);
-        char name[NAME_MAX_LEN + 16];
-        snprintf(name, sizeof name, "%s%s",
-                 e->cat == WF__TRACE_TASK ? "task " : "",
-                 e->name[0] ? e->name : "graph");
-        write_string(f, name);
-    } else if (e->ph == 's' || e->ph == 'f') {
-        fprintf(f, ",\"cat\":\"message\",\"name\":\"message\",\"id\":%llu",
-                (unsigned long long)e->id);
-        if (e->ph == 'f')
-            fputs(",\"bp\":\"e\"", f);
-    }
-    fputc('}', f);
-}
-
-static void write_buf(FILE *f, const tr_buf *b)
-{
-    fprintf(f, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"name\":\"thread_name\","
-               "\"args\":{\"name\":\"%s %d\"}}",
-            b->tid, b->worker >= 0 ? "worker" : "thread",
-            b->worker >= 0 ? b->worker : (int)b->tid);
-    for (const tr_chunk *c = b->head; c; c = c->next)
-        for (size_t i = 0; i < c->n; i++)
-            write_event(f, b, &c->ev[i]);
-}
-
-/* Write every buffer to f; the switch is off and nobody records. */
-static int write_all(FILE *f)
-{
-    unsigned long dropped = 0;
-    fputs("{\"traceEvents\":[\n{\"ph\":\"M\",\"pid\":1,\"name\":"
-          "\"process_name\",\"args\":{\"name\":\"weft\"}}", f);
-    for (const tr_buf *b = tr_bufs; b; b = b->next) {
-        if (b->head)
-            write_buf(f, b);
-        dropped += b->dropped;
-    }
-    fprintf(f, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":"
-               "{\"dropped_events\":%lu}}\n", dropped);
-    return ferror(f) ? WF_EAGAIN : 0;
-}
-
-static void free_chunks(tr_buf *b)
-{
-    while (b->head) {
-        tr_chunk *c = b->head;
-        b->head = c->next;
-        free(c);
-    }
-    b->tail = NULL;
-    b->dropped = 0;
-}
-
-int wf_trace_stop(void)
-{
-    pthread_mutex_lock(&tr_lock);
-    if (tr_path == NULL) {
-        pthread_mutex_unlock(&tr_lock);
-        return WF_ENOENT;
-    }
-    /* The handshake (top of file): the store, the fence, then busy. */
-    wf_store_relaxed(&wf__tracing, 0);
-    wf_fence_seqcst();
-    for (tr_buf *b = tr_bufs; b; b = b->next) {
-        unsigned round = 0;
-        /* Acquire pairs with the recorder's release store of busy. */
-        while (wf_load_acquire(&b->busy))
-            wf__backoff(&round);
-    }
-    int err = WF_EAGAIN;
-    FILE *f = fopen(tr_path, "w");
-    if (f) {
-        err = write_all(f);
-        if (fclose(f) != 0)
-            err = WF_EAGAIN;
-    }
-    for (tr_buf *b = tr_bufs; b; b = b->next)
-        free_chunks(b);
-    free(tr_path);
-    tr_path = NULL;
-    pthread_mutex_unlock(&tr_lock);
-    return err;
-}
-
-static void stop_at_exit(void)
-{
-    int err = wf_trace_stop();
-    if (err && err != WF_ENOENT)
-        fprintf(stderr, "weft: WEFT_TRACE: could not write the trace: %s\n",
-                strerror(errno));
-}
-
-static void read_env(void)
-{
-    const char *path = getenv("WEFT_TRACE");
-    if (path == NULL || *path == '\0')
+    /* One arrow at a time per node: a message that finds the last one not
+     * yet taken by a body draws none, so the arrows drawn have both ends
+     * (but the last, if no body of `to` runs again, and rarely one of two
+     * messages that race here).  Relaxed: only the id travels, and the
+     * exchange above takes it; the start is recorded first, so that its
+     * time comes before the end's. */
+    if (wf_load_relaxed(&wf__cold(to)->trace_flow) != 0)
         return;
-    int err = wf_trace_start(path);
-    if (err == 0)
-        atexit(stop_at_exit);
-    else
-        fprintf(stderr, "weft: WEFT_TRACE=%s: %s\n", path, wf_strerror(err));
-}
-
-void wf__trace_env(void)
-{
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, read_env);
+    uint64_t id = wf__trace_flow_id();
+    wf__trace_record('s', WF__TRACE_TASK, NULL, id);
+    wf_store_relaxed(&wf__cold(to)->trace_flow, id);
 }

@@ -58,7 +58,7 @@ static int split_put(wf__port *in, const void *msg)
 static void no_ops(wf_node *n, wf__op *op)
 {
     (void)n, (void)op;
-    WF__GBUG("unknown operation");
+    WF_BUG("unknown operation");
 }
 
 static const wf__node_ops split_ops = {

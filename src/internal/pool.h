@@ -8,6 +8,8 @@
 #include <stdlib.h>
 
 #include "internal/atomic.h"
+#include "internal/trace.h"
+#include "internal/util.h"
 #include "weft/pool.h"
 
 /* Broken internal invariant: report where, then abort. */
@@ -15,10 +17,6 @@
  * that publishes a new slot in wf__worker_create's caller. */
 #define wf__nslots(p) wf_load_acquire(&(p)->nslots)
 
-#define WF_BUG(msg)                                                          \
-    (fprintf(stderr, "weft: internal error at %s:%d: %s\n", __FILE__,        \
-             __LINE__, (msg)),                                               \
-     abort())
 
 /* Task flags (owner-written before the task is shared). */
 #define WF__TASK_DETACHED 1u /* nobody joins it; it may be freed once run */
@@ -81,6 +79,7 @@ struct wf_pool {
     wf__worker **workers;
     bool is_default;
     bool debug;           /* wf__debug() when it was made */
+    bool print_stats;     /* WEFT_STATS=1 when it was made */
     void *mem; /* raw block behind this aligned struct */
     _Atomic int shutdown;
     /* Graphs made on this pool and not yet destroyed: wf_pool_destroy
@@ -115,14 +114,6 @@ struct wf_pool {
     pthread_cond_t idle_cond;
 };
 
-static inline void wf__cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
 
 /* alloc.c */
 void *wf__alloc(const wf_allocator *a, size_t size);

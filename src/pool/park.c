@@ -88,6 +88,17 @@ static void ask_everyone(wf__worker *w)
             wf__ask_for_work(&p->workers[i]->fast);
 }
 
+/* Sleep on an event count, as a "parked" span when tracing. */
+static void traced_wait(_Atomic uint32_t *word, uint32_t epoch)
+{
+    bool traced = wf__trace_enabled();
+    if (traced)
+        wf__trace_record('B', WF__TRACE_PARK, "parked", 0);
+    wf__futex_wait(word, epoch);
+    if (traced)
+        wf__trace_record('E', WF__TRACE_PARK, NULL, 0);
+}
+
 void wf__park(wf__worker *w)
 {
     wf_pool *p = w->pool;
@@ -103,7 +114,7 @@ void wf__park(wf__worker *w)
     if (!wf__work_visible(p) && !wf_load_acquire(&p->shutdown) &&
         !(w->spare && wf__spares_surplus(p))) {
         wf_counter_inc(&w->stats.parks);
-        wf__futex_wait(&p->epoch, epoch);
+        traced_wait(&p->epoch, epoch);
     }
     wf_fetch_add_seqcst(&p->sleepers, -1); /* only a hint for wakers */
 }
@@ -123,7 +134,7 @@ void wf__wait_park(wf__worker *w, wf__cond_fn done, const void *arg)
     if (!done(arg) && !wf__work_visible(p) &&
         !wf_load_acquire(&p->shutdown)) {
         wf_counter_inc(&w->stats.parks);
-        wf__futex_wait(&p->waiter_epoch, epoch);
+        traced_wait(&p->waiter_epoch, epoch);
     }
     wf_fetch_add_seqcst(&p->waiters, -1); /* only a hint for wakers */
 }

@@ -86,6 +86,10 @@ static void free_workers(wf_pool *p)
     wf__free(&p->alloc, p->workers, slots_bytes(p));
 }
 
+/* WEFT_STATS, below */
+static void print_stats(wf_pool *p);
+static void print_default_stats(void);
+
 static void free_pool(wf_pool *p)
 {
     free_workers(p);
@@ -212,6 +216,8 @@ int wf_pool_create(wf_pool **out, const wf_pool_config *cfg)
     p->max_spares = c.max_spares;
     p->spin = c.spin;
     p->debug = wf__debug();
+    p->print_stats = wf__env_uint("WEFT_STATS", 0, 1) != 0;
+    wf__trace_env(); /* WEFT_TRACE */
     pthread_mutex_init(&p->submit.lock, NULL);
     pthread_mutex_init(&p->spare_lock, NULL);
     pthread_mutex_init(&p->idle_lock, NULL);
@@ -239,6 +245,8 @@ int wf_pool_destroy(wf_pool *pool)
     if (wf_load_acquire(&pool->graphs) > 0)
         return WF_EBUSY; /* a graph still uses it: destroy the graph first */
     wf_pool_wait_idle(pool);
+    if (pool->print_stats)
+        print_stats(pool);
     stop_workers(pool);
     free_pool(pool);
     return 0;
@@ -280,13 +288,16 @@ wf_pool *wf_pool_default(void)
         default_tried_gen = wf__fork_gen;
         wf_pool *made = NULL;
         int err = wf_pool_create(&made, NULL);
-        if (err == 0)
+        if (err == 0) {
             made->is_default = true;
-        else /* once per process: say why, as nothing else will */
+            if (made->print_stats) /* it is never destroyed */
+                atexit(print_default_stats);
+        } else { /* once per process: say why, as nothing else will */
             fprintf(stderr, "weft: the default pool could not be made: %s "
                     "(%s); wf_spawn from outside a pool runs tasks "
                     "inline, and wf_pool_default() is NULL\n",
                     wf_strerror(err), wf_err_name(err));
+        }
         wf_store_release(&default_pool, made);
     }
     p = wf_load_acquire(&default_pool);
@@ -311,27 +322,93 @@ int wf_worker_index(void)
     return w ? (int)w->index : -1;
 }
 
+/* Snapshots of single-writer counters: relaxed loads. */
+static void stats_of(wf__worker *w, wf_worker_stats *out)
+{
+    wf__counters *c = &w->stats;
+    uint64_t spawns = wf_load_relaxed(&w->fast.spawns);
+    *out = (wf_worker_stats){
+        .spawns = spawns,
+        .tasks_run = spawns - wf_load_relaxed(&c->lost) +
+                     wf_load_relaxed(&c->run_stolen) +
+                     wf_load_relaxed(&c->run_external),
+        .steals = wf_load_relaxed(&c->steals),
+        .failed_steals = wf_load_relaxed(&c->failed_steals),
+        .publishes = wf_load_relaxed(&c->publishes),
+        .parks = wf_load_relaxed(&c->parks),
+        .wakes = wf_load_relaxed(&c->wakes),
+    };
+}
+
 int wf_pool_stats(wf_pool *pool, wf_worker_stats *out, size_t n)
 {
     if (pool == NULL || (out == NULL && n > 0))
         return WF_EINVAL;
     unsigned slots = wf__nslots(pool);
-    for (size_t i = 0; i < n && i < slots; i++) {
-        wf__worker *w = pool->workers[i];
-        wf__counters *c = &w->stats;
-        /* Snapshots of single-writer counters: relaxed. */
-        uint64_t spawns = wf_load_relaxed(&w->fast.spawns);
-        out[i] = (wf_worker_stats){
-            .spawns = spawns,
-            .tasks_run = spawns - wf_load_relaxed(&c->lost) +
-                         wf_load_relaxed(&c->run_stolen) +
-                         wf_load_relaxed(&c->run_external),
-            .steals = wf_load_relaxed(&c->steals),
-            .failed_steals = wf_load_relaxed(&c->failed_steals),
-            .publishes = wf_load_relaxed(&c->publishes),
-            .parks = wf_load_relaxed(&c->parks),
-            .wakes = wf_load_relaxed(&c->wakes),
-        };
-    }
+    for (size_t i = 0; i < n && i < slots; i++)
+        stats_of(pool->workers[i], &out[i]);
     return (int)slots;
 }
+
+/* ---- WEFT_STATS=1: each pool's counters on stderr when it ends --------- */
+
+/* "worker 0", "caller 1", "spare 0": slot i's name. */
+static void slot_name(const wf_pool *p, unsigned i, char *out, size_t n)
+{
+    if (i < p->n)
+        snprintf(out, n, "worker %u", i);
+    else if (i < p->first_spare)
+        snprintf(out, n, "caller %u", i - p->n);
+    else
+        snprintf(out, n, "spare %u", i - p->first_spare);
+}
+
+static void print_row(const char *name, const wf_worker_stats *s)
+{
+    fprintf(stderr, "weft:   %-10s %12llu %12llu %10llu %13llu %10llu "
+            "%8llu %8llu\n", name, (unsigned long long)s->spawns,
+            (unsigned long long)s->tasks_run,
+            (unsigned long long)s->steals,
+            (unsigned long long)s->failed_steals,
+            (unsigned long long)s->publishes,
+            (unsigned long long)s->parks, (unsigned long long)s->wakes);
+}
+
+static void add_stats(wf_worker_stats *sum, const wf_worker_stats *s)
+{
+    sum->spawns += s->spawns;
+    sum->tasks_run += s->tasks_run;
+    sum->steals += s->steals;
+    sum->failed_steals += s->failed_steals;
+    sum->publishes += s->publishes;
+    sum->parks += s->parks;
+    sum->wakes += s->wakes;
+}
+
+/* A slot that never did anything (a caller slot nobody took) is left
+ * out; the total counts every slot. */
+static void print_stats(wf_pool *p)
+{
+    fprintf(stderr, "weft: %s pool of %u threads (WEFT_STATS):\n"
+            "weft:   slot             spawns    tasks run     steals "
+            "failed steals  publishes    parks    wakes\n",
+            p->is_default ? "the default" : "a", p->threads);
+    wf_worker_stats total = {0}, s;
+    for (unsigned i = 0, n = wf__nslots(p); i < n; i++) {
+        stats_of(p->workers[i], &s);
+        add_stats(&total, &s);
+        char name[24];
+        slot_name(p, i, name, sizeof name);
+        if (s.tasks_run || s.failed_steals || s.parks)
+            print_row(name, &s);
+    }
+    print_row("total", &total);
+}
+
+static void print_default_stats(void)
+{
+    wf_pool *p = wf_load_acquire(&default_pool); /* see wf_pool_default */
+    if (p && !wf__pool_forked(p))
+        print_stats(p);
+}
+

@@ -107,7 +107,12 @@ int wf_run(wf_pool *pool, void (*fn)(void *arg), void *arg)
     wf__worker *w = wf__caller_enter_wait(pool, NULL, NULL);
     if (w) {
         wf_task *top = pool->debug ? wf__debug_top(w) : NULL;
+        bool traced = wf__trace_enabled();
+        if (traced)
+            wf__trace_record('B', WF__TRACE_RUN, "wf_run", 0);
         fn(arg);
+        if (traced)
+            wf__trace_record('E', WF__TRACE_RUN, NULL, 0);
         if (__builtin_expect(pool->debug, 0))
             wf__debug_frame_exit(w, top, (const void *)fn,
                                  __builtin_frame_address(0));

@@ -87,7 +87,13 @@ static void run_task(wf__worker *w, wf_task *t, bool shared)
 void wf__run_stolen(wf__worker *w, wf_task *t)
 {
     wf_counter_inc(&w->stats.run_stolen);
+    /* A graph's tasks (detached) trace themselves, as their nodes. */
+    bool traced = wf__trace_enabled() && !(t->flags_ & WF__TASK_DETACHED);
+    if (traced)
+        wf__trace_record('B', WF__TRACE_STEAL, "stolen task", 0);
     run_task(w, t, true);
+    if (traced)
+        wf__trace_record('E', WF__TRACE_STEAL, NULL, 0);
 }
 
 void wf__run_root(wf__worker *w, wf_task *t)
