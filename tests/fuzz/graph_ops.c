@@ -7,8 +7,11 @@
  * Oracle: no crash and no sanitizer report; every call returns 0, 1 or
  * one of weft's WF_E... codes; wait_for_all returns 0, the bodies' error
  * or WF_ECANCELED; a put into a queue that has no out-edge is there to get
- * at once (nothing accepted is lost on the way in); at the end the graph
- * and every node are destroyed and nothing leaks (LeakSanitizer).
+ * at once (nothing accepted is lost on the way in); when wait_for_all
+ * returns 0, no queue or buffer holds a message while one of its
+ * successors takes every message (nothing is stuck on the way out); at
+ * the end the graph and every node are destroyed and nothing leaks
+ * (LeakSanitizer).
  *
  * Built two ways:
  *   - with clang's libFuzzer (-DWF_LIBFUZZER, `make fuzz`), which
@@ -98,6 +101,33 @@ static bool closes_passing_cycle(const slot *s, int x, int y)
             }
     }
     return false;
+}
+
+/* Receivers that take every message offered (a queueing function node
+ * stores what it cannot run yet; a broadcast or overwrite node always
+ * takes), so a sender with an edge to one of them cannot keep any. */
+static bool takes_all(const slot *s, int i)
+{
+    return s[i].n && (s[i].k == K_QUEUE || s[i].k == K_BUFFER ||
+                      s[i].k == K_BROADCAST || s[i].k == K_SERIAL ||
+                      s[i].k == K_OVERWRITE);
+}
+
+/* After a wait_for_all that returned 0 (nothing failed or cancelled, and
+ * the graph is idle): a queue or buffer with such a successor is empty.
+ * A message left there is stuck: nothing will offer it again. */
+static void check_nothing_stuck(const slot *s)
+{
+    for (int x = 0; x < MAX_NODES; x++) {
+        if (!s[x].n || (s[x].k != K_QUEUE && s[x].k != K_BUFFER))
+            continue;
+        bool outlet = false;
+        for (int y = 0; y < MAX_NODES; y++)
+            outlet |= edge[x][y] && takes_all(s, y);
+        int got = 0;
+        FZ_CHECK(!outlet || wf_try_get(s[x].n, &got) == 0,
+                 "a message is stuck in a buffer whose successor takes all");
+    }
 }
 
 static void forget_edges_of(int x)
@@ -225,6 +255,8 @@ static void run_program(const uint8_t *data, size_t size)
             r = wf_graph_wait_for_all(g);
             FZ_CHECK(r == 0 || r == BODY_ERROR || r == WF_ECANCELED,
                      "wait_for_all's result");
+            if (r == 0)
+                check_nothing_stuck(s);
             break;
         case 7: /* reset */
             check_code(wf_graph_reset(g, a & (WF_RESET_BODIES |
@@ -263,6 +295,8 @@ static void run_program(const uint8_t *data, size_t size)
     int last = wf_graph_wait_for_all(g);
     FZ_CHECK(last == 0 || last == BODY_ERROR || last == WF_ECANCELED,
              "the last wait_for_all's result");
+    if (last == 0)
+        check_nothing_stuck(s);
     FZ_CHECK(wf_graph_destroy(g) == 0, "wf_graph_destroy");
     for (int i = 0; i < MAX_NODES; i++)
         if (s[i].n)
