@@ -4,7 +4,7 @@
  * until it stores 0.  A caller that finds the node free (busy 0 and the
  * mailbox empty) takes busy and applies its own operation directly: one
  * locked instruction and no record traffic, the common case.  That path is
- * inline (wf__agg_execute in graph_impl.h), so a node kind that passes its
+ * inline (wf__agg_execute in internal/graph/agg.h), so a node kind that passes its
  * own handler for one op type gets no call and no dispatch on the type;
  * a queued record carries its handler, so a batch applies each op with
  * the handler its caller chose.
@@ -24,7 +24,8 @@
  * bounded by the work queued ahead; they still yield after a short spin, so
  * an oversubscribed machine runs the thread they wait for. */
 
-#include "graph/graph_impl.h"
+#include "internal/graph/agg.h"
+#include "internal/util.h"
 
 /* Reverse the stack so the batch is applied in arrival order. */
 static wf__op *reverse(wf__op *list)
@@ -77,7 +78,7 @@ static void wait_done(wf__op *op)
 }
 
 /* The caller found the node busy or a handler waiting (wf__agg_execute,
- * graph_impl.h, tried the direct path first): queue the record. */
+ * internal/graph/agg.h, tried the direct path first): queue the record. */
 void wf__agg_execute_queued(wf__agg *a, wf__op *op, wf__agg_handler h,
                             void *self)
 {

@@ -12,7 +12,10 @@
  * store keeps a heap, the others a FIFO.  The buffer_node's order is not part
  * of its contract; both are FIFO here, which the reserving join relies on
  * for a repeatable run_example2 (it reserves the oldest message). */
-#include "graph/graph_impl.h"
+#include "internal/graph/edge.h"
+#include "internal/graph/node.h"
+#include "internal/graph/store.h"
+#include "internal/graph/types.h"
 
 /* ---- broadcast --------------------------------------------------------------- */
 

@@ -10,7 +10,10 @@
  * As in oneTBB, the composite does not own the inner nodes: destroying it
  * frees the aliases only.  It must be destroyed before its inner nodes
  * (graph.h). */
-#include "graph/graph_impl.h"
+#include "internal/graph/edge.h"
+#include "internal/graph/mem.h"
+#include "internal/graph/node.h"
+#include "internal/graph/types.h"
 
 typedef struct composite_node {
     wf_node base;

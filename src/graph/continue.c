@@ -29,7 +29,11 @@
  * is left due with every runner idle. */
 #include <stddef.h>
 
-#include "graph/graph_impl.h"
+#include "internal/graph/edge.h"
+#include "internal/graph/mem.h"
+#include "internal/graph/node.h"
+#include "internal/graph/runtime.h"
+#include "internal/graph/types.h"
 
 /* A runner is a graph task: its node is the cont_node, its arg the
  * body's output (NULL for a signal), on the line spawn and run read. */
@@ -39,7 +43,7 @@ typedef wf__gtask runner;
 #define DUE_ONE ((uint64_t)1 << 32) /* work: due rounds above bit 32 */
 #define IDLE_MASK (DUE_ONE - 1)     /* work: idle runners, a bit each */
 
-/* Laid out by use (graph_impl.h): a signal reads the base line and the
+/* Laid out by use (internal/graph/types.h): a signal reads the base line and the
  * next one (its port, count, work, extra); a body run the line after
  * (body, ctx, the output port's edges) and the first runner's. */
 typedef struct cont_node {

@@ -1,5 +1,4 @@
-/* wf_graph_write_dot: the topology in Graphviz DOT; and debug mode's
- * report of the nodes an idle graph left stuck.
+/* wf_graph_write_dot: the topology in Graphviz DOT.
  *
  * Nodes show kind, name and how many messages they hold (read through each
  * node's aggregator, so the count is a consistent snapshot per node), and,
@@ -8,7 +7,8 @@
  * the push and pull paths).
  * Edges are solid in push state and dashed in pull state, labelled with
  * the port numbers of multi-port nodes. */
-#include "graph/graph_impl.h"
+#include "internal/graph/node.h"
+#include "internal/graph/types.h"
 
 static void write_escaped(FILE *f, const char *s)
 {
@@ -19,53 +19,9 @@ static void write_escaped(FILE *f, const char *s)
     }
 }
 
-static wf__held_op held_op(wf_node *n)
-{
-    wf__held_op op = {.op.type = WF__OP_HELD};
-    wf__node_exec(n, &op.op);
-    return op;
-}
-
 static size_t held(wf_node *n)
 {
-    return held_op(n).held;
-}
-
-static bool has_successor(wf_node *n)
-{
-    for (unsigned i = 0; i < n->n_out; i++)
-        /* Acquire pairs with the release store in node_handle. */
-        if (wf_load_acquire(&n->out[i].n_edges) > 0)
-            return true;
-    return false;
-}
-
-/* A message held in an idle graph by a node that has successors waits
- * for something no task will do: a sequence number, a reservation, a
- * limiter's decrement, the other ports of a join, a pull.  Often what the
- * program means (a buffer for later gets); often a mistake. */
-void wf__graph_debug_idle(wf_graph *g)
-{
-    pthread_mutex_lock(&g->topo);
-    for (wf_node *n = g->nodes; n; n = wf__cold(n)->next) {
-        if (wf__cold(n)->debug_told || !has_successor(n))
-            continue;
-        wf__held_op h = held_op(n);
-        if (h.held == 0 && h.stuck == NULL)
-            continue;
-        wf__cold(n)->debug_told = true;
-        /* Only while the graph is still idle: not a snapshot of a put
-         * that started meanwhile.  Acquire, as idle() in graph.c. */
-        if (wf_load_acquire(&g->pending) != 0)
-            break;
-        wf__cold(n)->debug_told = true;
-        fprintf(stderr, "weft: wf_graph_wait_for_all returned with %s "
-                "holding %zu message(s) it has not passed on to its "
-                "successors%s%s.  (WEFT_DEBUG; said once per node)\n",
-                wf_node_name(n), h.held, h.stuck ? ": " : "",
-                h.stuck ? h.stuck : "");
-    }
-    pthread_mutex_unlock(&g->topo);
+    return wf__node_held(n).held;
 }
 
 static void write_node(FILE *f, wf_node *n, bool counting)

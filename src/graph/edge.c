@@ -4,7 +4,10 @@
  * array published through the node's aggregator; edits copy the array
  * under the graph's topology lock, which also makes "does this edge exist"
  * and the two publications one step for other editors. */
-#include "graph/graph_impl.h"
+#include "internal/graph/edge.h"
+#include "internal/graph/mem.h"
+#include "internal/graph/runtime.h"
+#include "internal/graph/types.h"
 
 /* ---- ports ------------------------------------------------------------------ */
 
@@ -61,10 +64,32 @@ static wf__edge *find_edge(wf__port *from, wf__port *to)
     return NULL;
 }
 
+/* Inside the node's aggregator (G1): make e->list the port's list.  The
+ * node applies every op of this type with this handler (publish), not
+ * its own. */
+static void set_edges(void *self, wf__op *op)
+{
+    wf_node *n = self;
+    wf__edges_op *e = (wf__edges_op *)op;
+    /* Relaxed: only the aggregator writes edges, and we are it. */
+    wf__edges *old = wf_load_relaxed(&e->port->edges);
+    /* Release pairs with the acquire loads of readers that walk the list
+     * outside the aggregator (wf__push_*, wf__pull_*). */
+    wf_store_release(&e->port->edges, e->list);
+    /* Release pairs with the acquire load in continue.c (threshold). */
+    wf_store_release(&e->port->n_edges, e->list ? e->list->n : 0);
+    if (!e->port->is_input)
+        e->port->push_hint = true; /* a new edge starts in push */
+    if (old) { /* a reader may still walk it: keep it (wf__edges) */
+        old->retired = wf__cold(n)->retired_lists;
+        wf__cold(n)->retired_lists = old;
+    }
+}
+
 static void publish(wf__port *p, wf__edges *l)
 {
     wf__edges_op op = {.op.type = WF__OP_SET_EDGES, .port = p, .list = l};
-    wf__node_exec(p->node, &op.op);
+    wf__agg_execute(&p->node->agg, &op.op, set_edges, p->node);
 }
 
 /* A block for an edge list of up to cap edges (and their far ends). */
@@ -88,7 +113,7 @@ static wf__edges *edited(wf__edges *l, wf__port *p, wf__edge *e, bool add)
             l->e[l->n++] = old->e[i];
     if (add)
         l->e[l->n++] = e;
-    for (size_t i = 0; i < l->n; i++) /* graph_impl.h: the far ends */
+    for (size_t i = 0; i < l->n; i++) /* wf__edges: the far ends */
         wf__edges_far(l)[i] = p->is_input ? l->e[i]->from : l->e[i]->to;
     return l;
 }

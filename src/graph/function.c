@@ -1,5 +1,6 @@
-/* function_node, multifunction_node and async_node: bodies run under a
- * concurrency limit, with a queueing or rejecting policy.
+/* function_node, and what multifunction_node (multifunction.c) and
+ * async_node (async.c) share with it: bodies run under a concurrency
+ * limit, with a queueing or rejecting policy.
  *
  * The three kinds share everything here but the step that calls the body
  * (fn_node.call): a function body's output is broadcast from output port
@@ -22,59 +23,13 @@
  * After cancel, runners stop taking inputs; what they have not taken stays
  * queued (or stashed, if taken in a batch and not yet run) until
  * wf_graph_reset, so nothing accepted is silently lost. */
-#include "graph/graph_impl.h"
-
-typedef struct runner {
-    wf__gtask task; /* first */
-    struct fn_node *node;
-    char *in, *out; /* in: up to fn_node.batch inputs */
-    struct runner *next_free;
-    bool primed; /* in holds an input put gave it (see handle_put) */
-} runner;
-
-typedef struct fn_node fn_node;
-
-/* The body handle of a multifunction node and the gateway of an async
- * node: each names its node. */
-struct wf_output_ports {
-    fn_node *node;
-};
-
-struct wf_gateway {
-    fn_node *node;
-    _Atomic long waits; /* reserve_wait calls not yet released */
-};
-
-struct fn_node {
-    wf_node base;
-    /* the kind's body step, on one input */
-    void (*call)(fn_node *f, runner *r, const void *in);
-    union {
-        wf_body_fn fn;
-        wf_multifunction_fn multi;
-        wf_async_fn async;
-    } body;
-    void *ctx;
-    wf_output_ports ports; /* multifunction */
-    wf_gateway gw;         /* async */
-    size_t in_size, out_size; /* out_size: a function body's output */
-    unsigned limit; /* 0: unlimited */
-    unsigned batch; /* inputs a runner takes at once (see handle_take) */
-    bool rejecting;
-    /* state, under the aggregator */
-    wf__fifo q;         /* accepted, not yet started */
-    unsigned busy;      /* inputs taken by runners, and runners pulling */
-    size_t stashed;     /* taken, not run: the graph was cancelled */
-    unsigned runners;   /* runners alive */
-    bool pull_again;    /* an edge turned to pull while runners were out */
-    /* An in-edge may be in pull state: set by each pred_pull (which
-     * follows every turn to pull, G3), cleared by a take that finds none,
-     * so a node fed only by pushes does not scan its in-edges per take. */
-    bool pull_edges;
-    runner *free;       /* idle runner records */
-    unsigned n_slots;
-    runner *slots;
-};
+#include "internal/graph/edge.h"
+#include "internal/graph/function.h"
+#include "internal/graph/mem.h"
+#include "internal/graph/node.h"
+#include "internal/graph/runtime.h"
+#include "internal/graph/store.h"
+#include "internal/graph/types.h"
 
 enum { FN_PUT = WF__OP_KIND, FN_TAKE, FN_PRED_PULL };
 enum { PREV_NONE, PREV_RAN, PREV_PULL_FAILED };  /* what the runner did */
@@ -243,22 +198,6 @@ WF__HOT_INLINE void call_function(fn_node *f, runner *r, const void *in)
         wf__push_broadcast_inline(&f->base.out[0], r->out);
 }
 
-static void call_multifunction(fn_node *f, runner *r, const void *in)
-{
-    (void)r;
-    wf__body_begin(&f->base);
-    int rc = f->body.multi(in, &f->ports, f->ctx);
-    wf__body_end(&f->base, rc);
-}
-
-static void call_async(fn_node *f, runner *r, const void *in)
-{
-    (void)r;
-    wf__body_begin(&f->base);
-    int rc = f->body.async(in, &f->gw, f->ctx);
-    wf__body_end(&f->base, rc);
-}
-
 /* The body step of r's node: a function node's inlined (the common kind,
  * on every message's path), the others' through the pointer. */
 WF__HOT_INLINE void call(fn_node *f, runner *r, const void *in)
@@ -386,9 +325,9 @@ static void fn_destroy(wf_node *n)
         .destroy = fn_destroy, .signals = true,                              \
     }
 
-static const wf__node_ops function_ops = FN_OPS("function_node");
-static const wf__node_ops multifunction_ops = FN_OPS("multifunction_node");
-static const wf__node_ops async_ops = FN_OPS("async_node");
+const wf__node_ops wf__function_ops = FN_OPS("function_node");
+const wf__node_ops wf__multifunction_ops = FN_OPS("multifunction_node");
+const wf__node_ops wf__async_ops = FN_OPS("async_node");
 
 static int make_slots(fn_node *f, unsigned n)
 {
@@ -411,20 +350,7 @@ static int make_slots(fn_node *f, unsigned n)
     return 0;
 }
 
-/* What the three kinds' configurations have in common. */
-typedef struct fn_spec {
-    const wf__node_ops *ops;
-    size_t in_size;
-    size_t out_size; /* the runners' output buffer (function_node) */
-    unsigned n_out;
-    const size_t *out_sizes;
-    unsigned concurrency;
-    wf_fn_policy policy;
-    void (*call)(fn_node *f, runner *r, const void *in);
-    void *ctx;
-} fn_spec;
-
-static int create(wf_node **out, wf_graph *g, const fn_spec *c, fn_node **fp)
+int wf__fn_create(wf_node **out, wf_graph *g, const fn_spec *c, fn_node **fp)
 {
     if (out == NULL ||
         (c->policy != WF_QUEUEING && c->policy != WF_REJECTING))
@@ -458,7 +384,7 @@ static int create(wf_node **out, wf_graph *g, const fn_spec *c, fn_node **fp)
 }
 
 /* Publish the node once its body is set: from then on it may run. */
-static int publish(wf_node **out, fn_node *f)
+int wf__fn_publish(wf_node **out, fn_node *f)
 {
     wf__node_publish(&f->base);
     *out = &f->base;
@@ -472,113 +398,13 @@ int wf_function_node_create(wf_node **out, wf_graph *g,
 {
     if (cfg == NULL || cfg->body == NULL)
         return WF_EINVAL;
-    fn_spec spec = {&function_ops, cfg->in_size, cfg->out_size,
+    fn_spec spec = {&wf__function_ops, cfg->in_size, cfg->out_size,
                     cfg->out_size ? 1 : 0, &cfg->out_size, cfg->concurrency,
                     cfg->policy, call_function, cfg->ctx};
     fn_node *f;
-    int err = create(out, g, &spec, &f);
+    int err = wf__fn_create(out, g, &spec, &f);
     if (err)
         return err;
     f->body.fn = cfg->body;
-    return publish(out, f);
-}
-
-/* ---- multifunction_node ------------------------------------------------------ */
-
-int wf_multifunction_node_create(wf_node **out, wf_graph *g,
-                                 const wf_multifunction_config *cfg)
-{
-    if (cfg == NULL || cfg->body == NULL || cfg->out_ports == 0 ||
-        cfg->out_sizes == NULL)
-        return WF_EINVAL;
-    fn_spec spec = {&multifunction_ops, cfg->in_size, 0, cfg->out_ports,
-                    cfg->out_sizes, cfg->concurrency, cfg->policy,
-                    call_multifunction, cfg->ctx};
-    fn_node *f;
-    int err = create(out, g, &spec, &f);
-    if (err)
-        return err;
-    f->body.multi = cfg->body;
-    return publish(out, f);
-}
-
-int wf_output_put(wf_output_ports *ports, unsigned i, const void *msg)
-{
-    if (ports == NULL)
-        return WF_EINVAL;
-    wf_node *n = &ports->node->base;
-    if (i >= n->n_out)
-        return WF_ENOPORT;
-    if (msg == NULL && n->out[i].size != WF_SIGNAL) /* a signal has no data */
-        return WF_EINVAL;
-    return wf__push_broadcast(&n->out[i], msg) > 0;
-}
-
-/* ---- async_node --------------------------------------------------------------- */
-
-int wf_async_node_create(wf_node **out, wf_graph *g,
-                         const wf_async_config *cfg)
-{
-    if (cfg == NULL || cfg->body == NULL || cfg->out_size == 0)
-        return WF_EINVAL;
-    fn_spec spec = {&async_ops, cfg->in_size, 0, 1, &cfg->out_size,
-                    cfg->concurrency, cfg->policy, call_async, cfg->ctx};
-    fn_node *f;
-    int err = create(out, g, &spec, &f);
-    if (err)
-        return err;
-    f->body.async = cfg->body;
-    return publish(out, f);
-}
-
-wf_gateway *wf_async_node_gateway(wf_node *n)
-{
-    return n && n->ops == &async_ops ? &((fn_node *)n)->gw : NULL;
-}
-
-int wf_gateway_reserve_wait(wf_gateway *gw)
-{
-    if (gw == NULL)
-        return WF_EINVAL;
-    wf_graph *g = wf__node_graph(&gw->node->base);
-    if (g == NULL)
-        return WF_EDESTROYED;
-    /* Count first, so a release_wait that sees it finds the graph held. */
-    wf__graph_hold(g);
-    /* Release pairs with the acquire CAS in release_wait: a release that
-     * takes this reservation sees the graph's count raised first, so the
-     * count never drops below the work in flight.  The waiter sees the
-     * outside work's effects through the graph's own counter (graph.c). */
-    wf_fetch_add_release(&gw->waits, 1);
-    return 0;
-}
-
-int wf_gateway_release_wait(wf_gateway *gw)
-{
-    if (gw == NULL)
-        return WF_EINVAL;
-    /* Relaxed first read: the CAS below checks it. */
-    long v = wf_load_relaxed(&gw->waits);
-    do {
-        if (v <= 0)
-            return WF_ENOENT;
-        /* Acquire pairs with the release add in reserve_wait (above). */
-    } while (!wf_cas_acqrel(&gw->waits, &v, v - 1));
-    wf_graph *g = wf__node_graph(&gw->node->base);
-    if (g)
-        wf__graph_release(g);
-    return 0;
-}
-
-int wf_gateway_try_put(wf_gateway *gw, const void *msg)
-{
-    if (gw == NULL || msg == NULL)
-        return WF_EINVAL;
-    wf_node *n = &gw->node->base;
-    wf_graph *g = wf__node_graph(n);
-    if (g == NULL)
-        return WF_EDESTROYED;
-    if (wf_graph_is_cancelled(g))
-        return WF_ECANCELED;
-    return wf__push_broadcast(&n->out[0], msg) > 0;
+    return wf__fn_publish(out, f);
 }

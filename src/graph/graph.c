@@ -1,63 +1,13 @@
-/* The graph: its pool, the count of work in flight, waiting, cancel, reset,
- * destroy; and the runtime around every body: errors and the failed node,
- * cancel callbacks, node priorities, the DOT counters and the trace hooks.
- *
- * Priorities.  A task of a node with priority > 0 is not given to the
- * pool: it goes to the graph's priority list (highest first, FIFO among
- * equals), and a drainer task (one record per pool thread, so at most
- * that many run) is started if one is idle.  Drainers run list entries
- * until the list is empty.  Every body of the graph also looks at the
- * list before it starts (wf__body_begin) and first runs the entries of a
- * higher priority than its own node's, so with one worker a high-priority
- * body queued behind low-priority work still runs first.  Priority 0
- * tasks go straight to the pool: their only extra cost is one relaxed
- * load of the list's length per body. */
-#include <limits.h>
-#include <sched.h>
-#include <time.h>
-
-#include "graph/graph_impl.h"
-#include "internal/pool.h" /* wf__wait_helping, wf__spawn_detached */
-
-/* Thread-locals read on every body: no __tls_get_addr call in the shared
- * library (as wf__self in pool.h). */
-#define TLS_FAST __attribute__((tls_model("initial-exec")))
-
-/* The graph whose task this thread is running, to refuse a wait that
- * would wait for itself. */
-static _Thread_local wf_graph *running_graph TLS_FAST;
-
-/* Task bypass (as oneTBB's): the first priority-0 task that the running
- * task of a graph spawns is kept here instead of going to the pool, and
- * run_gtask runs it on this thread when the running task returns.  A chain
- * of nodes then costs no pool round trip per hop.  The running task's
- * count in pending covers the kept task (G5) and passes on to it.  Before
- * a body starts, the slot goes to the pool (wf__body_begin): a runner
- * that goes on with more messages must not hold back work another worker
- * could take.  At most BYPASS_MAX tasks run in a row this way; the next
- * one goes to the pool, so a cycle or a runner's hand-off (which yields on
- * purpose) lets other tasks in. */
-static _Thread_local wf__gtask *bypass TLS_FAST;
-#define BYPASS_MAX 64
-
-static void drainer_main(wf_task *task);
-
-/* One drainer record per pool thread, all idle. */
-static int make_drainers(wf_graph *g)
-{
-    unsigned n = wf_pool_threads(g->pool);
-    if (n == 0)
-        n = 1;
-    if ((g->drainers = wf__mem_calloc(&g->mem, n, sizeof *g->drainers)) ==
-        NULL)
-        return WF_ENOMEM;
-    for (unsigned i = 0; i < n; i++) {
-        g->drainers[i].graph = g;
-        g->drainers[i].prio_next = g->free_drainers;
-        g->free_drainers = &g->drainers[i];
-    }
-    return 0;
-}
+/* A graph's lifecycle: creation, waiting for its work, cancellation,
+ * reset and destruction.  What runs its nodes' bodies is the runtime
+ * (runtime.c); the nodes themselves are node.c's and the kinds'. */
+#include "internal/graph/edge.h"
+#include "internal/graph/mem.h"
+#include "internal/graph/node.h"
+#include "internal/graph/runtime.h"
+#include "internal/graph/types.h"
+#include "internal/pool_hooks.h"
+#include "internal/trace.h"
 
 /* WEFT_GRAPH_COUNTS=1: every graph counts from creation (read once). */
 static bool env_counts;
@@ -90,12 +40,12 @@ int wf_graph_create_with(wf_graph **out, const wf_graph_config *cfg)
         return WF_ENOMEM;
     g->pool = pool;
     g->mem = mem;
-    wf_fetch_add_seqcst(&pool->graphs, 1); /* see wf_pool_destroy */
+    wf__pool_graphs_add(pool, 1); /* see wf_pool_destroy */
     static pthread_once_t counts_once = PTHREAD_ONCE_INIT;
     pthread_once(&counts_once, read_counts_env);
     /* Relaxed: g is not shared yet; publishing it orders the store. */
     wf_store_relaxed(&g->counting, env_counts);
-    if (make_drainers(g) != 0)
+    if (wf__runtime_init(g) != 0)
         goto fail_drainers;
     if (pthread_mutex_init(&g->idle_lock, NULL) != 0)
         goto fail_idle_lock;
@@ -114,397 +64,88 @@ fail_topo:
 fail_cond:
     pthread_mutex_destroy(&g->idle_lock);
 fail_idle_lock:
-    wf__mem_free(&mem, g->drainers);
+    wf__runtime_fini(g);
 fail_drainers:
-    wf_fetch_add_seqcst(&pool->graphs, -1);
+    wf__pool_graphs_add(pool, -1);
     wf__mem_free(&mem, g);
     return WF_ENOMEM;
 }
 
-/* ---- work in flight (G5) -------------------------------------------------- */
+/* ---- waiting ---------------------------------------------------------------- */
 
-/* pending while wf_graph_reset empties the nodes: far below 0, so that a
- * hold sees it and waits, and wait_for_all does not see 0. */
-#define RESETTING (LONG_MIN / 2)
-
-static void hold(wf_graph *g)
+/* Debug mode: what the idle graph left stuck (once per node). */
+static bool has_successor(wf_node *n)
 {
-    /* Seq_cst RMW: a waiter that later reads 0 must have seen this +1
-     * first, or the task it counts has already finished. */
-    while (__builtin_expect(wf_fetch_add_seqcst(&g->pending, 1) < 0, 0)) {
-        /* A reset is emptying the nodes (no task runs then: it began at
-         * 0): take the count back and start once it is done. */
-        wf_fetch_add_seqcst(&g->pending, -1);
-        sched_yield();
-    }
+    for (unsigned i = 0; i < n->n_out; i++)
+        /* Acquire pairs with the release store in node_handle. */
+        if (wf_load_acquire(&n->out[i].n_edges) > 0)
+            return true;
+    return false;
 }
 
-/* The step from 1 to 0 happens only under idle_lock, so a waiter that
- * sees 0 under the lock knows the last releaser has let go of the graph
- * (and a destroy may free it). */
-static void release(wf_graph *g)
+/* A message held in an idle graph by a node that has successors waits
+ * for something no task will do: a sequence number, a reservation, a
+ * limiter's decrement, the other ports of a join, a pull.  Often what the
+ * program means (a buffer for later gets); often a mistake. */
+static void debug_idle(wf_graph *g)
 {
-    long v = wf_load_relaxed(&g->pending);
-    while (v > 1) {
-        /* Release pairs with the waiter's acquire load: the task's effects
-         * (a body's writes) are visible once the waiter sees 0, through
-         * the release sequence of these RMWs. */
-        if (wf_cas_acqrel(&g->pending, &v, v - 1))
-            return;
-    }
-    pthread_mutex_lock(&g->idle_lock);
-    /* The last one: under the lock, so a waiter that saw pending > 0 is
-     * already in cond_wait when the broadcast comes. */
-    if (wf_fetch_add_seqcst(&g->pending, -1) == 1) {
-        pthread_cond_broadcast(&g->idle);
-        wf__wake_waiters(g->pool); /* and those that help (P8) */
-    }
-    pthread_mutex_unlock(&g->idle_lock);
-}
-
-/* Outside work (an async node's gateway) holds the graph open as a task
- * does, from any thread (G5). */
-void wf__graph_hold(wf_graph *g)
-{
-    hold(g);
-}
-
-void wf__graph_release(wf_graph *g)
-{
-    release(g);
-}
-
-/* Why hold: without it a node may hand the message to a runner that
- * another thread's put has taken but not yet spawned, and a wait_for_all
- * racing with that spawn would see nothing pending while the message is
- * still to be processed.  Why a slot: from outside, a task would go to
- * the pool's submission queue (a lock, and a wake-up for a parked worker
- * on every put); in a slot it goes on the slot's own stack as a spawn
- * does, and leaving the slot publishes it to the slot's deque (P7), where
- * this thread's wait_for_all takes it back first. */
-wf__outside_put wf__outside_put_begin(wf_graph *g)
-{
-    wf__outside_put put = {false, NULL};
-    if (g == NULL || running_graph == g)
-        return put;
-    hold(g);
-    put.held = true;
-    if (wf__current() == NULL)
-        put.slot = wf__caller_enter(g->pool);
-    return put;
-}
-
-void wf__outside_put_end(wf_graph *g, wf__outside_put put)
-{
-    if (put.slot)
-        wf__caller_leave(put.slot); /* publishes what the put started */
-    if (put.held)
-        release(g);
-}
-
-static void gtask_main(wf_task *task);
-
-static void submit(wf_graph *g, wf__gtask *t, wf_task_fn fn)
-{
-    /* The previous run of this record has started and no longer reads it
-     * (see wf__gtask), so it can be reinitialised for the pool.  From a
-     * worker of g's pool (a body, the common case) the task goes on that
-     * worker's own stack like a spawn, which sets every field: no lock, no
-     * RMW.  The graph's pending count (G5) is what waits for it, not the
-     * pool's. */
-    if (wf__spawn_detached(g->pool, &t->task, fn, 0))
-        return;
-    memset(&t->task, 0, sizeof t->task); /* wf_submit wants a zeroed task */
-    if (wf_submit(g->pool, &t->task, fn) != 0)
-        fn(&t->task); /* cannot happen (the arguments are valid): run it */
-}
-
-/* Give the bypassed task to the pool, counted on its own.  Out of line:
- * the paths that test for one then save no registers for this. */
-static __attribute__((noinline)) void flush_bypass(void)
-{
-    wf__gtask *t = bypass;
-    bypass = NULL;
-    hold(t->graph);
-    submit(t->graph, t, gtask_main);
-}
-
-/* Run a task of g on this thread, then the tasks it bypassed to, and stop
- * counting (G5): one count covers the whole row. */
-static void run_gtask(wf_graph *g, wf__gtask *t)
-{
-    wf_graph *outer = running_graph;
-    wf__gtask *outer_bypass = bypass; /* a nested run has its own slot */
-    running_graph = g;
-    bypass = NULL;
-    bool traced = wf__trace_enabled();
-    for (unsigned row = 1;; row++) {
-        if (traced)
-            wf__trace_span('B', WF__TRACE_TASK, t->node);
-        t->run(t); /* t may be respawned from here on: do not touch it */
-        if (traced)
-            wf__trace_span('E', WF__TRACE_TASK, NULL);
-        if ((t = bypass) == NULL)
+    pthread_mutex_lock(&g->topo);
+    for (wf_node *n = g->nodes; n; n = wf__cold(n)->next) {
+        if (wf__cold(n)->debug_told || !has_successor(n))
+            continue;
+        wf__held_op h = wf__node_held(n);
+        if (h.held == 0 && h.stuck == NULL)
+            continue;
+        wf__cold(n)->debug_told = true;
+        /* Only while the graph is still idle: not a snapshot of a put
+         * that started meanwhile.  Acquire, as idle() in graph.c. */
+        if (wf_load_acquire(&g->pending) != 0)
             break;
-        if (row == BYPASS_MAX) {
-            flush_bypass(); /* t, counted on its own now */
-            break;
-        }
-        bypass = NULL;
+        wf__cold(n)->debug_told = true;
+        fprintf(stderr, "weft: wf_graph_wait_for_all returned with %s "
+                "holding %zu message(s) it has not passed on to its "
+                "successors%s%s.  (WEFT_DEBUG; said once per node)\n",
+                wf__node_label(n), h.held, h.stuck ? ": " : "",
+                h.stuck ? h.stuck : "");
     }
-    bypass = outer_bypass;
-    running_graph = outer;
-    release(g);
-}
-
-static void gtask_main(wf_task *task)
-{
-    wf__gtask *t = (wf__gtask *)task;
-    run_gtask(t->graph, t);
-}
-
-/* ---- priorities ------------------------------------------------------------ */
-
-/* The head of the list if its priority is above `above`, removed. */
-static wf__gtask *prio_pop(wf_graph *g, int above)
-{
-    pthread_mutex_lock(&g->prio_lock);
-    wf__gtask *t = g->prio_list;
-    if (t && t->prio > above) {
-        g->prio_list = t->prio_next;
-        /* Relaxed: a hint for wf__body_begin; the lock orders the list. */
-        wf_store_relaxed(&g->prio_count, wf_load_relaxed(&g->prio_count) - 1);
-    } else {
-        t = NULL;
-    }
-    pthread_mutex_unlock(&g->prio_lock);
-    return t;
-}
-
-/* A drainer runs the list's entries until it is empty, then goes idle
- * under the lock, so a push that finds no idle drainer knows that a
- * running one will see its entry. */
-static void drainer_main(wf_task *task)
-{
-    wf__gtask *d = (wf__gtask *)task;
-    wf_graph *g = d->graph; /* set at creation; d may be reused below */
-    for (;;) {
-        pthread_mutex_lock(&g->prio_lock);
-        wf__gtask *t = g->prio_list;
-        if (t == NULL) {
-            d->prio_next = g->free_drainers;
-            g->free_drainers = d;
-            pthread_mutex_unlock(&g->prio_lock);
-            break;
-        }
-        g->prio_list = t->prio_next;
-        /* Relaxed: see prio_pop. */
-        wf_store_relaxed(&g->prio_count, wf_load_relaxed(&g->prio_count) - 1);
-        pthread_mutex_unlock(&g->prio_lock);
-        run_gtask(g, t);
-    }
-    release(g); /* the drainer's own count */
-}
-
-static void prio_push(wf_graph *g, wf__gtask *t, int prio)
-{
-    t->prio = prio;
-    pthread_mutex_lock(&g->prio_lock);
-    wf__gtask **pp = &g->prio_list;
-    while (*pp && (*pp)->prio >= prio)
-        pp = &(*pp)->prio_next;
-    t->prio_next = *pp;
-    *pp = t;
-    /* Relaxed: see prio_pop. */
-    wf_store_relaxed(&g->prio_count, wf_load_relaxed(&g->prio_count) + 1);
-    wf__gtask *d = g->free_drainers;
-    if (d) {
-        g->free_drainers = d->prio_next;
-        hold(g); /* counted before it can run (G5) */
-    }
-    pthread_mutex_unlock(&g->prio_lock);
-    if (d)
-        submit(g, d, drainer_main);
-}
-
-/* A task that is not bypassed to: counted on its own (G5), for the
- * priority list or the pool.  Out of line, as flush_bypass. */
-static __attribute__((noinline)) void spawn_counted(wf_graph *g,
-                                                    wf__gtask *t, int prio)
-{
-    if (g == NULL) { /* cannot happen while the graph is alive */
-        t->run(t);
-        return;
-    }
-    hold(g);
-    if (prio > 0)
-        prio_push(g, t, prio);
-    else
-        submit(g, t, gtask_main);
-}
-
-void wf__spawn(wf_graph *g, wf__gtask *t)
-{
-    t->graph = g;
-    /* Relaxed: the priority is set before the node gets messages; a
-     * change racing with a spawn applies to the next one. */
-    int prio = t->node ? wf_load_relaxed(&t->node->priority) : 0;
-    if (prio == 0 && bypass == NULL && running_graph == g && g != NULL)
-        bypass = t; /* counted by the running task (see bypass) */
-    else
-        spawn_counted(g, t, prio);
-}
-
-int wf_node_set_priority(wf_node *n, int priority)
-{
-    if (n == NULL || priority < 0)
-        return WF_EINVAL;
-    if (wf__node_graph(n) == NULL)
-        return WF_EDESTROYED;
-    wf_store_relaxed(&n->priority, priority); /* see wf__spawn */
-    return 0;
-}
-
-static int status(wf_graph *g)
-{
-    /* Acquire pairs with the CAS in wf__graph_fail. */
-    int err = wf_load_acquire(&g->error);
-    if (err)
-        return err;
-    return wf_load_acquire(&g->cancelled) ? WF_ECANCELED : 0;
-}
-
-/* Acquire pairs with the releasers' RMWs (see release). */
-static bool idle(const void *g)
-{
-    return wf_load_acquire(&((wf_graph *)g)->pending) == 0;
+    pthread_mutex_unlock(&g->topo);
 }
 
 int wf_graph_wait_for_all(wf_graph *g)
 {
     if (g == NULL)
         return WF_EINVAL;
-    if (running_graph == g)
+    if (wf__graph_running_here(g))
         return WF_EPERM;
     if (wf__pool_forked(g->pool))
         return WF_ESTATE; /* made before fork(): no thread would run it */
-    /* The calling thread runs the graph's tasks (and others of its pool)
-     * while it waits, as a worker or in a caller slot: the work it waits
-     * for may be queued behind it, and with one thread it must be. */
-    bool helped = wf__wait_helping(g->pool, idle, g);
-    /* Under the lock: the last releaser may still hold it (see release). */
-    pthread_mutex_lock(&g->idle_lock);
-    while (!helped && wf_load_acquire(&g->pending) != 0) /* or RESETTING */
-        pthread_cond_wait(&g->idle, &g->idle_lock);
-    pthread_mutex_unlock(&g->idle_lock);
-    int err = status(g);
-    if (__builtin_expect(g->pool->debug, 0) && err == 0)
-        wf__graph_debug_idle(g);
+    wf__graph_quiesce(g);
+    int err = wf__graph_status(g);
+    if (__builtin_expect(wf__pool_debug(g->pool), 0) && err == 0)
+        debug_idle(g);
     return err;
 }
 
-/* ---- cancel, errors, reset ------------------------------------------------ */
-
-/* Set the flag; the thread that sets it calls the cancel callbacks, once
- * per cancellation.  Takes the topology lock: never from a handler (G2). */
-static void cancel(wf_graph *g)
-{
-    /* Acq_rel: the release pairs with the acquire load in
-     * wf_graph_is_cancelled; the exchange elects one caller. */
-    if (wf_exchange_acqrel(&g->cancelled, 1) != 0)
-        return;
-    pthread_mutex_lock(&g->topo);
-    for (wf_node *n = g->nodes; n; n = wf__cold(n)->next)
-        if (wf__cold(n)->cancel_fn)
-            wf__cold(n)->cancel_fn(wf__cold(n)->cancel_ctx);
-    pthread_mutex_unlock(&g->topo);
-}
+/* ---- cancel, errors, counting ----------------------------------------------- */
 
 int wf_graph_cancel(wf_graph *g)
 {
     if (g == NULL)
         return WF_EINVAL;
-    cancel(g);
+    wf__graph_cancel(g);
     return 0;
 }
 
 bool wf_graph_is_cancelled(const wf_graph *g)
 {
-    /* Acquire pairs with the exchange in cancel. */
+    /* Acquire pairs with the exchange in wf__graph_cancel. */
     return g != NULL && wf_load_acquire(&((wf_graph *)g)->cancelled);
-}
-
-static void fail(wf_graph *g, wf_node *n, int err)
-{
-    int none = 0;
-    /* First error wins; acq_rel orders it before the cancel below.  The
-     * failed node is read after the body's task is counted out, which
-     * orders this store for wf_graph_failed_node. */
-    if (wf_cas_acqrel(&g->error, &none, err) && n)
-        wf_store_release(&g->failed, n);
-    cancel(g);
-}
-
-void wf__graph_fail(wf_graph *g, int err)
-{
-    fail(g, NULL, err);
 }
 
 wf_node *wf_graph_failed_node(const wf_graph *g)
 {
     /* Acquire pairs with the release store in fail. */
     return g ? wf_load_acquire(&((wf_graph *)g)->failed) : NULL;
-}
-
-/* Run the listed tasks of a higher priority than n's before n's body.
- * Out of line (and cold): the common body never gets here, and its
- * wf__body_begin then saves no registers for this loop. */
-static __attribute__((noinline, cold)) void run_higher(wf_graph *g,
-                                                       wf_node *n)
-{
-    int mine = wf_load_relaxed(&n->priority); /* see wf__spawn */
-    wf__gtask *t;
-    while ((t = prio_pop(g, mine)) != NULL)
-        run_gtask(g, t);
-}
-
-/* What wf__body_begin does when there is something to do: out of line,
- * so that the common body pays a few loads and no saved registers. */
-static __attribute__((noinline)) void body_begin_slow(wf_node *n,
-                                                      wf_graph *g)
-{
-    if (bypass) /* another worker may run it while this body runs */
-        flush_bypass();
-    if (g && wf_load_relaxed(&g->prio_count) > 0 && running_graph == g)
-        run_higher(g, n); /* relaxed hint: see wf__body_begin */
-    if (wf__trace_enabled())
-        wf__trace_body_begin(n);
-}
-
-void wf__body_begin(wf_node *n)
-{
-    wf_graph *g = wf__node_graph(n);
-    /* Relaxed hint: an entry pushed right after this load is run by a
-     * drainer; it only decides whether to look under the lock. */
-    if (bypass || (g && wf_load_relaxed(&g->prio_count) > 0) ||
-        wf__trace_enabled())
-        body_begin_slow(n, g);
-}
-
-/* As body_begin_slow. */
-static __attribute__((noinline, cold)) void body_end_slow(wf_node *n,
-                                                          int result)
-{
-    if (wf__trace_enabled())
-        wf__trace_span('E', WF__TRACE_BODY, NULL);
-    if (result < 0)
-        fail(wf__node_graph(n), n, result);
-}
-
-void wf__body_end(wf_node *n, int result)
-{
-    if (result < 0 || wf__trace_enabled())
-        body_end_slow(n, result);
 }
 
 int wf_graph_set_counting(wf_graph *g, bool on)
@@ -516,31 +157,7 @@ int wf_graph_set_counting(wf_graph *g, bool on)
     return 0;
 }
 
-/* Called when wf__observed(to): the graph counts, or a trace records. */
-void wf__count_offer(wf_node *from, wf_node *to, int r)
-{
-    wf_graph *g = wf__node_graph(to);
-    /* Relaxed: see wf__observed.  The counters are relaxed too:
-     * statistics, read as a snapshot by the DOT writer after a wait. */
-    if (g && wf_load_relaxed(&g->counting)) {
-        if (r != WF__ACCEPT) {
-            wf_fetch_add_relaxed(&wf__cold(to)->n_rejected, 1);
-            return;
-        }
-        wf_fetch_add_relaxed(&wf__cold(to)->n_accepted, 1);
-        if (from)
-            wf_fetch_add_relaxed(&wf__cold(from)->n_forwarded, 1);
-    }
-    if (r == WF__ACCEPT && from && wf__trace_enabled())
-        wf__trace_message(to);
-}
-
-void wf__count_pulled(wf_node *from)
-{
-    wf_graph *g = wf__node_graph(from);
-    if (g && wf_load_relaxed(&g->counting)) /* see wf__count_offer */
-        wf_fetch_add_relaxed(&wf__cold(from)->n_forwarded, 1);
-}
+/* ---- reset, destroy -------------------------------------------------------- */
 
 /* Under the topology lock, graph idle: what every reset does to n. */
 static void reset_node(wf_node *n, unsigned flags)
@@ -561,19 +178,11 @@ int wf_graph_reset(wf_graph *g, unsigned flags)
 {
     if (g == NULL || (flags & ~(WF_RESET_BODIES | WF_RESET_CLEAR_EDGES)))
         return WF_EINVAL;
-    /* Nothing may run while the nodes are emptied: wait until no work is
-     * in flight, then close the count (0 -> RESETTING) so that a put or a
-     * gateway that starts meanwhile waits in hold until the reset is done.
-     * A put that slips in between the wait and the CAS makes it fail: wait
-     * again.  Seq_cst, as hold's RMW: either the CAS comes first and that
-     * hold reads RESETTING, or the hold's +1 makes the CAS fail. */
-    long idle_count;
-    do {
-        int err = wf_graph_wait_for_all(g);
-        if (err == WF_EPERM || err == WF_EINVAL || err == WF_ESTATE)
-            return err;
-        idle_count = 0;
-    } while (!wf_cas_seqcst(&g->pending, &idle_count, RESETTING));
+    if (wf__pool_forked(g->pool))
+        return WF_ESTATE;
+    int err = wf__graph_close(g); /* nothing runs until it reopens */
+    if (err)
+        return err;
     pthread_mutex_lock(&g->topo);
     for (wf_node *n = g->nodes; n; n = wf__cold(n)->next)
         reset_node(n, flags);
@@ -581,67 +190,21 @@ int wf_graph_reset(wf_graph *g, unsigned flags)
         for (wf_node *n = g->nodes; n; n = wf__cold(n)->next)
             wf__edges_detach_all(n);
     pthread_mutex_unlock(&g->topo);
-    /* Open again, counting the holds that waited meanwhile (each added and
-     * took back its 1).  Under idle_lock, as every step to 0 (release);
-     * seq_cst, as every RMW of pending (hold). */
-    pthread_mutex_lock(&g->idle_lock);
-    wf_fetch_add_seqcst(&g->pending, -RESETTING);
-    pthread_cond_broadcast(&g->idle);
-    wf__wake_waiters(g->pool);
-    pthread_mutex_unlock(&g->idle_lock);
-    /* Release pairs with the acquire loads in status /
-     * wf_graph_is_cancelled / wf_graph_failed_node: whoever sees the graph running again sees the
-     * emptied nodes. */
+    wf__graph_reopen(g);
+    /* Release pairs with the acquire loads in wf__graph_status,
+     * wf_graph_is_cancelled and wf_graph_failed_node: whoever sees the
+     * graph running again sees the emptied nodes. */
     wf_store_release(&g->failed, NULL);
     wf_store_release(&g->error, 0);
     wf_store_release(&g->cancelled, 0);
     return 0;
 }
 
-/* Set a node's callback under the topology lock, which cancel and reset
- * hold while they call it. */
-static int set_callback(wf_node *n, void (**slot)(void *), void **ctx_slot,
-                        void (*fn)(void *), void *ctx)
-{
-    wf_graph *g = wf__node_graph(n);
-    if (g == NULL)
-        return WF_EDESTROYED;
-    pthread_mutex_lock(&g->topo);
-    *slot = fn;
-    *ctx_slot = ctx;
-    pthread_mutex_unlock(&g->topo);
-    return 0;
-}
-
-int wf_node_set_cancel(wf_node *n, void (*fn)(void *), void *ctx)
-{
-    if (n == NULL)
-        return WF_EINVAL;
-    return set_callback(n, &wf__cold(n)->cancel_fn, &wf__cold(n)->cancel_ctx, fn, ctx);
-}
-
-int wf_node_set_body_reset(wf_node *n, void (*fn)(void *), void *ctx)
-{
-    if (n == NULL)
-        return WF_EINVAL;
-    return set_callback(n, &wf__cold(n)->body_reset_fn, &wf__cold(n)->body_reset_ctx, fn, ctx);
-}
-
-const char *wf_node_name(const wf_node *n)
-{
-    if (n == NULL)
-        return "";
-    if (wf__cold(n)->name)
-        return wf__cold(n)->name;
-    /* Before it is published (a constructor failing), only the kind. */
-    return wf__cold(n)->auto_name[0] ? wf__cold(n)->auto_name : n->ops->kind;
-}
-
 int wf_graph_destroy(wf_graph *g)
 {
     if (g == NULL)
         return 0;
-    if (running_graph == g)
+    if (wf__graph_running_here(g))
         return WF_EPERM;
     wf_graph_wait_for_all(g);
     pthread_mutex_lock(&g->topo);
@@ -655,16 +218,11 @@ int wf_graph_destroy(wf_graph *g)
     pthread_mutex_destroy(&g->topo);
     pthread_cond_destroy(&g->idle);
     pthread_mutex_destroy(&g->idle_lock);
-    wf_allocator mem = g->mem;
-    wf__mem_free(&mem, g->drainers);
+    wf__runtime_fini(g);
     wf_pool *pool = g->pool;
+    wf_allocator mem = g->mem;
     wf__mem_free(&mem, g);
     /* Last: the pool may be destroyed as soon as the count drops. */
-    wf_fetch_add_seqcst(&pool->graphs, -1);
+    wf__pool_graphs_add(pool, -1);
     return 0;
-}
-
-bool wf__graph_running_here(const wf_graph *g)
-{
-    return running_graph == g;
 }

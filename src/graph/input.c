@@ -15,7 +15,11 @@
  * message).  The body writes into the node's buffer only while making, and
  * the buffer is read outside the aggregator only while it is lent to the
  * forwarder, so neither access needs more than the aggregator's order. */
-#include "graph/graph_impl.h"
+#include "internal/graph/edge.h"
+#include "internal/graph/mem.h"
+#include "internal/graph/node.h"
+#include "internal/graph/runtime.h"
+#include "internal/graph/types.h"
 
 typedef struct input_node {
     wf_node base;

@@ -20,7 +20,13 @@
  * costs one aggregator op per port instead of two; what is lent that way
  * goes back (release) when the next tuple cannot be formed or the task
  * stops, so nothing is held outside a firing and the order is kept. */
-#include "graph/join.h"
+#include "internal/graph/edge.h"
+#include "internal/graph/join.h"
+#include "internal/graph/mem.h"
+#include "internal/graph/node.h"
+#include "internal/graph/runtime.h"
+#include "internal/graph/store.h"
+#include "internal/graph/types.h"
 
 /* ---- queueing, inside the handler ------------------------------------------ */
 
@@ -46,14 +52,6 @@ static void queueing_put(join_node *j, join_op *op)
         wf__fifo_push(&j->store.q, j->tuple);
     }
     wf__join_put_done(j, op);
-}
-
-void wf__join_put_done(join_node *j, join_op *op)
-{
-    op->direct = op->out && wf__store_take_direct(&j->base, &j->store, op->out);
-    if (!op->direct)
-        op->start = wf__store_should_start(&j->base, &j->store);
-    wf__store_settle(&j->store);
 }
 
 /* ---- reserving, inside the handler -------------------------------------- */
@@ -280,7 +278,7 @@ static void store_succ_push(wf__port *out)
 /* ---- puts ------------------------------------------------------------------- */
 
 /* The two puts, applied through the aggregator with their own handlers
- * (graph_impl.h, wf__agg_execute): no dispatch on the type. */
+ * (internal/graph/agg.h, wf__agg_execute): no dispatch on the type. */
 static void qput_handler(void *self, wf__op *op)
 {
     queueing_put(self, (join_op *)op);

@@ -45,7 +45,10 @@
 #include <stdalign.h>
 #include <stddef.h>
 
-#include "graph/join.h"
+#include "internal/graph/join.h"
+#include "internal/graph/mem.h"
+#include "internal/graph/store.h"
+#include "internal/graph/types.h"
 
 typedef struct kmsg {
     struct kmsg *next;

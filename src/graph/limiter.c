@@ -15,7 +15,11 @@
  * reservation if a successor took it or releases it otherwise, while the
  * count allows.  As in the reserving join, a predecessor that cannot be
  * reserved (broadcast, function) turns its edge back to push. */
-#include "graph/graph_impl.h"
+#include "internal/graph/edge.h"
+#include "internal/graph/mem.h"
+#include "internal/graph/node.h"
+#include "internal/graph/runtime.h"
+#include "internal/graph/types.h"
 
 typedef struct limiter_node {
     wf_node base;

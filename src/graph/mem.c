@@ -8,9 +8,11 @@
  * the callers keep only the pointer, as with malloc. */
 #include <stdalign.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
-#include "graph/graph_impl.h"
-#include "internal/pool.h" /* wf__alloc, wf__free */
+#include "internal/graph/mem.h"
+#include "internal/pool_hooks.h"
 
 typedef struct {
     size_t total;  /* bytes asked of the allocator */

@@ -1,6 +1,12 @@
 /* What every node shares: creation with its ports, the aggregator handler
- * for the common operations, names, destruction. */
-#include "graph/graph_impl.h"
+ * for the common operations, and the public wf_node_* calls (names,
+ * priorities, callbacks, destruction). */
+#include "internal/graph/edge.h"
+#include "internal/graph/mem.h"
+#include "internal/graph/node.h"
+#include "internal/graph/runtime.h"
+#include "internal/graph/types.h"
+#include "internal/pool_hooks.h"
 
 /* The handler for every node (G1): common operations here, the kind's own
  * through ops->handle. */
@@ -8,23 +14,6 @@ static void node_handle(void *self, wf__op *op)
 {
     wf_node *n = self;
     switch (op->type) {
-    case WF__OP_SET_EDGES: {
-        wf__edges_op *e = (wf__edges_op *)op;
-        /* Relaxed: only the aggregator writes edges, and we are it. */
-        wf__edges *old = wf_load_relaxed(&e->port->edges);
-        /* Release pairs with the acquire loads of readers that walk the
-         * list outside the aggregator (wf__push_*, wf__pull_*). */
-        wf_store_release(&e->port->edges, e->list);
-        /* Release pairs with the acquire load in continue.c (threshold). */
-        wf_store_release(&e->port->n_edges, e->list ? e->list->n : 0);
-        if (!e->port->is_input)
-            e->port->push_hint = true; /* a new edge starts in push */
-        if (old) { /* a reader may still walk it: keep it (graph_impl.h) */
-            old->retired = wf__cold(n)->retired_lists;
-            wf__cold(n)->retired_lists = old;
-        }
-        break;
-    }
     case WF__OP_RESET:
         if (n->ops->reset)
             n->ops->reset(n);
@@ -40,9 +29,22 @@ static void node_handle(void *self, wf__op *op)
     }
 }
 
+void wf__node_no_ops(wf_node *n, wf__op *op)
+{
+    (void)n, (void)op;
+    WF_BUG("an operation for a node kind that has none");
+}
+
 void wf__node_exec(wf_node *n, wf__op *op)
 {
     wf__agg_execute(&n->agg, op, node_handle, n);
+}
+
+wf__held_op wf__node_held(wf_node *n)
+{
+    wf__held_op op = {.op.type = WF__OP_HELD};
+    wf__node_exec(n, &op.op);
+    return op;
 }
 
 static void init_ports(wf_node *n, wf__port *p, unsigned count, bool input,
@@ -77,7 +79,7 @@ int wf__node_create(wf_node **out, wf_graph *g, size_t size,
     for (unsigned i = 0; i < n_out && !ops->signals; i++)
         if (out_sizes[i] == 0)
             return WF_EINVAL;
-    /* One block (graph_impl.h): cold part, node, then the ports unless
+    /* One block (internal/graph/types.h): cold part, node, then the ports unless
      * the kind has room for them. */
     size_t bytes = sizeof(wf__node_cold) + size +
                    (ops->in_offset ? 0 : (n_in + n_out) * sizeof(wf__port));
@@ -159,7 +161,8 @@ int wf_node_destroy(wf_node *n)
     }
     if (wf__graph_running_here(g))
         return WF_EPERM;
-    wf_graph_wait_for_all(g);
+    if (!wf__pool_forked(g->pool)) /* else no thread would run its work */
+        wf__graph_quiesce(g);
     pthread_mutex_lock(&g->topo);
     wf__edges_detach_all(n);
     wf__node_cold *c = wf__cold(n);
@@ -200,4 +203,48 @@ int wf_node_set_name(wf_node *n, const char *name)
 const char *wf_node_kind(const wf_node *n)
 {
     return n ? n->ops->kind : "";
+}
+
+int wf_node_set_priority(wf_node *n, int priority)
+{
+    if (n == NULL || priority < 0)
+        return WF_EINVAL;
+    if (wf__node_graph(n) == NULL)
+        return WF_EDESTROYED;
+    wf_store_relaxed(&n->priority, priority); /* see wf__spawn */
+    return 0;
+}
+
+/* Set a node's callback under the topology lock, which cancel and reset
+ * hold while they call it. */
+static int set_callback(wf_node *n, void (**slot)(void *), void **ctx_slot,
+                        void (*fn)(void *), void *ctx)
+{
+    wf_graph *g = wf__node_graph(n);
+    if (g == NULL)
+        return WF_EDESTROYED;
+    pthread_mutex_lock(&g->topo);
+    *slot = fn;
+    *ctx_slot = ctx;
+    pthread_mutex_unlock(&g->topo);
+    return 0;
+}
+
+int wf_node_set_cancel(wf_node *n, void (*fn)(void *), void *ctx)
+{
+    if (n == NULL)
+        return WF_EINVAL;
+    return set_callback(n, &wf__cold(n)->cancel_fn, &wf__cold(n)->cancel_ctx, fn, ctx);
+}
+
+int wf_node_set_body_reset(wf_node *n, void (*fn)(void *), void *ctx)
+{
+    if (n == NULL)
+        return WF_EINVAL;
+    return set_callback(n, &wf__cold(n)->body_reset_fn, &wf__cold(n)->body_reset_ctx, fn, ctx);
+}
+
+const char *wf_node_name(const wf_node *n)
+{
+    return n ? wf__node_label(n) : "";
 }

@@ -13,7 +13,12 @@
  * A reservation does not pin the value (oneTBB's reservable overwrite_node
  * neither): it only counts, so that release and consume can say
  * WF_ENOENT when nothing was reserved. */
-#include "graph/graph_impl.h"
+#include "internal/graph/edge.h"
+#include "internal/graph/mem.h"
+#include "internal/graph/node.h"
+#include "internal/graph/runtime.h"
+#include "internal/graph/store.h"
+#include "internal/graph/types.h"
 
 typedef struct ow_node {
     wf_node base;

@@ -13,7 +13,11 @@
  * wf_graph_write_dot) and move on at the node's next operation; the
  * graph fails with WF_ENOMEM, as nothing may be due to come that would
  * make that operation happen. */
-#include "graph/graph_impl.h"
+#include "internal/graph/mem.h"
+#include "internal/graph/node.h"
+#include "internal/graph/runtime.h"
+#include "internal/graph/store.h"
+#include "internal/graph/types.h"
 
 typedef struct seq_node {
     wf_node base;

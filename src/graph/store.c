@@ -17,11 +17,16 @@
  * the same way (wf__store_take_direct).  Both nest on the thread like the
  * inline forwarder and share its depth bound.
  *
- * Two variants (graph_impl.h): a max-heap instead of the FIFO for the
+ * Two variants (internal/graph/store.h): a max-heap instead of the FIFO for the
  * priority queue (push_item / pop_item / unlend below), and discard mode
  * for overwrite and write_once, where each message is offered once and
  * dropped. */
-#include "graph/graph_impl.h"
+#include "internal/graph/edge.h"
+#include "internal/graph/mem.h"
+#include "internal/graph/node.h"
+#include "internal/graph/runtime.h"
+#include "internal/graph/store.h"
+#include "internal/graph/types.h"
 
 /* ---- FIFO ------------------------------------------------------------------- */
 

@@ -1,11 +1,13 @@
 /* A graph's part of a trace (the recorder is src/pool/trace.c): spans
  * named after nodes, and flow arrows from the task that pushed a message
  * to the next body of the node that took it. */
-#include "graph/graph_impl.h"
+#include "internal/graph/trace.h"
+#include "internal/graph/types.h"
+#include "internal/trace.h"
 
 void wf__trace_span(char ph, char cat, const wf_node *n)
 {
-    wf__trace_record(ph, cat, n ? wf_node_name(n) : NULL, 0);
+    wf__trace_record(ph, cat, n ? wf__node_label(n) : NULL, 0);
 }
 
 void wf__trace_body_begin(wf_node *n)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "internal/atomic.h"
+#include "internal/pool_hooks.h"
 #include "internal/trace.h"
 #include "internal/util.h"
 #include "weft/pool.h"
@@ -115,9 +116,7 @@ struct wf_pool {
 };
 
 
-/* alloc.c */
-void *wf__alloc(const wf_allocator *a, size_t size);
-void wf__free(const wf_allocator *a, void *p, size_t size);
+/* alloc.c (and wf__alloc, wf__free: pool_hooks.h) */
 void *wf__alloc_aligned(const wf_allocator *a, size_t size, void **raw);
 void wf__free_aligned(const wf_allocator *a, void *raw, size_t size);
 
@@ -134,7 +133,6 @@ wf_task *wf__debug_top(wf__worker *w);
  * frame of the caller of body (__builtin_frame_address(0)). */
 void wf__debug_frame_exit(wf__worker *w, wf_task *top, const void *body,
                           const void *floor);
-unsigned wf__env_uint(const char *name, unsigned dflt, unsigned max);
 
 /* park.c */
 void wf__futex_wait(_Atomic uint32_t *addr, uint32_t val);
@@ -142,14 +140,9 @@ void wf__futex_wake(_Atomic uint32_t *addr, int n);
 void wf__wake_one(wf_pool *pool, wf__worker *by);
 void wf__wake_all(wf_pool *pool);
 void wf__park(wf__worker *w);
-/* A condition a waiter waits for: true once it holds.  Its completer makes
- * it true with a seq_cst RMW or store, then calls wf__wake_waiters (P8). */
-typedef bool (*wf__cond_fn)(const void *arg);
 /* Park w, which waits for done(arg), until work or a completion may have
  * come (P8); returns at once if done(arg) already holds. */
 void wf__wait_park(wf__worker *w, wf__cond_fn done, const void *arg);
-/* After making a waiter's condition true: wake the pool's waiters. */
-void wf__wake_waiters(wf_pool *pool);
 /* Sleep for about ns nanoseconds, or until the pool shuts down, asking no
  * one for work and not counted as a sleeper (P3): publishes and
  * submissions do not wake it, though a wake-up may. */
@@ -161,10 +154,6 @@ void wf__task_complete(wf_pool *pool, wf_task *t);
 /* How many fork()s this process is away from the one that made a pool
  * with a smaller generation: such a pool's threads are not here. */
 extern unsigned wf__fork_gen;
-static inline bool wf__pool_forked(const wf_pool *p)
-{
-    return p->generation != wf__fork_gen;
-}
 int wf__worker_create(wf_pool *p, unsigned index);
 int wf__worker_start(wf__worker *w);
 
@@ -192,14 +181,6 @@ wf_task *wf__pop_own(wf__worker *w);
 /* If a thief has asked this worker for work (P2), publish half of its
  * private tasks. */
 void wf__answer_request(wf__worker *w);
-/* Spawn t detached (nobody joins it; flags adds WF__TASK_ROOT to count it
- * for wf_pool_wait_idle) on the calling worker's own stack, as wf_spawn
- * does, if the caller is one of pool's workers; else return false and do
- * nothing.  For graph tasks and wf_submit from inside the pool: no lock,
- * no RMW (but the root count), and the task stays on this worker unless a
- * thief asks. */
-bool wf__spawn_detached(wf_pool *pool, wf_task *t, wf_task_fn fn,
-                        uint32_t flags);
 void wf__spawn_external(wf_pool *pool, wf_task *t, wf_task_fn fn);
 /* Join t, which this thread spawned from outside any pool into pool's
  * submission queue (wf__spawn_external), helping pool meanwhile.  Returns
@@ -208,23 +189,12 @@ int wf__join_external(wf_pool *pool, wf_task *t);
 void *wf__thread_token(void);
 
 /* caller.c */
-/* Take a free caller slot of pool for the calling thread, which must not
- * be a worker of pool or in one of its slots: it then runs tasks as a
- * worker of pool does.  NULL when every slot is taken. */
-wf__worker *wf__caller_enter(wf_pool *pool);
 /* wf__caller_enter, and if every slot is taken in a pool without
  * background workers (a pool of 1, where nobody else would run the work),
  * wait for one to free; NULL at once when the pool has workers, or once
  * done(arg) holds (done may be NULL). */
 wf__worker *wf__caller_enter_wait(wf_pool *pool, wf__cond_fn done,
                                   const void *arg);
-/* Give the slot back; its private tasks go to its deque first. */
-void wf__caller_leave(wf__worker *w);
-/* Wait until done(arg), running pool's work on the calling thread
- * meanwhile: as the worker it is, or in a caller slot.  Returns false,
- * having done nothing, when it cannot take part (no free slot, in a pool
- * with background workers): the caller then blocks its own way. */
-bool wf__wait_helping(wf_pool *pool, wf__cond_fn done, const void *arg);
 
 /* submit.c */
 void wf__submit_root(wf_pool *pool, wf_task *t);

@@ -86,6 +86,29 @@ static void free_workers(wf_pool *p)
     wf__free(&p->alloc, p->workers, slots_bytes(p));
 }
 
+/* ---- what the graph may ask (pool_hooks.h) ----------------------------- */
+
+bool wf__pool_forked(const wf_pool *p)
+{
+    return p->generation != wf__fork_gen;
+}
+
+void wf__pool_graphs_add(wf_pool *p, long delta)
+{
+    /* Seq_cst: pairs with the load in wf_pool_destroy (see there). */
+    wf_fetch_add_seqcst(&p->graphs, delta);
+}
+
+bool wf__pool_debug(const wf_pool *p)
+{
+    return p->debug;
+}
+
+bool wf__in_pool(void)
+{
+    return wf__current() != NULL;
+}
+
 /* WEFT_STATS, below */
 static void print_stats(wf_pool *p);
 static void print_default_stats(void);

@@ -3,7 +3,8 @@
 #ifndef WF_GRAPH_JOIN_H
 #define WF_GRAPH_JOIN_H
 
-#include "graph/graph_impl.h"
+#include "internal/graph/store.h"
+#include "internal/graph/types.h"
 
 struct wf__keys; /* join_key.c */
 /* Tests only: entries a key table's narrow index names (join_key.c). */
@@ -61,7 +62,13 @@ typedef struct join_op {
 /* Inside the handler, after a put's tuples went to the store: hand the
  * caller the tuple to offer itself (op->direct), or tell it to start the
  * forwarder (op->start). */
-void wf__join_put_done(join_node *j, join_op *op);
+static inline void wf__join_put_done(join_node *j, join_op *op)
+{
+    op->direct = op->out && wf__store_take_direct(&j->base, &j->store, op->out);
+    if (!op->direct)
+        op->start = wf__store_should_start(&j->base, &j->store);
+    wf__store_settle(&j->store);
+}
 
 /* Inside the handler: move every complete tuple to the store, then
  * wf__join_put_done. */

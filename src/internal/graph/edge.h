@@ -1,0 +1,82 @@
+/* Ports, edges and the push/pull protocol between nodes
+ * (src/graph/edge.c; rule G3).  Never installed. */
+#ifndef WF_GRAPH_EDGE_H
+#define WF_GRAPH_EDGE_H
+
+#include "internal/graph/runtime.h"
+#include "internal/graph/types.h"
+
+/* The internal port a wf_port names, through composites, checked as the
+ * public calls check it (graph.h, wf_make_edge): 0 or a WF_E... code. */
+int wf__port_resolve(wf_port p, bool input, wf__port **out);
+
+/* Push helpers for senders (G3): offer msg along the out-edges in push
+ * state; single: stop at the first that accepts (1 if one did);
+ * broadcast: offer to all (returns how many accepted); edge: offer along
+ * e alone, whatever its state (1 if accepted). */
+int wf__push_single(wf__port *out, const void *msg);
+int wf__push_broadcast(wf__port *out, const void *msg);
+int wf__push_edge(wf__edge *e, const void *msg);
+
+/* The receiver along e could not take a message for lack of memory (r <
+ * 0): the graph fails with r, so that wait_for_all says so, rather than
+ * the message being dropped as if rejected. */
+void wf__offer_failed(wf__edge *e, int r);
+
+/* Offer msg along e.  A rejection that asks for pull reverses the edge
+ * and then tells the receiver, which will pull when it can (G3). */
+WF__HOT_INLINE bool wf__offer(wf__edge *e, const void *msg)
+{
+    wf__port *to = e->to;
+    int r = to->node->ops->put(to, msg);
+    if (wf__observed(to->node))
+        wf__count_offer(e->from->node, to->node, r);
+    if (r == WF__REJECT_PULL) {
+        /* Relaxed: pred_pull's aggregator op orders it for the receiver. */
+        wf_store_relaxed(&e->state, WF__PULL);
+        if (to->node->ops->pred_pull)
+            to->node->ops->pred_pull(to);
+    } else if (__builtin_expect(r < 0, 0)) {
+        wf__offer_failed(e, r);
+    }
+    return r == WF__ACCEPT;
+}
+
+/* wf__push_broadcast inlined, for a body's output (function.c).  Edge
+ * states are read relaxed: a stale state costs one rejected offer, and
+ * each switch is followed by a notice through the other node's
+ * aggregator (G3).  Acquire on the list pairs with the release store in
+ * node_handle (SET_EDGES). */
+WF__HOT_INLINE int wf__push_broadcast_inline(wf__port *out, const void *msg)
+{
+    wf__edges *l = wf_load_acquire(&out->edges);
+    int accepted = 0;
+    for (size_t i = 0; l && i < l->n; i++)
+        if (wf_load_relaxed(&l->e[i]->state) == WF__PUSH)
+            accepted += wf__offer(l->e[i], msg);
+    return accepted;
+}
+/* Pull helpers for receivers: try each in-edge in pull state; a sender that
+ * has nothing turns its edge back to push.  get: 1 if msg was filled.
+ * reserve: the edge whose sender now holds a reservation for us, or NULL. */
+int wf__pull_get(wf__port *in, void *msg);
+wf__edge *wf__pull_reserve(wf__port *in, void *msg);
+/* Any edge of port in state `state`?  Lock-free read of the list (G3).
+ * Inline: a store asks after most of its operations. */
+static inline bool wf__has_edge(wf__port *p, int state)
+{
+    /* Acquire pairs with the release store in node_handle (SET_EDGES). */
+    wf__edges *l = wf_load_acquire(&p->edges);
+    for (size_t i = 0; l && i < l->n; i++)
+        /* Relaxed: a stale state is corrected by the notification that
+         * follows every change (G3). */
+        if (wf_load_relaxed(&l->e[i]->state) == state)
+            return true;
+    return false;
+}
+/* Turn every edge of the node back to push (reset). */
+void wf__edges_reset(wf_node *n);
+/* Remove every edge of n from its neighbours and free them (destroy). */
+void wf__edges_detach_all(wf_node *n);
+
+#endif /* WF_GRAPH_EDGE_H */

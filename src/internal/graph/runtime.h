@@ -1,0 +1,63 @@
+/* The graph's runtime (src/graph/runtime.c): the pool tasks that run
+ * nodes' bodies and forwarders, the count of work in flight (rule G5),
+ * waiting for it, errors and cancellation, and the hooks around every
+ * body and message (counters, trace).  Never installed. */
+#ifndef WF_GRAPH_RUNTIME_H
+#define WF_GRAPH_RUNTIME_H
+
+#include "internal/graph/types.h"
+
+void wf__spawn(wf_graph *g, wf__gtask *t);
+/* Count one unit of work in flight that is not a task (G5): an async
+ * node's reserve_wait, a put from outside the graph's tasks; release ends
+ * it.  Any thread. */
+void wf__graph_hold(wf_graph *g);
+void wf__graph_release(wf_graph *g);
+void wf__graph_fail(wf_graph *g, int err);
+/* Bracket a put made from outside g's tasks (from main, say); NULL g and
+ * puts from g's own tasks pass through.  The put counts as work in flight
+ * until it ends (G5), and a thread that is none of the pool's runs it in
+ * a caller slot, so that the tasks it starts go where its wait_for_all
+ * will look first (graph.c). */
+typedef struct wf__outside_put {
+    bool held;
+    struct wf__worker *slot;
+} wf__outside_put;
+wf__outside_put wf__outside_put_begin(wf_graph *g);
+void wf__outside_put_end(wf_graph *g, wf__outside_put put);
+
+/* Every node kind calls a user body between these two: begin, then the
+ * body, then end with what the body returned.  end records a negative
+ * result as the graph's error (failing the graph, attributed to n).  The
+ * graph runtime hangs tracing and counters on them. */
+void wf__body_begin(wf_node *n);
+void wf__body_end(wf_node *n, int result);
+/* A message offered by `from` (NULL: a caller outside the graph) to `to`
+ * got the answer r (WF__ACCEPT, a rejection, or an error); pulled: a
+ * receiver took one from `from` with a pull.  The DOT counters (when the
+ * graph counts) and the trace's flow arrows (when tracing): edge.c calls
+ * them on the push and pull paths, only when wf__observed(to or from). */
+void wf__count_offer(wf_node *from, wf_node *to, int r);
+void wf__count_pulled(wf_node *from);
+
+/* Is this thread running a task of g?  (Waiting for g would deadlock.) */
+bool wf__graph_running_here(const wf_graph *g);
+
+/* Set up and tear down the runtime's part of a graph (its drainers). */
+int wf__runtime_init(wf_graph *g);
+void wf__runtime_fini(wf_graph *g);
+/* Wait until no work of g is in flight, running the pool's tasks
+ * meanwhile (the caller is not one of g's tasks). */
+void wf__graph_quiesce(wf_graph *g);
+/* Close g for a reset: wait until nothing is in flight and keep it so
+ * (puts that start meanwhile wait in hold) until wf__graph_reopen.
+ * WF_EPERM from one of g's tasks. */
+int wf__graph_close(wf_graph *g);
+void wf__graph_reopen(wf_graph *g);
+/* Cancel g: the flag, then the nodes' cancel callbacks, once per
+ * cancellation.  Takes the topology lock: never from a handler (G2). */
+void wf__graph_cancel(wf_graph *g);
+/* 0, the first body's error, or WF_ECANCELED. */
+int wf__graph_status(const wf_graph *g);
+
+#endif /* WF_GRAPH_RUNTIME_H */

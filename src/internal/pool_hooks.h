@@ -1,0 +1,59 @@
+/* What the flow graph uses of the pool, and no more: the graph's files
+ * include this, never internal/pool.h, so they do not see the pool's
+ * structures.  The pool implements every function here.  Never
+ * installed. */
+#ifndef WF_INTERNAL_POOL_HOOKS_H
+#define WF_INTERNAL_POOL_HOOKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "weft/pool.h"
+
+struct wf__worker;
+
+/* Memory through an allocator, NULL: malloc (alloc.c); free is given the
+ * size that was allocated. */
+void *wf__alloc(const wf_allocator *a, size_t size);
+void wf__free(const wf_allocator *a, void *p, size_t size);
+
+/* A condition a waiter waits for: true once it holds.  Its completer makes
+ * it true with a seq_cst RMW or store, then calls wf__wake_waiters (P8). */
+typedef bool (*wf__cond_fn)(const void *arg);
+/* After making a waiter's condition true: wake the pool's waiters. */
+void wf__wake_waiters(wf_pool *pool);
+/* Wait until done(arg), running pool's work on the calling thread
+ * meanwhile: as the worker it is, or in a caller slot.  Returns false,
+ * having done nothing, when it cannot take part (no free slot, in a pool
+ * with background workers): the caller then blocks its own way. */
+bool wf__wait_helping(wf_pool *pool, wf__cond_fn done, const void *arg);
+
+/* Spawn t detached (nobody joins it; flags adds WF__TASK_ROOT to count it
+ * for wf_pool_wait_idle) on the calling worker's own stack, as wf_spawn
+ * does, if the caller is one of pool's workers; else return false and do
+ * nothing.  For graph tasks and wf_submit from inside the pool: no lock,
+ * no RMW (but the root count), and the task stays on this worker unless a
+ * thief asks. */
+bool wf__spawn_detached(wf_pool *pool, wf_task *t, wf_task_fn fn,
+                        uint32_t flags);
+
+/* Is the calling thread one of a pool's (a worker, or in a caller slot)? */
+bool wf__in_pool(void);
+/* Take a free caller slot of pool for the calling thread, which must not
+ * be a worker of pool or in one of its slots: it then runs tasks as a
+ * worker of pool does.  NULL when every slot is taken. */
+struct wf__worker *wf__caller_enter(wf_pool *pool);
+/* Give the slot back; its private tasks go to its deque first. */
+void wf__caller_leave(struct wf__worker *w);
+
+/* Was pool made before a fork() of this process (its threads are not
+ * here)? */
+bool wf__pool_forked(const wf_pool *pool);
+/* Count a graph made on pool (delta 1) or destroyed (-1): the pool is not
+ * destroyed while one uses it. */
+void wf__pool_graphs_add(wf_pool *pool, long delta);
+/* Debug mode (WEFT_DEBUG) as it was when pool was made. */
+bool wf__pool_debug(const wf_pool *pool);
+
+#endif /* WF_INTERNAL_POOL_HOOKS_H */
