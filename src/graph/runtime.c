@@ -76,11 +76,12 @@ static void hold(wf_graph *g)
 {
     /* Seq_cst RMW: a waiter that later reads 0 must have seen this +1
      * first, or the task it counts has already finished. */
+    unsigned round = 0;
     while (__builtin_expect(wf_fetch_add_seqcst(&g->pending, 1) < 0, 0)) {
         /* A reset is emptying the nodes (no task runs then: it began at
          * 0): take the count back and start once it is done. */
         wf_fetch_add_seqcst(&g->pending, -1);
-        sched_yield();
+        wf__backoff(&round);
     }
 }
 

@@ -180,19 +180,16 @@ wf_task *wf__pop_own(wf__worker *w)
  * waits on).  Park only when there is nothing to help with. */
 static void help_until_done(wf__worker *w, wf_task *t)
 {
-    unsigned idle = 0, spin = w->pool->spin;
+    wf__idle idle;
+    wf__idle_init(&idle, w->pool->spin, WF__YIELDS);
     /* Acquire pairs with the release in wf__task_complete. */
     while (wf_load_acquire(&t->done_) != WF__DONE) {
         wf__worker *thief = wf_load_relaxed(&t->thief_); /* hint */
         wf_task *x = thief ? wf__steal(w, thief) : NULL;
         if (x) {
             wf__run_stolen(w, x);
-            idle = 0;
-        } else if (++idle <= spin) {
-            wf__cpu_relax();
-        } else if (idle <= spin + 32) {
-            sched_yield();
-        } else {
+            idle.round = 0;
+        } else if (!wf__idle_step(&idle)) {
             wf__task_wait(t);
             return;
         }

@@ -172,44 +172,16 @@ static int find_and_run(wf__worker *w)
     return RAN_NONE;
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* The spin before yielding is bounded by time as well as by rounds: a
- * round polls every slot, so with a thousand workers `spin` rounds took
- * seconds of two cores.  Round `idle` of a spin that began at *start:
- * true once it has lasted SPIN_MAX_NS (the clock is read every 16th). */
-#define SPIN_MAX_NS 100000u
-
-static bool spun_too_long(uint64_t *start, unsigned idle)
-{
-    if (idle == 1) {
-        *start = now_ns();
-        return false;
-    }
-    return (idle & 15) == 0 && now_ns() - *start > SPIN_MAX_NS;
-}
-
 void wf__help_until(wf__worker *w, wf__cond_fn done, const void *arg)
 {
-    unsigned idle = 0, spin = w->pool->spin;
-    uint64_t spin_start = 0;
+    wf__idle idle;
+    wf__idle_init(&idle, w->pool->spin, WF__YIELDS);
     while (!done(arg)) {
         if (find_and_run(w) != RAN_NONE) {
-            idle = 0;
-        } else if (++idle <= spin) {
-            if (spun_too_long(&spin_start, idle))
-                idle = spin; /* on to the yields */
-            wf__cpu_relax();
-        } else if (idle <= spin + 32) {
-            sched_yield(); /* let a preempted thread we wait on run */
-        } else {
+            idle.round = 0;
+        } else if (!wf__idle_step(&idle)) {
             wf__wait_park(w, done, arg);
-            idle = 0;
+            idle.round = 0;
         }
     }
 }
@@ -255,8 +227,9 @@ void *wf__worker_main(void *arg)
     wf__worker *w = arg;
     wf_pool *p = w->pool;
     wf__self = &w->fast;
-    unsigned idle = 0, naps = 0, empty = 0;
-    uint64_t spin_start = 0;
+    unsigned naps = 0, empty = 0;
+    wf__idle idle;
+    wf__idle_init(&idle, p->spin, WF__YIELDS);
     bool busy = false;  /* in a busy stretch (found work since idle) */
     uint64_t since = 0; /* its start, if it began with a stolen detached
                            task (else 0: it is not judged, no clock read) */
@@ -265,37 +238,35 @@ void *wf__worker_main(void *arg)
         int r = find_and_run(w);
         if (r != RAN_NONE) {
             if (!busy)
-                since = r == RAN_STOLEN_DETACHED ? now_ns() : 0;
+                since = r == RAN_STOLEN_DETACHED ? wf__now_ns() : 0;
             busy = true;
-            idle = 0;
+            idle.round = 0;
             if (spare_done(w))
                 break;
             continue;
         }
         if (busy) { /* the stretch is over: was it a crumb? */
-            bool crumb = since != 0 && now_ns() - since < CRUMB_NS;
+            bool crumb = since != 0 && wf__now_ns() - since < CRUMB_NS;
             naps = !crumb ? 0 : naps < MAX_NAPS ? naps + 1 : naps;
             busy = false;
             empty = 0;
+            /* A napper spins less and does not yield (see above). */
+            wf__idle_init(&idle, p->spin >> naps, naps ? 0 : WF__YIELDS);
             if (crumb) {
                 wf__nap(w, (uint64_t)NAP_NS << (naps - 1));
                 continue;
             }
         }
-        if (++idle <= p->spin >> naps) {
-            if (spun_too_long(&spin_start, idle))
-                idle = p->spin >> naps; /* on to the yields */
-            wf__cpu_relax();
-        } else if (naps == 0 && idle <= p->spin + 32) {
-            sched_yield(); /* let a preempted thread we wait on run */
+        if (wf__idle_step(&idle)) {
+            continue;
         } else if (w->spare && wf__spare_should_retire(w)) {
             break; /* a spare nobody needs any more */
         } else if (naps != 0 && ++empty < EMPTY_NAPS) {
             wf__nap(w, (uint64_t)NAP_NS << (naps - 1));
-            idle = 0;
+            idle.round = 0;
         } else {
             wf__park(w);
-            idle = 0;
+            idle.round = 0;
         }
     }
     wf__self = &wf__no_worker;
