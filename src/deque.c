@@ -1,8 +1,8 @@
 /* The WorkQueue: owner LIFO at top, thieves FIFO at base.
  *
- * Orders follow the seed's table (push: release slot, release top; pop:
- * relaxed top; poll: acquire slot; arbitration: seq_cst CAS).  Two changes
- * for C, argued in docs/protocols.md:
+ * Orders follow OpenJDK's ForkJoinPool.WorkQueue (push: release slot,
+ * release top; pop: relaxed top; poll: acquire slot; arbitration: seq_cst
+ * CAS).  Two changes for C, argued in docs/protocols.md:
  *   - thieves and the owner arbitrate with a CAS on the 64-bit `base` index
  *     (Chase-Lev), not on the slot: pointer values recur in C (a stack frame
  *     is pushed again) and a slot CAS would then take the wrong task (ABA);
@@ -137,12 +137,12 @@ int wf_deque_push_n(wf_deque *dq, void *const *xs, size_t n)
             return WF_ENOMEM;
     }
     for (size_t i = 0; i < n; i++)
-        /* D1 (seed: QA.setRelease): the element's contents are written
-         * before the slot.  The release on top below is what thieves
-         * acquire; this one keeps the seed's order and is free on x86. */
+        /* D1 (WorkQueue's setRelease of the slot): the element's contents
+         * are written before the slot.  The release on top below is what
+         * thieves acquire; this one keeps WorkQueue's order, free on x86. */
         wf_store_release(&a->slot[(t + (int64_t)i) & a->mask], xs[i]);
-    /* D1 (seed: TOP.setRelease): pairs with the acquire load of top in
-     * poll; a thief that sees the new top sees the slots. */
+    /* D1 (WorkQueue's setRelease of top): pairs with the acquire load of
+     * top in poll; a thief that sees the new top sees the slots. */
     wf_store_release(&dq->top, t + (int64_t)n);
     return 0;
 }
@@ -163,7 +163,7 @@ void *wf_deque_pop(wf_deque *dq)
     if (t < dq->base_seen)
         return NULL;
     struct wf__ring *a = wf_load_relaxed(&dq->array);
-    /* D3 (seed: TOP.setOpaque): claim slot t before looking at base. */
+    /* D3 (WorkQueue's setOpaque of top): claim slot t, then read base. */
     wf_store_relaxed(&dq->top, t);
     /* D3: StoreLoad.  Pairs with the fence in poll: either this read of
      * base sees a thief's increment, or that thief sees the new top. */
@@ -203,8 +203,8 @@ int wf_deque_poll(wf_deque *dq, void **out)
         return WF_POLL_EMPTY;
     /* D5: pairs with the release store of array in grow. */
     struct wf__ring *a = wf_load_acquire(&dq->array);
-    /* D1 (seed: QA.getAcquire): the element's contents are visible once
-     * the slot is.  The value is only used if the CAS below wins. */
+    /* D1 (WorkQueue's getAcquire of the slot): the element's contents are
+     * visible once the slot is.  Used only if the CAS below wins. */
     void *x = wf_load_acquire(&a->slot[b & a->mask]);
     /* D4: arbitration on the index.  A failed CAS means the owner or
      * another thief took index b first. */

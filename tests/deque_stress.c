@@ -11,7 +11,7 @@
  * Elements are pointers into a small array of K objects, and an object is
  * pushed again as soon as it has been taken: the same pointer value recurs
  * at ever larger indices, as a reused stack frame does (the ABA case of
- * DESIGN.md).  Each push stamps the object with a fresh sequence number;
+ * docs/protocols.md).  Each push stamps the object with a fresh sequence number;
  * whoever takes it (owner pop, thief poll or the final drain) marks that
  * number in a side table, which must go from 0 to 1 exactly once, and then
  * poisons the object (ck's 0xdead) before handing it back.

@@ -1,5 +1,5 @@
-/* pool_api: parallel_for, parallel_reduce, parallel_invoke and task groups
- * (issue 7), each against an oracle.
+/* pool_api: parallel_for, parallel_reduce, parallel_invoke and task groups,
+ * each against an oracle.
  *
  * ARGS: one scenario name, or none for all of them.
  *   for     every index of [begin, end) is visited exactly once, by a worker

@@ -1,5 +1,4 @@
-/* pool_blocking: wf_blocking_begin / wf_blocking_end and spare workers
- * (issue 7).
+/* pool_blocking: wf_blocking_begin / wf_blocking_end and spare workers.
  *
  * The core case: N tasks each enter a blocking section and wait at a
  * rendezvous that opens only when all N have arrived.  With N larger than

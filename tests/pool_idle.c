@@ -1,6 +1,5 @@
 /* pool_idle: an idle pool, and a joiner waiting on a stolen task, use no
- * CPU ("Never an unbounded busy loop", DESIGN.md: "An idle pool uses no
- * CPU").
+ * CPU (docs/pool.md, "Idle": workers spin briefly, then park).
  *
  * Proves, with getrusage(RUSAGE_SELF) user+sys time over wall-clock
  * windows (all threads of the process count):

@@ -67,7 +67,7 @@ typedef struct wf_pool_config {
                                least 2 */
     size_t deque_capacity;  /* initial slots per worker (power of two) */
     unsigned spin;          /* steal rounds before an idle worker parks;
-                               0 = WEFT_SPIN or 256 */
+                               0 = WEFT_SPIN or 1024 */
     size_t stack_size;      /* worker thread stack, bytes; 0 = system's;
                                below the system's minimum: WF_ERANGE */
     const wf_allocator *alloc; /* memory for the pool and its deques;
@@ -349,8 +349,8 @@ WF_API extern _Thread_local struct wf__fast *wf__self
  * sequence written out (the offset from the GOT, then %fs-relative), so
  * the compiler cannot keep the offset in a callee-saved register across
  * the calls between a spawn and its join: with the plain variable gcc
- * does, and every frame then pays a push and a pop, leaves included (fib
- * on one worker: 0.19 s against 0.16 s).  The linker relaxes the GOT load
+ * does, and every frame then pays a push and a pop, leaves included.  The
+ * linker relaxes the GOT load
  * to an immediate in an executable.  Not volatile, no memory operand:
  * only a worker thread's entry and exit write wf__self, so the value is
  * constant while any task or caller of this runs. */

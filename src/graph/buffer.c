@@ -5,7 +5,7 @@
  * they answer (oneTBB's broadcast_node does the same).  It cannot be
  * pulled from, so an edge a receiver reversed comes back to push at the
  * receiver's next pull, and what was offered meanwhile is lost: the
- * behaviour the reservation seed walks through.
+ * behaviour examples/reservation.c walks through.
  *
  * Buffer, queue and priority queue nodes are a store (store.c) behind one
  * input port: single-push, try_get, reservation; the priority queue's

@@ -16,12 +16,11 @@
  * of the hash (a tag) and the slot's distance from its home slot in probe
  * order, 0-6, 7 for "7 or more".  Past that the index is rebuilt with
  * 8-byte slots, 32 bits of the hash and the entry number (`wide`,
- * index_room).  The index is what a put touches most (g_join_key at 1
- * worker: 100 k waiting keys, a 2 MB index of 8-byte slots against a 1 MB
- * L2), so its size is the cost.  The distance does the work of the bits
- * of the hash that a narrow slot lacks: remove_at learns from it where a
- * slot may move without loading the slot's entry to hash its key again
- * (a cache miss for a quarter of the removes on g_join_key), and a probe
+ * index_room).  The index is what a put touches most, and with many keys
+ * waiting it outgrows the cache, so its size is the cost.  The distance
+ * does the work of the bits of the hash that a narrow slot lacks:
+ * remove_at learns from it where a slot may move without loading the
+ * slot's entry to hash its key again (a likely cache miss), and a probe
  * that is t slots from its home skips slots of any other distance.
  *
  * The index is stored transposed: a bucket of LANES slots, one per lane
@@ -32,16 +31,15 @@
  * and a half-full index always ends a probe; but the keys of a group
  * (hash_bytes) fill the lanes of one bucket, and a group that finds its
  * bucket taken moves on by a line, not by a slot into its neighbour's
- * home: clusters stay as short as for independent keys (about 1.5
- * probes at half load, where consecutive slots made clusters of groups
- * and about 8 probes a put on g_join_key).
+ * home: clusters stay as short as for independent keys, where
+ * consecutive slots would let the groups merge into long clusters.
  *
  * Duplicates: a second message with a key its port already holds waits
  * behind the first, in the entry's `extra` list (arrival order, allocated),
  * and pairs with the next arrivals on the other ports.  The spec does not
  * say; oneTBB's implementation overwrites the held message and rejects the
- * put.  Keeping both loses nothing that was accepted, which the issue asks
- * of every node. */
+ * put.  Keeping both loses nothing that was accepted, the rule of every
+ * node here (docs/graph.md, "Out of memory"). */
 #include <stdalign.h>
 #include <stddef.h>
 
