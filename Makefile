@@ -1,5 +1,7 @@
 # Thin wrapper around CMake.  `make demo` and `make test` are all a new
-# machine needs; scripts/deps.sh installs what is missing.
+# machine needs: they, `make deps`, `make bench`, `make bench-quick` and
+# `make fuzz` install what is missing (scripts/deps.sh, apt-get as root).
+# `make` and `make install` only build, and install weft: no package.
 MAKEFLAGS += --no-print-directory
 BUILD  ?= build
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
@@ -12,20 +14,25 @@ all: build
 deps:
 	@sh scripts/deps.sh
 
-configure: deps
+configure:
+	@command -v $(CMAKE) >/dev/null 2>&1 || \
+	    { echo "make: $(CMAKE) not found: run 'make deps' (as root)" >&2; exit 1; }
 	@$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DWEFT_SANITIZER_VARIANTS=ON >/dev/null
 
 build: configure
 	@$(CMAKE) --build $(BUILD) -j $(JOBS)
 
-demo: configure
+# deps first, then the rest: a sub-make keeps that order under -j.
+demo: deps
+	@$(MAKE) configure
 	@$(CMAKE) --build $(BUILD) -j $(JOBS) --target demo example_reservation
 	@$(BUILD)/examples/demo
 	@echo
 	@echo "flow graph: oneTBB's reservation walk-through (examples/reservation.c)"
 	@$(BUILD)/examples/example_reservation
 
-test: build
+test: deps
+	@$(MAKE) build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # Every workload on weft, OpenMP tasks (gcc, clang), oneTBB and seq,
@@ -42,7 +49,9 @@ bench-quick: deps
 fuzz: deps
 	@sh scripts/fuzz.sh $(FUZZ_SECONDS)
 
-install: build
+# The libraries only (no test, example or benchmark), then cmake --install.
+install: configure
+	@$(CMAKE) --build $(BUILD) -j $(JOBS) --target weft_static weft_shared
 	@$(CMAKE) --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))
 
 clean:

@@ -1,4 +1,5 @@
-/* weft — work-stealing fork-join pool for C11.  Umbrella header. */
+/* weft — work-stealing fork-join pool and flow graph for C11.  Umbrella
+ * header; C++ includes it too (weft.hpp adds a C++ layer, docs/cpp.md). */
 #ifndef WEFT_H
 #define WEFT_H
 

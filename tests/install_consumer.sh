@@ -8,7 +8,11 @@
 # (b) find_package(weft CONFIG REQUIRED) + weft::weft (shared) and
 #     weft::weft_static, with CMAKE_PREFIX_PATH = the install prefix;
 # (c) add_subdirectory(SOURCE_DIR): builds weft::weft, and must NOT build
-#     weft's tests, benchmarks or examples (weft is not the top level).
+#     weft's tests, benchmarks or examples (weft is not the top level);
+#     a Debug parent's build type and flags are what weft is compiled with;
+# (d) FetchContent (SOURCE_DIR) + weft::weft_static: a Release parent's
+#     own Release flags are what weft is compiled with, not weft's -O2;
+# (e) a parent without a build type keeps none (configure only).
 # Each consumer computes fib(20) on the default pool and checks the result.
 set -eu
 BUILD=$(cd "$1" && pwd)
@@ -29,6 +33,7 @@ step "install into $PREFIX"
     { cat "$WORK/install.log"; fail "cmake --install"; }
 [ -f "$PREFIX/include/weft.h" ] || fail "weft.h not installed"
 [ -f "$PREFIX/include/weft/pool.h" ] || fail "weft/pool.h not installed"
+[ -f "$PREFIX/include/weft.hpp" ] || fail "weft.hpp not installed"
 [ ! -e "$PREFIX/include/internal" ] || fail "private headers installed"
 LIBDIR=$(dirname "$(find "$PREFIX" -name 'libweft.a' | head -n 1)")
 [ -f "$LIBDIR/libweft.a" ] || fail "libweft.a not installed"
@@ -116,7 +121,9 @@ LD_LIBRARY_PATH="$LIBDIR" "$WORK/app_build/app" || fail "weft::weft consumer run
 "$WORK/app_build/app_static" || fail "weft::weft_static consumer run"
 
 # (c) add_subdirectory ------------------------------------------------------
-step "(c) add_subdirectory consumer"
+# The parent's build type and flags are the parent's: a Debug parent with
+# flags of its own gets exactly them on weft's objects.
+step "(c) add_subdirectory consumer, Debug with the parent's flags"
 mkdir -p "$WORK/sub"
 cp "$WORK/app/main.c" "$WORK/sub/main.c"
 cat >"$WORK/sub/CMakeLists.txt" <<EOF
@@ -128,6 +135,8 @@ add_executable(app main.c)
 target_link_libraries(app weft::weft)
 EOF
 "$CMAKE" -S "$WORK/sub" -B "$WORK/sub_build" -DCMAKE_C_COMPILER="$CC" \
+    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O0 -g" \
+    -DCMAKE_C_FLAGS=-DWEFT_PARENT_FLAG -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
     >"$WORK/c.log" 2>&1 ||
     { cat "$WORK/c.log"; fail "configuring the add_subdirectory consumer"; }
 for d in tests bench examples; do
@@ -145,5 +154,83 @@ NTESTS=$(cd "$WORK/sub_build" && "$CTEST" -N 2>/dev/null | sed -n 's/^Total Test
 [ "${NTESTS:-0}" = 0 ] || fail "parent project sees $NTESTS weft tests"
 LD_LIBRARY_PATH="$WORK/sub_build/weft" "$WORK/sub_build/app" ||
     fail "add_subdirectory consumer run"
+
+# cache_value BUILD_DIR NAME: a variable of a build tree's CMakeCache.txt.
+cache_value() {
+    sed -n "s/^$2:[A-Z]*=//p" "$1/CMakeCache.txt"
+}
+# weft_flags BUILD_DIR: the compile command of weft's src/deque.c there.
+weft_flags() {
+    grep '"command"' "$1/compile_commands.json" | grep '/src/deque\.c' |
+        head -n 1
+}
+# expect_flags WHAT COMMAND WORD...: each WORD is on the command, each
+# !WORD is not.
+expect_flags() {
+    what=$1 cmd=$2
+    shift 2
+    [ -n "$cmd" ] || fail "$what: no compile command for src/deque.c"
+    for w in "$@"; do
+        case "$w" in
+        !*)
+            case " $cmd " in *" ${w#!} "*)
+                fail "$what: ${w#!} on weft's objects: $cmd" ;;
+            esac ;;
+        *)
+            case " $cmd " in *" $w "*) ;;
+            *) fail "$what: $w missing on weft's objects: $cmd" ;;
+            esac ;;
+        esac
+    done
+}
+[ "$(cache_value "$WORK/sub_build" CMAKE_BUILD_TYPE)" = Debug ] ||
+    fail "the parent's CMAKE_BUILD_TYPE was changed"
+expect_flags "Debug parent" "$(weft_flags "$WORK/sub_build")" \
+    -DWEFT_PARENT_FLAG -O0 -g '!-O2' '!-O3' '!-DNDEBUG'
+step "    weft's objects: -DWEFT_PARENT_FLAG -O0 -g, no -O2 or -DNDEBUG"
+
+# (d) FetchContent -----------------------------------------------------------
+# A Release parent with Release flags of its own: weft's objects get them,
+# not weft's -O2.  FetchContent takes weft's source from SOURCE_DIR.
+step "(d) FetchContent consumer, Release with the parent's Release flags"
+mkdir -p "$WORK/fetch"
+cp "$WORK/app/main.c" "$WORK/fetch/main.c"
+cat >"$WORK/fetch/CMakeLists.txt" <<EOF
+cmake_minimum_required(VERSION 3.20)
+project(fetchconsumer C)
+include(FetchContent)
+FetchContent_Declare(weft SOURCE_DIR "$SRC")
+FetchContent_MakeAvailable(weft)
+add_executable(app main.c)
+target_link_libraries(app weft::weft_static)
+EOF
+"$CMAKE" -S "$WORK/fetch" -B "$WORK/fetch_build" -DCMAKE_C_COMPILER="$CC" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_FLAGS_RELEASE="-O1 -DWEFT_PARENT_RELEASE" \
+    -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >"$WORK/d.log" 2>&1 ||
+    { cat "$WORK/d.log"; fail "configuring the FetchContent consumer"; }
+[ "$(cache_value "$WORK/fetch_build" CMAKE_C_FLAGS_RELEASE)" = \
+  "-O1 -DWEFT_PARENT_RELEASE" ] ||
+    fail "the parent's CMAKE_C_FLAGS_RELEASE was changed"
+expect_flags "Release parent" "$(weft_flags "$WORK/fetch_build")" \
+    -O1 -DWEFT_PARENT_RELEASE '!-O2' '!-DNDEBUG'
+"$CMAKE" --build "$WORK/fetch_build" --target app >>"$WORK/d.log" 2>&1 ||
+    { cat "$WORK/d.log"; fail "building the FetchContent consumer"; }
+"$WORK/fetch_build/app" || fail "FetchContent consumer run"
+step "    weft's objects: the parent's -O1 -DWEFT_PARENT_RELEASE"
+
+# (e) no build type ----------------------------------------------------------
+# A parent that sets no build type keeps none: weft does not pick Release
+# for it (configure only).
+step "(e) add_subdirectory consumer without a build type"
+"$CMAKE" -S "$WORK/sub" -B "$WORK/plain_build" -DCMAKE_C_COMPILER="$CC" \
+    -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >"$WORK/e.log" 2>&1 ||
+    { cat "$WORK/e.log"; fail "configuring the consumer without a build type"; }
+[ -z "$(cache_value "$WORK/plain_build" CMAKE_BUILD_TYPE)" ] ||
+    fail "weft set CMAKE_BUILD_TYPE in a parent project:" \
+         "$(cache_value "$WORK/plain_build" CMAKE_BUILD_TYPE)"
+expect_flags "parent without a build type" \
+    "$(weft_flags "$WORK/plain_build")" '!-O2' '!-O3' '!-DNDEBUG'
+step "    CMAKE_BUILD_TYPE left empty, no -O2 or -DNDEBUG on weft's objects"
 
 step "all consumers built and ran"

@@ -1,4 +1,4 @@
-/* weft — shared definitions: export macro, error codes, allocator hooks.
+/* weft — shared definitions: WF_API, version, error codes, allocator hooks.
  *
  * Every weft function that can fail returns an int: 0 on success or one of
  * the negative WF_E... codes below.  wf_strerror() and wf_err_name() turn a
@@ -17,9 +17,34 @@
 #define WF_API __attribute__((visibility("default")))
 #endif
 
+/* Private: C11's _Alignas and _Atomic, spelled so that C++ reads the same
+ * structs.  In C++ an atomic field is the plain type, aligned to its size as
+ * the _Atomic type is in C, so both languages see one layout.  No C++ code
+ * touches these fields but the inline fast path of weft/pool.h, which uses
+ * the __atomic builtins on them there. */
+#ifdef __cplusplus
+#define WF__ALIGNAS(n) alignas(n)
+#define WF__ATOMIC(T) alignas(sizeof(T)) T
+#else
+#define WF__ALIGNAS(n) _Alignas(n)
+#define WF__ATOMIC(T) _Atomic(T)
+#endif
+
+/* The version of these headers, from the project's version (semantic
+ * versioning: while the major version is 0, a minor version may change
+ * the API).  wf_version() gives the library's, which may differ from the
+ * headers' when a program runs with another libweft.so. */
+#define WF_VERSION_MAJOR 0
+#define WF_VERSION_MINOR 1
+#define WF_VERSION_PATCH 0
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The library's version as "MAJOR.MINOR.PATCH" (the WF_VERSION_* values it
+ * was built with).  Any thread; never NULL. */
+WF_API const char *wf_version(void);
 
 /* X-macro table of error codes: (NAME, value, message). */
 #define WF_ERRNO_MAP(X)                                                      \

@@ -14,7 +14,9 @@
 #ifndef WEFT_DEQUE_H
 #define WEFT_DEQUE_H
 
+#ifndef __cplusplus
 #include <stdatomic.h>
+#endif
 #include <stdint.h>
 
 #include "common.h"
@@ -33,9 +35,9 @@ struct wf__ring;
  * and `array` by the owner: they live on different cache lines (as
  * ForkJoinPool's @Contended fields do). */
 typedef struct wf_deque {
-    _Alignas(WF_CACHE_LINE) _Atomic int64_t base; /* next index to steal   */
-    _Alignas(WF_CACHE_LINE) _Atomic int64_t top;  /* next index to push    */
-    struct wf__ring *_Atomic array;               /* current ring          */
+    WF__ALIGNAS(WF_CACHE_LINE) WF__ATOMIC(int64_t) base; /* next to steal */
+    WF__ALIGNAS(WF_CACHE_LINE) WF__ATOMIC(int64_t) top;  /* next to push  */
+    WF__ATOMIC(struct wf__ring *) array;                 /* current ring  */
     int64_t base_seen; /* owner-private: a recent value of base            */
     wf_allocator alloc;
 } wf_deque;

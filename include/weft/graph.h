@@ -170,10 +170,13 @@ static inline wf_port wf__only_out(wf_node *node)
 
 static inline wf_port wf__port_self(wf_port p) { return p; }
 
-/* A port stays a port; anything else (a node, NULL) is a node's only port. */
+/* A port stays a port; anything else (a node, NULL) is a node's only port.
+ * In C++ the same choice is made by overloads, at the end of this file. */
+#ifndef __cplusplus
 #define wf__as_in(x) _Generic((x), wf_port: wf__port_self, default: wf__only_in)(x)
 #define wf__as_out(x) \
     _Generic((x), wf_port: wf__port_self, default: wf__only_out)(x)
+#endif
 
 /* Message size of a port, or 0 when the port does not exist (or carries
  * signals: WF_SIGNAL, below). */
@@ -602,10 +605,19 @@ WF_API int wf_split_node_create(wf_node **out, wf_graph *g, unsigned ports,
 #else
 #define WF__ALIGN_ANY _Alignas(max_align_t)
 #endif
+#ifdef __cplusplus
+/* value[] is a flexible array member, which C++ lacks: g++ and clang++
+ * accept it, laid out as in C, but warn under -pedantic. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic"
+#endif
 typedef struct wf_tagged_msg {
     size_t port;
     WF__ALIGN_ANY unsigned char value[]; /* read it as *(T *)m->value */
 } wf_tagged_msg;
+#ifdef __cplusplus
+#pragma GCC diagnostic pop
+#endif
 #define WF_TAGGED_MSG_SIZE(max_value_size)                                   \
     (sizeof(wf_tagged_msg) +                                                 \
      ((max_value_size) + sizeof(wf_tagged_msg) - 1) /                        \
@@ -680,5 +692,13 @@ WF_API int wf_node_destroy(wf_node *node);
 
 #ifdef __cplusplus
 }
+
+/* C++: the choice wf_make_edge, wf_try_put and the other port macros make
+ * with _Generic in C.  A wf_port stays a port; a node (or NULL) is the
+ * node's only port of that direction. */
+static inline wf_port wf__as_in(wf_port p) { return p; }
+static inline wf_port wf__as_in(wf_node *node) { return wf__only_in(node); }
+static inline wf_port wf__as_out(wf_port p) { return p; }
+static inline wf_port wf__as_out(wf_node *node) { return wf__only_out(node); }
 #endif
 #endif /* WEFT_GRAPH_H */

@@ -33,7 +33,9 @@
 #ifndef WEFT_POOL_H
 #define WEFT_POOL_H
 
+#ifndef __cplusplus
 #include <stdatomic.h>
+#endif
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -54,8 +56,8 @@ typedef void (*wf_task_fn)(wf_task *task);
 struct wf_task {
     wf_task_fn fn;
     void *owner_;                   /* spawning thread's token, or a mark  */
-    void *_Atomic thief_;           /* worker that stole it (a hint)       */
-    _Atomic uint32_t done_;         /* 0, WF__DONE, WF__WAITING, WF__HELPING */
+    WF__ATOMIC(void *) thief_;      /* worker that stole it (a hint)       */
+    WF__ATOMIC(uint32_t) done_;     /* 0, WF__DONE, WF__WAITING, WF__HELPING */
     uint32_t flags_;
 };
 
@@ -241,9 +243,9 @@ struct wf_group {
     wf_group *parent_;
     wf_group_task *head_; /* spawned, newest first */
     void *owner_;
-    _Atomic int error_;
-    _Atomic int cancelled_;
-    _Atomic int state_;
+    WF__ATOMIC(int) error_;
+    WF__ATOMIC(int) cancelled_;
+    WF__ATOMIC(int) state_;
 };
 
 /* Initialise g.  pool: where tasks spawned from a non-worker thread run
@@ -335,14 +337,28 @@ struct wf__fast {
     wf_task **sp;  /* next free slot of the private stack  */
     wf_task **end; /* one past the last slot               */
     wf_task **bp;  /* oldest entry not yet published       */
-    _Atomic uint64_t spawns;
+    WF__ATOMIC(uint64_t) spawns;
     /* Spawn's one test: sp below limit.  limit is `end`, or NULL once a
      * thief asks for work, so a full stack and a request both send the
      * spawn to its slow path (rule P2). */
-    _Alignas(WF_CACHE_LINE) wf_task **_Atomic limit;
+    WF__ALIGNAS(WF_CACHE_LINE) WF__ATOMIC(wf_task **) limit;
 };
 
-WF_API extern _Thread_local struct wf__fast *wf__self
+/* Relaxed accesses to the atomic fields above: C11's atomics in C, and in
+ * C++, where the fields are plain (weft/common.h), the __atomic builtins
+ * that C11's are made of. */
+#ifdef __cplusplus
+#define WF__THREAD_LOCAL __thread
+#define WF__LOAD_RELAXED(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define WF__STORE_RELAXED(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#else
+#define WF__THREAD_LOCAL _Thread_local
+#define WF__LOAD_RELAXED(p) atomic_load_explicit((p), memory_order_relaxed)
+#define WF__STORE_RELAXED(p, v) \
+    atomic_store_explicit((p), (v), memory_order_relaxed)
+#endif
+
+WF_API extern WF__THREAD_LOCAL struct wf__fast *wf__self
     __attribute__((tls_model("initial-exec")));
 
 /* The calling thread's wf__self.  On x86-64 this is the initial-exec
@@ -377,7 +393,7 @@ static inline int wf_spawn(wf_task *t, wf_task_fn fn)
     struct wf__fast *w = wf__self_get();
     /* Relaxed: limit is a hint that a thief wants work; answering it
      * (publishing) has its own release and wake-up protocol (P2, P3). */
-    wf_task **limit = atomic_load_explicit(&w->limit, memory_order_relaxed);
+    wf_task **limit = WF__LOAD_RELAXED(&w->limit);
     /* owner_ above WF__JOINED: spawned and not yet joined (WF_EBUSY). */
     if (__builtin_expect(t == NULL || fn == NULL ||
                              (uintptr_t)t->owner_ > (uintptr_t)WF__JOINED ||
@@ -387,10 +403,7 @@ static inline int wf_spawn(wf_task *t, wf_task_fn fn)
     t->owner_ = w;
     *w->sp++ = t;
     /* Owner-only counter: relaxed load+store, no RMW (rule P4). */
-    atomic_store_explicit(&w->spawns,
-                          atomic_load_explicit(&w->spawns,
-                                               memory_order_relaxed) + 1,
-                          memory_order_relaxed);
+    WF__STORE_RELAXED(&w->spawns, WF__LOAD_RELAXED(&w->spawns) + 1);
     return 0;
 }
 
@@ -404,8 +417,7 @@ static inline int wf_join_fn(wf_task *t, wf_task_fn fn)
      * leaves between spawns) still gives work away at its joins.  Relaxed:
      * a hint. */
     if (__builtin_expect(w->sp[-1] == t && t != NULL &&
-                             atomic_load_explicit(&w->limit,
-                                                  memory_order_relaxed),
+                             WF__LOAD_RELAXED(&w->limit) != NULL,
                          1)) {
         w->sp--;
         t->owner_ = WF__JOINED;
