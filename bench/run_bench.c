@@ -55,6 +55,7 @@ static const workload_info workloads[] = {
     {"uts", "forkjoin"},      {"matmul", "forkjoin"},
     {"sum", "forkjoin"},      {"pfor", "forkjoin"},
     {"reduce", "forkjoin"},   {"cilksort", "forkjoin"},
+    {"pipeline", "forkjoin"}, /* from main, as the graphs: bench/pipeline.c */
     {"g_chain", "graph"},     {"g_broadcast", "graph"},
     {"g_join_queueing", "graph"}, {"g_join_reserving", "graph"},
     {"g_join_key", "graph"},  {"g_wavefront", "graph"},

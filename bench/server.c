@@ -45,6 +45,7 @@ static const bench_workload *const all_workloads[] = {
     &bench_reduce,      &bench_cilksort,        &bench_g_chain,
     &bench_g_broadcast, &bench_g_join_queueing, &bench_g_join_reserving,
     &bench_g_join_key,  &bench_g_wavefront,     &bench_g_latency,
+    &bench_pipeline,
 };
 #define N_WORKLOADS (sizeof all_workloads / sizeof all_workloads[0])
 

@@ -7,5 +7,6 @@
 #include "weft/deque.h"
 #include "weft/pool.h"
 #include "weft/graph.h"
+#include "weft/pipeline.h"
 
 #endif /* WEFT_H */

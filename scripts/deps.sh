@@ -21,6 +21,19 @@ if [ -n "$need" ]; then
     apt-get update -qq
     apt-get install -y -qq $need
 fi
+# Open MPI, for the optional weft_mpi library, its tests and examples
+# (built only where CMake finds MPI).
+if ! command -v mpirun >/dev/null 2>&1 ||
+   [ -z "$(find /usr/include /usr/lib -name mpi.h 2>/dev/null | head -n 1)" ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "deps: installing libopenmpi-dev openmpi-bin (weft_mpi)"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq libopenmpi-dev openmpi-bin
+    else
+        echo "deps: no Open MPI (needs root to install); weft_mpi will not be built" >&2
+    fi
+fi
 # Optional: Debian's chromium, for weft-sim's HTML test (ctest skips that
 # one test without it).  Installed when we can; never a reason to fail.
 if ! command -v chromium >/dev/null 2>&1 &&

@@ -1,0 +1,568 @@
+/* The two ends of a channel.
+ *
+ * Sender (rank A): [queue_node ->] limiter_node -> function_node(serial).
+ * The limiter starts full (no credit); each credit from the receiver
+ * lowers its count by one, and a lowered limiter pulls the next message
+ * from a predecessor in pull state (its own queue, or the user's buffer).
+ * The serial function node's body copies the message and posts it, so
+ * messages leave in the order the node took them.
+ *
+ * Receiver (rank B): an async_node whose gateway the engine puts into,
+ * from a ring of `credits` slots that MPI receives into.  A message a
+ * successor takes frees its slot and becomes a credit for the sender,
+ * returned in batches of credits / 4, or at once when the sender has
+ * used every credit it was given (it may be stalled).  So at most
+ * `credits` messages of a channel are between the sender's limiter and
+ * the receiver's successors, and a successor that rejects holds the
+ * sender back.
+ *
+ * This is the credit scheme of flow control in networks-on-chip and of
+ * InfiniBand's reliable connections (end-to-end credits), on top of MPI's
+ * own ordering: two messages from one sender to one receiver on one
+ * communicator, that both match the same receive, are received in order
+ * (non-overtaking, MPI-3.1 section 3.5); the engine's probes match any
+ * source and tag, and the sender's bodies post one at a time. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_impl.h"
+
+/* The limiter's threshold: the count starts there (no credit) and each
+ * credit lowers it; far above any number of credits in flight. */
+#define LIMIT ((int64_t)1 << 40)
+#define DELIVER_BATCH 64 /* messages per receiver per pass of the engine */
+
+static void count_received(wf_mpi *m)
+{
+    /* seq_cst: ordered with the other counter, read by wait_all. */
+    atomic_fetch_add(&m->n_received, 1);
+}
+
+/* Give a sender n more credits (on the engine, or its creating thread). */
+static void grant(wf__mpi_send *s, int64_t n)
+{
+    atomic_fetch_add_explicit(&s->granted, (uint64_t)n, memory_order_relaxed);
+    wf_try_put(wf_input_port(s->limiter, 1), &n);
+}
+
+/* ---- the sender ------------------------------------------------------------- */
+
+static wf__mpi_out *take_buffer(wf__mpi_send *s)
+{
+    wf_mpi *m = s->m;
+    pthread_mutex_lock(&m->lock);
+    wf__mpi_out *o = s->free_bufs;
+    if (o != NULL) {
+        s->free_bufs = o->next;
+        s->n_free--;
+    }
+    pthread_mutex_unlock(&m->lock);
+    if (o == NULL)
+        o = malloc(sizeof *o + s->size);
+    return o;
+}
+
+/* Statistics of a message about to leave, and its count (wait.c). */
+static void count_sent(wf__mpi_send *s)
+{
+    wf_mpi *m = s->m;
+    /* Statistics: relaxed, read by nobody who acts on them. */
+    uint64_t sent = atomic_fetch_add_explicit(&s->sent, 1, memory_order_relaxed) + 1;
+    uint64_t granted = atomic_load_explicit(&s->granted, memory_order_relaxed);
+    uint64_t window = atomic_load_explicit(&s->window, memory_order_relaxed);
+    if (sent + window > granted)
+        wf__mpi_stat_max(&m->st_max_in_flight, sent + window - granted);
+    if (sent == granted)
+        atomic_fetch_add_explicit(&m->st_credit_waits, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&m->st_data_sent, 1, memory_order_relaxed);
+    /* Counted before it can arrive anywhere (wait.c). */
+    atomic_fetch_add(&m->n_sent, 1);
+}
+
+/* The function node's body: one message out, in order (serial node).
+ * The message is copied and posted without waiting: the node's buffer is
+ * gone when the body returns.  (A blocking MPI_Send from that buffer
+ * would save the copy, but hold a worker in MPI's busy wait until the
+ * receiver has taken the message.) */
+static int send_body(const void *in, void *out, void *ctx)
+{
+    (void)out;
+    wf__mpi_send *s = ctx;
+    wf_mpi *m = s->m;
+    wf__mpi_out *o = take_buffer(s);
+    if (o == NULL)
+        return WF_ENOMEM;
+    memcpy(o->data, in, s->size);
+    o->ch = s;
+    o->dest = s->peer;
+    o->tag = WF__MPI_TAG_DATA + s->channel;
+    o->count = (int)s->size;
+    count_sent(s);
+    wf__mpi_send_out(m, o, false);
+    return 0;
+}
+
+static int check_args(wf_node **out, wf_mpi *m, const wf_mpi_channel_config *c)
+{
+    if (out == NULL || m == NULL || c == NULL || c->msg_size == 0 ||
+        c->peer < 0 || c->peer >= m->size ||
+        (c->policy != WF_QUEUEING && c->policy != WF_REJECTING))
+        return WF_EINVAL;
+    if (c->channel < 0 || c->channel > m->max_channel ||
+        c->msg_size > (size_t)INT_MAX || c->credits > WF_MPI_MAX_CREDITS)
+        return WF_ERANGE;
+    if (atomic_load(&m->closing) || atomic_load(&m->failed) ||
+        atomic_load(&m->cancelled))
+        return WF_ESTATE;
+    return 0;
+}
+
+static void destroy_nodes(wf_node **nodes, int n)
+{
+    for (int i = 0; i < n; i++) /* the composite first: it aliases the rest */
+        if (nodes[i] != NULL)
+            wf_node_destroy(nodes[i]);
+}
+
+static int make_sender_nodes(wf__mpi_send *s, wf_fn_policy policy)
+{
+    wf_graph *g = s->m->g;
+    int err = wf_limiter_node_create_counted(&s->limiter, g, s->size,
+                                             (size_t)LIMIT);
+    wf_function_config f = WF_FUNCTION_CONFIG_INIT;
+    f.in_size = s->size;
+    f.concurrency = WF_SERIAL;
+    f.body = send_body;
+    f.ctx = s;
+    if (!err)
+        err = wf_function_node_create(&s->body, g, &f);
+    if (!err && policy == WF_QUEUEING)
+        err = wf_queue_node_create(&s->queue, g, s->size);
+    int64_t full = -LIMIT; /* raise the count to the threshold: no credit */
+    if (!err && wf_try_put(wf_input_port(s->limiter, 1), &full) != 1)
+        err = WF_ESTATE;
+    if (!err)
+        err = wf_make_edge_ports(wf_output_port(s->limiter, 0),
+                                 wf_input_port(s->body, 0));
+    if (!err && s->queue)
+        err = wf_make_edge_ports(wf_output_port(s->queue, 0),
+                                 wf_input_port(s->limiter, 0));
+    wf_port in = wf_input_port(s->queue ? s->queue : s->limiter, 0);
+    if (!err)
+        err = wf_composite_node_create(&s->face, g, 1, &in, 0, NULL);
+    if (!err) {
+        char name[64];
+        snprintf(name, sizeof name, "mpi_sender(to %d, channel %d)", s->peer,
+                 s->channel);
+        wf_node_set_name(s->face, name);
+    }
+    return err;
+}
+
+/* Append p to a growing array of pointers; under m->lock. */
+static int list_add(void ***list, size_t *n, size_t *cap, void *p)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 8;
+        void **l = realloc(*list, c * sizeof *l);
+        if (l == NULL)
+            return WF_ENOMEM;
+        *list = l;
+        *cap = c;
+    }
+    (*list)[(*n)++] = p;
+    return 0;
+}
+
+/* Take the hello of `kind` from (peer, channel) that came early; under
+ * m->lock. */
+static wf__mpi_hello *take_hello(wf_mpi *m, int kind, int peer, int channel)
+{
+    for (wf__mpi_hello **p = &m->hellos; *p != NULL; p = &(*p)->next) {
+        wf__mpi_hello *h = *p;
+        if (h->c.kind == kind && h->peer == peer && h->c.channel == channel) {
+            *p = h->next;
+            return h;
+        }
+    }
+    return NULL;
+}
+
+/* Publish an endpoint in its table and list, and take an early hello. */
+static int publish(wf_mpi *m, bool sender, int peer, int channel, void *ep,
+                   wf__mpi_hello **early)
+{
+    pthread_mutex_lock(&m->lock);
+    wf__mpi_table *t = sender ? &m->sends : &m->recvs;
+    int err = wf__mpi_table_get(t, peer, channel) ? WF_EEXIST : 0;
+    if (!err)
+        err = sender ? list_add((void ***)&m->send_list, &m->n_send,
+                                &m->cap_send, ep)
+                     : list_add((void ***)&m->recv_list, &m->n_recv,
+                                &m->cap_recv, ep);
+    if (!err) {
+        err = wf__mpi_table_put(t, peer, channel, ep);
+        if (err)
+            sender ? m->n_send-- : m->n_recv--;
+    }
+    if (!err) {
+        *early = take_hello(m, sender ? WF__CTRL_HELLO_RECEIVER
+                                      : WF__CTRL_HELLO_SENDER, peer, channel);
+        if (*early != NULL) {
+            if (sender)
+                ((wf__mpi_send *)ep)->peer_seen = true;
+            else
+                ((wf__mpi_recv *)ep)->peer_seen = true;
+        }
+    }
+    pthread_mutex_unlock(&m->lock);
+    return err;
+}
+
+int wf_mpi_sender_create_with(wf_node **out, wf_mpi *m,
+                              const wf_mpi_channel_config *cfg)
+{
+    int err = check_args(out, m, cfg);
+    if (err)
+        return err;
+    pthread_mutex_lock(&m->lock);
+    err = wf__mpi_table_get(&m->sends, cfg->peer, cfg->channel) ? WF_EEXIST : 0;
+    pthread_mutex_unlock(&m->lock);
+    wf__mpi_send *s = err ? NULL : calloc(1, sizeof *s);
+    if (s == NULL)
+        return err ? err : WF_ENOMEM;
+    s->m = m;
+    s->peer = cfg->peer;
+    s->channel = cfg->channel;
+    s->size = cfg->msg_size;
+    wf__mpi_hello *early = NULL;
+    wf__mpi_ctrl hello = {WF__CTRL_HELLO_SENDER, cfg->channel,
+                          (int64_t)cfg->msg_size, 0};
+    err = make_sender_nodes(s, cfg->policy);
+    if (!err)
+        err = publish(m, true, s->peer, s->channel, s, &early);
+    if (err) {
+        wf_node *nodes[] = {s->face, s->queue, s->limiter, s->body};
+        destroy_nodes(nodes, 4);
+        free(s);
+        return err;
+    }
+    atomic_fetch_add(&m->n_sent, 1); /* the hello is counted (wait.c) */
+    if (wf__mpi_send_ctrl(m, s->peer, &hello, false) != 0)
+        wf__mpi_fail(m, WF_ENOMEM);
+    if (early != NULL) { /* the receiver was first: its credits are here */
+        if ((size_t)early->c.a != s->size) {
+            wf__mpi_fail(m, WF_ESIZE);
+        } else {
+            atomic_store_explicit(&s->window, (uint64_t)early->c.b,
+                                  memory_order_relaxed);
+            grant(s, early->c.b);
+        }
+        free(early);
+    }
+    *out = s->face;
+    return 0;
+}
+
+int wf_mpi_sender_create(wf_node **out, wf_mpi *m, int dest, int channel,
+                         size_t msg_size)
+{
+    wf_mpi_channel_config c = WF_MPI_CHANNEL_CONFIG_INIT;
+    c.peer = dest;
+    c.channel = channel;
+    c.msg_size = msg_size;
+    return wf_mpi_sender_create_with(out, m, &c);
+}
+
+/* ---- the receiver -------------------------------------------------------------- */
+
+static int no_input(const void *in, wf_gateway *gw, void *ctx)
+{
+    (void)in;
+    (void)gw;
+    (void)ctx;
+    return WF_EINVAL; /* the receiver's input port is not exposed */
+}
+
+static int make_receiver_nodes(wf__mpi_recv *r)
+{
+    wf_async_config a = WF_ASYNC_CONFIG_INIT;
+    a.in_size = WF_SIGNAL;
+    a.out_size = r->size;
+    a.body = no_input;
+    int err = wf_async_node_create(&r->node, r->m->g, &a);
+    wf_port outp = wf_output_port(r->node, 0);
+    if (!err)
+        err = wf_composite_node_create(&r->face, r->m->g, 0, NULL, 1, &outp);
+    if (!err) {
+        r->gw = wf_async_node_gateway(r->node);
+        char name[64];
+        snprintf(name, sizeof name, "mpi_receiver(from %d, channel %d)",
+                 r->peer, r->channel);
+        wf_node_set_name(r->face, name);
+    }
+    return err;
+}
+
+int wf_mpi_receiver_create_with(wf_node **out, wf_mpi *m,
+                                const wf_mpi_channel_config *cfg)
+{
+    int err = check_args(out, m, cfg);
+    if (err)
+        return err;
+    pthread_mutex_lock(&m->lock);
+    err = wf__mpi_table_get(&m->recvs, cfg->peer, cfg->channel) ? WF_EEXIST : 0;
+    pthread_mutex_unlock(&m->lock);
+    wf__mpi_recv *r = err ? NULL : calloc(1, sizeof *r);
+    if (r == NULL)
+        return err ? err : WF_ENOMEM;
+    r->m = m;
+    r->peer = cfg->peer;
+    r->channel = cfg->channel;
+    r->size = cfg->msg_size;
+    r->credits = wf__mpi_credits_for(m, cfg->credits, r->size);
+    r->batch = r->credits / 4 ? r->credits / 4 : 1;
+    r->granted = r->credits;
+    r->ring = malloc((size_t)r->credits * r->size);
+    err = r->ring ? make_receiver_nodes(r) : WF_ENOMEM;
+    wf__mpi_hello *early = NULL;
+    if (!err)
+        err = publish(m, false, r->peer, r->channel, r, &early);
+    if (err) {
+        wf_node *nodes[] = {r->face, r->node};
+        destroy_nodes(nodes, 2);
+        free(r->ring);
+        free(r);
+        return err;
+    }
+    wf__mpi_ctrl hello = {WF__CTRL_HELLO_RECEIVER, cfg->channel,
+                          (int64_t)r->size, (int64_t)r->credits};
+    atomic_fetch_add(&m->n_sent, 1); /* the hello, with the first credits */
+    if (wf__mpi_send_ctrl(m, r->peer, &hello, false) != 0)
+        wf__mpi_fail(m, WF_ENOMEM);
+    if (early != NULL) {
+        if ((size_t)early->c.a != r->size)
+            wf__mpi_fail(m, WF_ESIZE);
+        free(early);
+    }
+    *out = r->face;
+    return 0;
+}
+
+int wf_mpi_receiver_create(wf_node **out, wf_mpi *m, int source, int channel,
+                           size_t msg_size)
+{
+    wf_mpi_channel_config c = WF_MPI_CHANNEL_CONFIG_INIT;
+    c.peer = source;
+    c.channel = channel;
+    c.msg_size = msg_size;
+    return wf_mpi_receiver_create_with(out, m, &c);
+}
+
+/* ---- the engine's side -------------------------------------------------------- */
+
+/* A hello: match it with its endpoint, or keep it for when that is made.
+ * Counted as received whatever happens to it. */
+void wf__mpi_on_hello(wf_mpi *m, int peer, const wf__mpi_ctrl *c)
+{
+    bool from_sender = c->kind == WF__CTRL_HELLO_SENDER;
+    pthread_mutex_lock(&m->lock);
+    void *ep = wf__mpi_table_get(from_sender ? &m->recvs : &m->sends, peer,
+                                 c->channel);
+    size_t size = 0;
+    if (ep != NULL && from_sender) {
+        ((wf__mpi_recv *)ep)->peer_seen = true;
+        size = ((wf__mpi_recv *)ep)->size;
+    } else if (ep != NULL) {
+        ((wf__mpi_send *)ep)->peer_seen = true;
+        size = ((wf__mpi_send *)ep)->size;
+    }
+    wf__mpi_hello *h = ep ? NULL : malloc(sizeof *h);
+    if (h != NULL) {
+        h->peer = peer;
+        h->c = *c;
+        h->next = m->hellos;
+        m->hellos = h;
+    }
+    pthread_mutex_unlock(&m->lock);
+    if (ep == NULL && h == NULL)
+        wf__mpi_fail(m, WF_ENOMEM);
+    if (ep != NULL && size != (size_t)c->a) {
+        wf__mpi_fail(m, WF_ESIZE);
+        ep = NULL;
+    }
+    /* The first credits take effect under a reservation, counted before
+     * the limiter can start work (wait.c). */
+    wf_gateway_reserve_wait(m->agw);
+    count_received(m);
+    if (ep != NULL && !from_sender) {
+        wf__mpi_send *s = ep;
+        atomic_store_explicit(&s->window, (uint64_t)c->b, memory_order_relaxed);
+        grant(s, c->b);
+    }
+    wf_gateway_release_wait(m->agw);
+}
+
+void wf__mpi_on_credit(wf_mpi *m, int peer, const wf__mpi_ctrl *c)
+{
+    pthread_mutex_lock(&m->lock);
+    wf__mpi_send *s = wf__mpi_table_get(&m->sends, peer, c->channel);
+    pthread_mutex_unlock(&m->lock);
+    wf_gateway_reserve_wait(m->agw);
+    count_received(m);
+    if (s != NULL && c->a > 0)
+        grant(s, c->a);
+    wf_gateway_release_wait(m->agw);
+    if (s == NULL || c->a <= 0)
+        wf__mpi_fail(m, WF_ESTATE); /* credits for a channel we lack */
+}
+
+/* A data message matched by the engine's probe: into its channel's ring,
+ * or dropped (after a cancel; or a message that breaks the protocol). */
+void wf__mpi_on_data(wf_mpi *m, int peer, int channel, int count,
+                     MPI_Message *msg)
+{
+    pthread_mutex_lock(&m->lock);
+    wf__mpi_recv *r = wf__mpi_table_get(&m->recvs, peer, channel);
+    pthread_mutex_unlock(&m->lock);
+    int bad = r == NULL ? WF_ESTATE
+              : (size_t)count != r->size ? WF_ESIZE
+              : r->tail - r->head >= r->credits ? WF_ESTATE
+                                                : 0;
+    if (bad || atomic_load(&m->cancelled)) {
+        wf__mpi_discard(m, count, msg);
+        if (bad && !atomic_load(&m->cancelled))
+            wf__mpi_fail(m, bad);
+        return;
+    }
+    MPI_Mrecv(r->ring + (r->tail % r->credits) * r->size, count, MPI_BYTE, msg,
+              MPI_STATUS_IGNORE);
+    r->tail++;
+    wf__mpi_stat_max(&m->st_max_queued, r->tail - r->head);
+    if (!r->ready) {
+        r->ready = true;
+        r->next_ready = m->ready;
+        m->ready = r;
+    }
+}
+
+/* A message was taken: its slot is free.  Grant it back in batches, or at
+ * once when the sender has used all it was granted. */
+static void credit_back(wf_mpi *m, wf__mpi_recv *r)
+{
+    r->pending++;
+    if (r->pending < r->batch && r->tail != r->granted)
+        return;
+    wf__mpi_ctrl c = {WF__CTRL_CREDIT, r->channel, (int64_t)r->pending, 0};
+    atomic_fetch_add(&m->n_sent, 1); /* counted: it lets the sender go on */
+    r->granted += r->pending;
+    r->pending = 0;
+    if (wf__mpi_send_ctrl(m, r->peer, &c, true) != 0)
+        wf__mpi_fail(m, WF_ENOMEM);
+}
+
+/* Offer a receiver's messages to its successors, in order, until one is
+ * rejected.  Returns how many were taken. */
+static int deliver_one(wf_mpi *m, wf__mpi_recv *r, int64_t now)
+{
+    int n = 0;
+    /* The reservation keeps wf_graph_wait_for_all from returning between
+     * the put and the count (wait.c). */
+    wf_gateway_reserve_wait(m->agw);
+    while (r->head != r->tail && n < DELIVER_BATCH) {
+        int rc = wf_gateway_try_put(r->gw, r->ring + (r->head % r->credits) * r->size);
+        if (rc == 1) {
+            r->head++;
+            n++;
+            count_received(m);
+            atomic_fetch_add_explicit(&m->st_delivered, 1, memory_order_relaxed);
+            r->blocked = false;
+            r->retry_delay = 0;
+            credit_back(m, r);
+        } else if (rc == 0) { /* every successor rejected: later, again */
+            atomic_fetch_add_explicit(&m->st_rejections, 1, memory_order_relaxed);
+            r->blocked = true;
+            r->retry_delay = r->retry_delay ? r->retry_delay * 2 : 1000;
+            if (r->retry_delay > m->poll_max_ns)
+                r->retry_delay = m->poll_max_ns;
+            r->retry_at = now + r->retry_delay;
+            break;
+        } else { /* cancelled or destroyed: nobody will take them */
+            r->head = r->tail;
+            break;
+        }
+    }
+    wf_gateway_release_wait(m->agw);
+    return n;
+}
+
+bool wf__mpi_deliver(wf_mpi *m, int64_t now)
+{
+    bool any = false;
+    m->next_retry = 0;
+    for (wf__mpi_recv **p = &m->ready; *p != NULL;) {
+        wf__mpi_recv *r = *p;
+        if (!r->blocked || now >= r->retry_at)
+            any |= deliver_one(m, r, now) > 0;
+        if (r->head == r->tail) { /* nothing left: off the list */
+            *p = r->next_ready;
+            r->ready = false;
+            r->blocked = false;
+            continue;
+        }
+        if (r->blocked && (m->next_retry == 0 || r->retry_at < m->next_retry))
+            m->next_retry = r->retry_at;
+        p = &r->next_ready;
+    }
+    return any;
+}
+
+void wf__mpi_drop_all(wf_mpi *m)
+{
+    for (wf__mpi_recv *r = m->ready; r != NULL; r = r->next_ready) {
+        r->head = r->tail;
+        r->ready = r->blocked = false;
+    }
+    m->ready = NULL;
+    m->next_retry = 0;
+}
+
+/* Endpoints whose other end has not said hello, and hellos that found no
+ * endpoint. */
+unsigned wf__mpi_unmatched(wf_mpi *m)
+{
+    unsigned n = 0;
+    pthread_mutex_lock(&m->lock);
+    for (size_t i = 0; i < m->n_send; i++)
+        n += !m->send_list[i]->peer_seen;
+    for (size_t i = 0; i < m->n_recv; i++)
+        n += !m->recv_list[i]->peer_seen;
+    for (wf__mpi_hello *h = m->hellos; h != NULL; h = h->next)
+        n++;
+    pthread_mutex_unlock(&m->lock);
+    return n;
+}
+
+void wf__mpi_endpoints_destroy(wf_mpi *m)
+{
+    for (size_t i = 0; i < m->n_send; i++) {
+        wf__mpi_send *s = m->send_list[i];
+        wf_node *nodes[] = {s->face, s->queue, s->limiter, s->body};
+        destroy_nodes(nodes, 4);
+        for (wf__mpi_out *o = s->free_bufs, *next; o != NULL; o = next) {
+            next = o->next;
+            free(o);
+        }
+        free(s);
+    }
+    for (size_t i = 0; i < m->n_recv; i++) {
+        wf__mpi_recv *r = m->recv_list[i];
+        wf_node *nodes[] = {r->face, r->node};
+        destroy_nodes(nodes, 2);
+        free(r->ring);
+        free(r);
+    }
+    m->n_send = m->n_recv = 0;
+}

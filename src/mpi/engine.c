@@ -1,0 +1,444 @@
+/* The progress engine: the one loop that receives, delivers, completes
+ * sends, tells the other ranks of a failure and runs the collectives of
+ * wf_mpi_graph_wait_all.
+ *
+ * MPI offers no wait that sleeps: a blocking MPI_Recv or MPI_Wait in Open
+ * MPI polls the progress engine until the message comes (Open MPI's FAQ,
+ * "mpi_yield_when_idle").  So the loop polls with MPI_Improbe (matched
+ * probes, MPI-3.1 section 3.8.2, safe with several threads) and, when a
+ * poll finds nothing, it polls again for `poll_spin_us` (yielding the CPU
+ * between polls, so that a thread that shares the core runs), then sleeps
+ * for 1 us, 2 us, 4 us, ... up to `poll_max_us`: a quiet rank wakes up
+ * less and less often, and a rank that was busy a moment ago answers
+ * within about the time it has been quiet.  (Waking from a sleep, however
+ * short, costs a timer and a context switch; the spin keeps a steady
+ * stream of messages clear of them.)  Work that this rank makes
+ * itself (a send to post, a collective, a cancel) wakes the loop at once. */
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include "mpi_impl.h"
+
+/* Sleep caps while something is in flight that only polling completes. */
+#define CAP_SENDS_NS 200000     /* posted sends: their buffers come back */
+#define CAP_COLLECTIVE_NS 1000000 /* an allreduce of wait_all */
+#define RECEIVE_BATCH 64
+#define FREE_BUFS_MAX 16 /* data buffers a channel keeps for reuse */
+
+/* ---- sending ------------------------------------------------------------------ */
+
+static void recycle(wf_mpi *m, wf__mpi_out *o)
+{
+    (void)m; /* m->lock is held */
+    wf__mpi_send *ch = o->ch;
+    if (ch != NULL && ch->n_free < FREE_BUFS_MAX) {
+        o->next = ch->free_bufs;
+        ch->free_bufs = o;
+        ch->n_free++;
+    } else {
+        free(o);
+    }
+}
+
+/* Room for one more posted send; false when memory ran out. */
+static bool reserve_req(wf_mpi *m)
+{
+    if (m->n_reqs < m->cap_reqs)
+        return true;
+    int cap = m->cap_reqs ? m->cap_reqs * 2 : 64;
+    MPI_Request *reqs = realloc(m->reqs, (size_t)cap * sizeof *reqs);
+    if (reqs != NULL)
+        m->reqs = reqs;
+    wf__mpi_out **items = realloc(m->req_items, (size_t)cap * sizeof *items);
+    if (items != NULL)
+        m->req_items = items;
+    int *idx = realloc(m->req_idx, (size_t)cap * sizeof *idx);
+    if (idx != NULL)
+        m->req_idx = idx;
+    if (reqs == NULL || items == NULL || idx == NULL)
+        return false;
+    m->cap_reqs = cap;
+    return true;
+}
+
+/* Post o now, on the calling thread (which may call MPI). */
+static void post_now(wf_mpi *m, wf__mpi_out *o)
+{
+    MPI_Request req;
+    int rc = MPI_Isend(o->data, o->count, MPI_BYTE, o->dest, o->tag, m->comm,
+                       &req);
+    if (rc != MPI_SUCCESS) {
+        free(o);
+        wf__mpi_fail(m, WF_ESTATE);
+        return;
+    }
+    pthread_mutex_lock(&m->lock);
+    m->posted_to[o->dest]++;
+    bool room = reserve_req(m);
+    if (room) {
+        m->reqs[m->n_reqs] = req;
+        m->req_items[m->n_reqs++] = o;
+    }
+    pthread_mutex_unlock(&m->lock);
+    if (!room) { /* no memory to track it: finish it here instead */
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        pthread_mutex_lock(&m->lock);
+        recycle(m, o);
+        pthread_mutex_unlock(&m->lock);
+    }
+}
+
+/* Send o: at once where this thread may call MPI (MULTIPLE, or the
+ * engine itself), else through the outbox, which the engine posts in
+ * order. */
+void wf__mpi_send_out(wf_mpi *m, wf__mpi_out *o, bool from_engine)
+{
+    if (m->mode == WF_MPI_MULTIPLE || from_engine) {
+        post_now(m, o);
+        return;
+    }
+    o->next = NULL;
+    pthread_mutex_lock(&m->lock);
+    if (m->out_tail)
+        m->out_tail->next = o;
+    else
+        m->out_head = o;
+    m->out_tail = o;
+    pthread_mutex_unlock(&m->lock);
+    wf__mpi_kick(m);
+}
+
+int wf__mpi_send_ctrl(wf_mpi *m, int dest, const wf__mpi_ctrl *c,
+                      bool from_engine)
+{
+    wf__mpi_out *o = malloc(sizeof *o + sizeof *c);
+    if (o == NULL)
+        return WF_ENOMEM;
+    o->ch = NULL;
+    o->dest = dest;
+    o->tag = WF__MPI_TAG_CTRL;
+    o->count = (int)sizeof *c;
+    memcpy(o->data, c, sizeof *c);
+    atomic_fetch_add_explicit(&m->st_ctrl_sent, 1, memory_order_relaxed);
+    wf__mpi_send_out(m, o, from_engine);
+    return 0;
+}
+
+static bool post_outbox(wf_mpi *m)
+{
+    pthread_mutex_lock(&m->lock);
+    wf__mpi_out *o = m->out_head;
+    m->out_head = m->out_tail = NULL;
+    pthread_mutex_unlock(&m->lock);
+    bool any = o != NULL;
+    while (o != NULL) {
+        wf__mpi_out *next = o->next;
+        post_now(m, o);
+        o = next;
+    }
+    return any;
+}
+
+/* Complete the posted sends that are done; their buffers go back to
+ * their channels.  True if any completed. */
+bool wf__mpi_test_sends(wf_mpi *m)
+{
+    pthread_mutex_lock(&m->lock);
+    int done = 0;
+    if (m->n_reqs > 0)
+        MPI_Testsome(m->n_reqs, m->reqs, &done, m->req_idx,
+                     MPI_STATUSES_IGNORE);
+    if (done == MPI_UNDEFINED || done <= 0) {
+        pthread_mutex_unlock(&m->lock);
+        return false;
+    }
+    for (int i = 0; i < done; i++) {
+        recycle(m, m->req_items[m->req_idx[i]]);
+        m->req_items[m->req_idx[i]] = NULL;
+    }
+    int j = 0; /* MPI_Testsome set the completed handles to NULL */
+    for (int i = 0; i < m->n_reqs; i++) {
+        if (m->req_items[i] != NULL) {
+            m->reqs[j] = m->reqs[i];
+            m->req_items[j++] = m->req_items[i];
+        }
+    }
+    m->n_reqs = j;
+    pthread_mutex_unlock(&m->lock);
+    return true;
+}
+
+/* ---- receiving ---------------------------------------------------------------- */
+
+/* Receive a matched message into scratch memory and drop it. */
+void wf__mpi_discard(wf_mpi *m, int count, MPI_Message *msg)
+{
+    size_t need = count > 0 ? (size_t)count : 1;
+    if (m->scratch_size < need) {
+        void *p = realloc(m->scratch, need);
+        if (p != NULL) {
+            m->scratch = p;
+            m->scratch_size = need;
+        }
+    }
+    if (m->scratch_size >= need) {
+        MPI_Mrecv(m->scratch, count, MPI_BYTE, msg, MPI_STATUS_IGNORE);
+    } else {
+        /* No memory even to drop it.  The message must still be taken;
+         * MPI reports the truncation to the communicator's handler. */
+        wf__mpi_fail(m, WF_ENOMEM);
+        MPI_Mrecv(NULL, 0, MPI_BYTE, msg, MPI_STATUS_IGNORE);
+    }
+}
+
+static void on_abort(wf_mpi *m)
+{
+    if (atomic_load(&m->cancelled))
+        return;
+    /* Before the cancel: the hook then knows the failure is not ours. */
+    atomic_store(&m->remote, 1);
+    wf_graph_cancel(m->g);
+}
+
+static void on_ctrl(wf_mpi *m, int peer, const wf__mpi_ctrl *c)
+{
+    atomic_fetch_add_explicit(&m->st_ctrl_received, 1, memory_order_relaxed);
+    switch (c->kind) {
+    case WF__CTRL_HELLO_SENDER:
+    case WF__CTRL_HELLO_RECEIVER: wf__mpi_on_hello(m, peer, c); break;
+    case WF__CTRL_CREDIT: wf__mpi_on_credit(m, peer, c); break;
+    case WF__CTRL_ABORT: on_abort(m); break;
+    default: wf__mpi_fail(m, WF_ESTATE); break;
+    }
+}
+
+static bool receive(wf_mpi *m)
+{
+    bool any = false;
+    for (int k = 0; k < RECEIVE_BATCH; k++) {
+        int flag = 0, count = 0;
+        MPI_Message msg;
+        MPI_Status st;
+        MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, m->comm, &flag, &msg, &st);
+        if (!flag)
+            break;
+        any = true;
+        m->recvd_from[st.MPI_SOURCE]++;
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        if (st.MPI_TAG == WF__MPI_TAG_CTRL && count == (int)sizeof(wf__mpi_ctrl)) {
+            wf__mpi_ctrl c;
+            MPI_Mrecv(&c, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+            on_ctrl(m, st.MPI_SOURCE, &c);
+        } else if (st.MPI_TAG >= WF__MPI_TAG_DATA) {
+            wf__mpi_on_data(m, st.MPI_SOURCE, st.MPI_TAG - WF__MPI_TAG_DATA,
+                            count, &msg);
+        } else {
+            wf__mpi_discard(m, count, &msg);
+            wf__mpi_fail(m, WF_ESTATE);
+        }
+    }
+    return any;
+}
+
+/* ---- failure and collectives ------------------------------------------------------ */
+
+/* After a cancel: drop what waits for delivery and, if the failure began
+ * here, tell every other rank (not counted: an abort makes no work). */
+static bool handle_cancel(wf_mpi *m)
+{
+    if (m->abort_sent || !atomic_load(&m->cancelled))
+        return false;
+    m->abort_sent = true;
+    wf__mpi_drop_all(m);
+    if (!atomic_load(&m->origin) && !atomic_load(&m->origin_err))
+        return true;
+    int err = atomic_load(&m->origin_err);
+    wf__mpi_ctrl c = {WF__CTRL_ABORT, 0, m->rank, err ? err : WF_ECANCELED};
+    for (int r = 0; r < m->size; r++)
+        if (r != m->rank && wf__mpi_send_ctrl(m, r, &c, true) != 0)
+            break; /* out of memory: wait_all's allreduce still tells them */
+    return true;
+}
+
+/* End wait_all's pause between two rounds at its deadline, or at once
+ * after a cancel (wait.c). */
+static bool end_pause(wf_mpi *m, int64_t now)
+{
+    pthread_mutex_lock(&m->wake_mu);
+    int64_t until = m->pause_until;
+    bool end = until != 0 && (now >= until || atomic_load(&m->cancelled));
+    if (end)
+        m->pause_until = 0;
+    pthread_mutex_unlock(&m->wake_mu);
+    if (end)
+        wf_gateway_release_wait(m->agw);
+    return end;
+}
+
+static bool progress_coll(wf_mpi *m)
+{
+    pthread_mutex_lock(&m->wake_mu);
+    wf__mpi_coll *c = m->coll;
+    pthread_mutex_unlock(&m->wake_mu);
+    if (c == NULL)
+        return false;
+    if (!c->posted) {
+        c->posted = true;
+        if (c->op == WF__COLL_SUM)
+            MPI_Iallreduce(c->in, c->out, 4, MPI_INT64_T, MPI_SUM, m->comm,
+                           &c->req);
+        else
+            MPI_Iallreduce(c->pin, c->pout, 1, MPI_2INT, MPI_MINLOC, m->comm,
+                           &c->req);
+        return true;
+    }
+    int done = 0;
+    MPI_Test(&c->req, &done, MPI_STATUS_IGNORE);
+    if (!done)
+        return false;
+    pthread_mutex_lock(&m->wake_mu);
+    c->done = true;
+    m->coll = NULL;
+    pthread_cond_broadcast(&m->done_cv);
+    pthread_mutex_unlock(&m->wake_mu);
+    return true;
+}
+
+/* ---- the loop ------------------------------------------------------------------------ */
+
+/* One pass over everything; true if anything happened. */
+bool wf__mpi_engine_step(wf_mpi *m)
+{
+    atomic_fetch_add_explicit(&m->polls, 1, memory_order_relaxed);
+    bool busy = false;
+    if (m->mode != WF_MPI_MULTIPLE)
+        busy |= post_outbox(m);
+    busy |= receive(m);
+    busy |= wf__mpi_deliver(m, wf__mpi_now_ns());
+    busy |= wf__mpi_test_sends(m);
+    busy |= handle_cancel(m);
+    busy |= progress_coll(m);
+    busy |= end_pause(m, wf__mpi_now_ns());
+    return busy;
+}
+
+/* Sleep up to ns, or until kicked.  True if kicked. */
+static bool sleep_for(wf_mpi *m, int64_t ns)
+{
+    atomic_fetch_add_explicit(&m->sleeps, 1, memory_order_relaxed);
+    pthread_mutex_lock(&m->wake_mu);
+    /* seq_cst store, then exchange: pairs with wf__mpi_kick's store of
+     * `kicked`, then load of `sleeping`; one of the two sees the other. */
+    atomic_store(&m->sleeping, 1);
+    bool kicked = atomic_exchange(&m->kicked, 0);
+    if (!kicked && !atomic_load(&m->stop)) {
+        int64_t until = wf__mpi_now_ns() + ns;
+        struct timespec ts = {(time_t)(until / 1000000000),
+                              (long)(until % 1000000000)};
+        pthread_cond_timedwait(&m->wake_cv, &m->wake_mu, &ts);
+        kicked = atomic_exchange(&m->kicked, 0);
+    }
+    atomic_store(&m->sleeping, 0);
+    pthread_mutex_unlock(&m->wake_mu);
+    return kicked;
+}
+
+void wf__mpi_kick(wf_mpi *m)
+{
+    atomic_store(&m->kicked, 1);
+    if (atomic_load(&m->sleeping)) {
+        pthread_mutex_lock(&m->wake_mu);
+        pthread_cond_signal(&m->wake_cv);
+        pthread_mutex_unlock(&m->wake_mu);
+    }
+}
+
+/* After a step that found nothing: poll again, or sleep a little longer
+ * than last time.  *idle_since (0: not idle yet) and *delay are the
+ * caller's backoff state; the caller zeroes both after an event. */
+void wf__mpi_engine_wait(wf_mpi *m, int64_t *idle_since, int64_t *delay)
+{
+    int64_t now = wf__mpi_now_ns();
+    if (*idle_since == 0)
+        *idle_since = now;
+    if (now - *idle_since < m->poll_spin_ns) {
+        sched_yield(); /* let a thread that shares this core take its turn */
+        return;
+    }
+    int64_t cap = m->poll_max_ns;
+    pthread_mutex_lock(&m->lock);
+    if (m->n_reqs > 0 && cap > CAP_SENDS_NS)
+        cap = CAP_SENDS_NS;
+    pthread_mutex_unlock(&m->lock);
+    pthread_mutex_lock(&m->wake_mu);
+    if (m->coll != NULL && cap > CAP_COLLECTIVE_NS)
+        cap = CAP_COLLECTIVE_NS;
+    int64_t pause = m->pause_until;
+    pthread_mutex_unlock(&m->wake_mu);
+    *delay = *delay ? *delay * 2 : 1000;
+    if (*delay > cap)
+        *delay = cap;
+    int64_t ns = *delay;
+    if (pause) { /* wake up for the end of wait_all's pause */
+        int64_t until = pause - wf__mpi_now_ns();
+        if (until < ns)
+            ns = until > 0 ? until : 0;
+    }
+    if (m->next_retry) { /* a blocked receiver offers its head again */
+        int64_t until = m->next_retry - wf__mpi_now_ns();
+        if (until < ns)
+            ns = until > 0 ? until : 0;
+    }
+    if (sleep_for(m, ns)) {
+        *idle_since = 0;
+        *delay = 0;
+    }
+}
+
+static void *engine_main(void *arg)
+{
+    wf_mpi *m = arg;
+#if defined(__linux__) && defined(PR_SET_TIMERSLACK)
+    /* Linux rounds sleeps up by the timer slack, 50 us by default; the
+     * short sleeps of the backoff need it near 1 us. */
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+#endif
+    int64_t idle_since = 0, delay = 0;
+    while (!atomic_load(&m->stop)) {
+        if (wf__mpi_engine_step(m)) {
+            idle_since = 0;
+            delay = 0;
+        } else {
+            wf__mpi_engine_wait(m, &idle_since, &delay);
+        }
+    }
+    return NULL;
+}
+
+int wf__mpi_engine_start(wf_mpi *m)
+{
+    /* Signals go to the application's threads, not to this one. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&m->thread, NULL, engine_main, m);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0)
+        return WF_EAGAIN;
+    m->has_thread = true;
+    return 0;
+}
+
+void wf__mpi_engine_stop(wf_mpi *m)
+{
+    atomic_store(&m->stop, 1);
+    wf__mpi_kick(m);
+    pthread_join(m->thread, NULL);
+    m->has_thread = false;
+}

@@ -1,0 +1,214 @@
+/* weft_mpi internals: the context, the two kinds of endpoint, the
+ * progress engine.  Private to src/mpi/; built on weft's public API only.
+ *
+ * Locks.  `lock` guards the endpoint tables, the pending hellos, the
+ * outbox, the list of posted sends and the per-peer send counts.
+ * `wake_mu` guards the progress loop's sleep and the collective in
+ * flight.  Neither is ever held while calling into weft (a put, a cancel,
+ * a node operation) nor while blocking in MPI, so weft's own locks and
+ * ours never nest.
+ *
+ * Threads.  The engine (engine.c) is run by one thread at a time: the
+ * progress thread, or, without one (FUNNELED), the main thread inside
+ * wf_mpi_graph_wait_all, wf_mpi_progress and wf_mpi_destroy.  Fields
+ * marked "engine" are touched only by that thread once the endpoint is
+ * published. */
+#ifndef WEFT_SRC_MPI_IMPL_H
+#define WEFT_SRC_MPI_IMPL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "weft/mpi.h"
+
+/* MPI tags of the duplicated communicator: control messages share one
+ * tag; data of channel c uses WF__MPI_TAG_DATA + c, so a receive lands in
+ * the right channel's buffer without a header or a second copy. */
+#define WF__MPI_TAG_CTRL 1
+#define WF__MPI_TAG_DATA 16
+
+enum {
+    WF__CTRL_HELLO_SENDER = 1, /* a: message size                        */
+    WF__CTRL_HELLO_RECEIVER,   /* a: message size, b: credits granted    */
+    WF__CTRL_CREDIT,           /* a: credits returned                    */
+    WF__CTRL_ABORT             /* a: the failing rank, b: its error code */
+};
+
+/* A control message, sent as 24 bytes. */
+typedef struct wf__mpi_ctrl {
+    int32_t kind, channel;
+    int64_t a, b;
+} wf__mpi_ctrl;
+
+typedef struct wf__mpi_send wf__mpi_send;
+typedef struct wf__mpi_recv wf__mpi_recv;
+
+/* An outgoing message: a copy of a sender's message, or a control
+ * message.  It lives until MPI has completed its send. */
+typedef struct wf__mpi_out {
+    struct wf__mpi_out *next;
+    wf__mpi_send *ch; /* data: its channel keeps the buffer for reuse */
+    int dest, tag, count;
+    _Alignas(max_align_t) unsigned char data[];
+} wf__mpi_out;
+
+/* The sending end of a channel.  Its node is a composite of
+ * [queue_node ->] limiter_node -> function_node: the limiter lets a
+ * message through per credit, the serial function node's body posts it. */
+struct wf__mpi_send {
+    wf_mpi *m;
+    int peer, channel;
+    size_t size;
+    wf_node *face, *queue, *limiter, *body;
+    /* under m->lock */
+    wf__mpi_out *free_bufs;
+    unsigned n_free;
+    bool peer_seen;
+    /* Messages sent (by the body, one at a time: a serial node) and
+     * credits granted (by the engine, or the creating thread), and the
+     * receiver's first grant; for the statistics. */
+    _Atomic uint64_t sent, granted, window;
+};
+
+/* The receiving end: an async_node whose gateway the engine puts into,
+ * in front of a ring of `credits` message slots. */
+struct wf__mpi_recv {
+    wf_mpi *m;
+    int peer, channel;
+    size_t size;
+    unsigned credits, batch;
+    wf_node *face, *node;
+    wf_gateway *gw;
+    unsigned char *ring;
+    bool peer_seen; /* under m->lock */
+    /* engine */
+    uint64_t head, tail;   /* delivered, received: slot = index % credits */
+    uint64_t granted;      /* credits granted in all (the first included) */
+    uint64_t pending;      /* delivered, not yet granted back           */
+    bool blocked, ready;   /* the head was rejected; on the ready list  */
+    int64_t retry_at;      /* ns, CLOCK_MONOTONIC, when blocked         */
+    int64_t retry_delay;   /* ns, doubles while rejections go on        */
+    wf__mpi_recv *next_ready;
+};
+
+/* A hello that arrived before its endpoint was made. */
+typedef struct wf__mpi_hello {
+    struct wf__mpi_hello *next;
+    int peer;
+    wf__mpi_ctrl c;
+} wf__mpi_hello;
+
+/* A collective the engine runs for wf_mpi_graph_wait_all. */
+enum { WF__COLL_SUM, WF__COLL_MINLOC };
+typedef struct wf__mpi_coll {
+    int op;
+    int64_t in[4], out[4]; /* WF__COLL_SUM over int64 */
+    int pin[2], pout[2];   /* WF__COLL_MINLOC over MPI_2INT */
+    MPI_Request req;
+    bool posted; /* engine */
+    bool done;   /* under wake_mu */
+} wf__mpi_coll;
+
+/* An endpoint table: open addressing on (peer, channel). */
+typedef struct wf__mpi_table {
+    uint64_t *keys;
+    void **vals;
+    size_t cap, n;
+} wf__mpi_table;
+
+struct wf_mpi {
+    wf_graph *g;
+    MPI_Comm user_comm, comm;
+    int rank, size, max_channel;
+    wf_mpi_mode mode;
+    unsigned credits;
+    int64_t poll_max_ns, poll_spin_ns;
+    wf_node *anchor; /* private async node: reservations, cancel hook */
+    wf_gateway *agw;
+    struct wf_mpi *next_ctx; /* the registry (context.c) */
+
+    pthread_mutex_t lock;
+    wf__mpi_table sends, recvs;
+    wf__mpi_send **send_list;
+    wf__mpi_recv **recv_list;
+    size_t n_send, n_recv, cap_send, cap_recv;
+    wf__mpi_hello *hellos;
+    wf__mpi_out *out_head, *out_tail; /* outbox: not MULTIPLE */
+    MPI_Request *reqs;                /* posted sends                 */
+    wf__mpi_out **req_items;
+    int *req_idx;
+    int n_reqs, cap_reqs;
+    uint64_t *posted_to;  /* per peer: sends posted, of every kind  */
+    uint64_t *recvd_from; /* per peer: messages received (engine)   */
+
+    /* sleep and wake-up of the engine, collectives */
+    pthread_mutex_t wake_mu;
+    pthread_cond_t wake_cv, done_cv;
+    _Atomic int sleeping, kicked;
+    wf__mpi_coll *coll;
+    int64_t pause_until; /* wait_all's pause: the engine releases the
+                            anchor's reservation then (0: none)  */
+    pthread_t thread;
+    bool has_thread;
+    _Atomic int stop;
+
+    /* engine */
+    wf__mpi_recv *ready;   /* receivers holding undelivered messages */
+    int64_t next_retry;    /* earliest retry of a blocked receiver, or 0 */
+    void *scratch;
+    size_t scratch_size;
+    bool abort_sent;
+    _Atomic uint64_t polls, sleeps; /* statistics: relaxed */
+
+    /* Termination detection: counted messages sent and received (data,
+     * credits, hellos), and what happened to the graph. */
+    _Atomic uint64_t n_sent, n_received;
+    _Atomic int cancelled, remote, origin, origin_err;
+    _Atomic int closing;
+    _Atomic int failed; /* the result of a failed wait_all, kept */
+
+    /* statistics */
+    _Atomic uint64_t st_data_sent, st_delivered, st_ctrl_sent,
+        st_ctrl_received, st_credit_waits, st_rejections, st_max_in_flight,
+        st_max_queued, st_rounds;
+};
+
+/* ---- context.c ---- */
+int64_t wf__mpi_now_ns(void);
+void wf__mpi_fail(wf_mpi *m, int err);
+void wf__mpi_stat_max(_Atomic uint64_t *stat, uint64_t v);
+void *wf__mpi_table_get(const wf__mpi_table *t, int peer, int channel);
+int wf__mpi_table_put(wf__mpi_table *t, int peer, int channel, void *v);
+wf_mpi *wf__mpi_find(const wf_graph *g);
+unsigned wf__mpi_credits_for(const wf_mpi *m, unsigned own, size_t size);
+int wf__mpi_check_caller(const wf_mpi *m);
+
+/* ---- engine.c ---- */
+bool wf__mpi_engine_step(wf_mpi *m);
+void wf__mpi_engine_wait(wf_mpi *m, int64_t *idle_since, int64_t *delay);
+bool wf__mpi_test_sends(wf_mpi *m);
+void wf__mpi_discard(wf_mpi *m, int count, MPI_Message *msg);
+void wf__mpi_on_data(wf_mpi *m, int peer, int channel, int count,
+                     MPI_Message *msg);
+void wf__mpi_kick(wf_mpi *m);
+int wf__mpi_engine_start(wf_mpi *m);
+void wf__mpi_engine_stop(wf_mpi *m);
+void wf__mpi_send_out(wf_mpi *m, wf__mpi_out *o, bool from_engine);
+int wf__mpi_send_ctrl(wf_mpi *m, int dest, const wf__mpi_ctrl *c,
+                      bool from_engine);
+
+/* ---- endpoint.c ---- */
+void wf__mpi_on_hello(wf_mpi *m, int peer, const wf__mpi_ctrl *c);
+void wf__mpi_on_credit(wf_mpi *m, int peer, const wf__mpi_ctrl *c);
+bool wf__mpi_deliver(wf_mpi *m, int64_t now);
+void wf__mpi_drop_all(wf_mpi *m);
+unsigned wf__mpi_unmatched(wf_mpi *m);
+void wf__mpi_endpoints_destroy(wf_mpi *m);
+
+/* ---- wait.c ---- */
+int wf__mpi_drain(wf_mpi *m);
+
+#endif /* WEFT_SRC_MPI_IMPL_H */

@@ -1,0 +1,243 @@
+/* wf_mpi_graph_wait_all: termination detection, and the agreement on an
+ * error; wf_mpi_progress; the drain of wf_mpi_destroy.
+ *
+ * Termination detection is Mattern's four-counter method (F. Mattern,
+ * "Algorithms for distributed termination detection", Distributed
+ * Computing 2(3), 1987), with an allreduce as the wave.  Every rank counts
+ * the messages it sends (S) and those it receives (R) that can start work
+ * somewhere: data, credits (a credit lets a sender's limiter pull a
+ * message it held back) and hellos (the first credits).  Aborts are not
+ * counted: they start no work.  A round is:
+ *
+ *   1. wf_graph_wait_for_all(g): the local graph is idle at some instant;
+ *   2. read S_i and R_i; allreduce their sums, and whether any graph was
+ *      cancelled.
+ *
+ * The computation is over when two rounds in a row give the same sums and
+ * S = R.  Why that is enough: let t1 be the end of the first of the two
+ * rounds (every rank's second reading comes after it, as the allreduce
+ * returns on no rank before every rank has contributed).  Counters only
+ * grow, so the first round's R* is at most R(t1), the true count at t1,
+ * and the second round's S' is at least S(t1); and R(t) <= S(t) always.
+ * From R* = S' follows S(t1) <= R(t1), hence S(t1) = R(t1): at t1 every
+ * message ever sent has been received, and no rank received anything
+ * between its first reading and t1.  Equal sums in both rounds, with each
+ * counter monotone, mean no rank sent or received anything between its
+ * two readings; a rank's second reading follows a local wait, so the work
+ * of everything it received before its first reading is done by then.
+ * After the second round nothing is running and nothing is in flight, and
+ * only a message could start work again: the computation has terminated.
+ *
+ * Two details make the local counts honest.  A message is counted as sent
+ * before it can arrive anywhere (the sender's body, or the engine, counts
+ * it before posting it), and as received only when a successor took it
+ * (a received message that waits in a ring for a successor is still "in
+ * flight").  And the engine counts a receipt and starts its work under a
+ * reservation of the graph (wf_gateway_reserve_wait), so the local wait
+ * of step 1 cannot return between the two.
+ *
+ * Failure.  A cancel anywhere shows in the next round's sum; then every
+ * rank cancels its own graph, waits for it, and a second allreduce
+ * (MPI_MINLOC over (rank, code)) picks the error of the lowest rank where
+ * the failure began, so every rank returns the same code. */
+#include <limits.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "mpi_impl.h"
+
+/* Run one collective through the engine and wait for it: on the progress
+ * thread when there is one, else here (FUNNELED: this is the main
+ * thread). */
+static void run_collective(wf_mpi *m, wf__mpi_coll *c)
+{
+    c->posted = false;
+    c->done = false;
+    pthread_mutex_lock(&m->wake_mu);
+    m->coll = c;
+    pthread_mutex_unlock(&m->wake_mu);
+    if (m->has_thread) {
+        wf__mpi_kick(m);
+        pthread_mutex_lock(&m->wake_mu);
+        while (!c->done)
+            pthread_cond_wait(&m->done_cv, &m->wake_mu);
+        pthread_mutex_unlock(&m->wake_mu);
+        return;
+    }
+    int64_t idle_since = 0, delay = 0;
+    for (;;) {
+        pthread_mutex_lock(&m->wake_mu);
+        bool done = c->done;
+        pthread_mutex_unlock(&m->wake_mu);
+        if (done)
+            return;
+        if (wf__mpi_engine_step(m)) {
+            idle_since = 0;
+            delay = 0;
+        } else {
+            wf__mpi_engine_wait(m, &idle_since, &delay);
+        }
+    }
+}
+
+#define ROUND_PAUSE_MIN_NS 50000
+
+/* Let time pass between two rounds.  With a progress thread, this thread
+ * goes on taking part in the local graph's work meanwhile: it holds a
+ * reservation of the graph that the engine releases at the deadline, and
+ * waits for the graph, so it runs tasks as they come (and sleeps in the
+ * pool when there are none).  Without one (FUNNELED), it runs the engine
+ * here.  A cancel ends the pause: the next round tells every rank. */
+static void pause_between_rounds(wf_mpi *m, int64_t ns)
+{
+    if (ns < ROUND_PAUSE_MIN_NS)
+        ns = ROUND_PAUSE_MIN_NS;
+    if (ns > m->poll_max_ns)
+        ns = m->poll_max_ns;
+    int64_t until = wf__mpi_now_ns() + ns;
+    if (m->has_thread) {
+        wf_gateway_reserve_wait(m->agw);
+        pthread_mutex_lock(&m->wake_mu);
+        m->pause_until = until;
+        pthread_mutex_unlock(&m->wake_mu);
+        wf__mpi_kick(m);
+        wf_graph_wait_for_all(m->g); /* until the engine releases it */
+        return;
+    }
+    int64_t idle_since = 0, delay = 0;
+    while (!atomic_load(&m->cancelled) && wf__mpi_now_ns() < until) {
+        if (wf__mpi_engine_step(m)) {
+            idle_since = 0;
+            delay = 0;
+        } else {
+            wf__mpi_engine_wait(m, &idle_since, &delay);
+        }
+    }
+}
+
+/* Some rank's graph was cancelled: cancel here too, wait, agree on the
+ * error. */
+static int fail_everywhere(wf_mpi *m)
+{
+    if (!atomic_load(&m->cancelled)) {
+        atomic_store(&m->remote, 1); /* before the cancel: see on_cancel */
+        wf_graph_cancel(m->g);
+    }
+    int local = wf_graph_wait_for_all(m->g);
+    int own = atomic_load(&m->origin_err);
+    bool body_error = local != 0 && local != WF_ECANCELED;
+    bool origin = own != 0 || body_error || atomic_load(&m->origin);
+    int code = own ? own : body_error ? local : WF_ECANCELED;
+    wf__mpi_coll c = {.op = WF__COLL_MINLOC,
+                      .pin = {origin ? m->rank : INT_MAX, code}};
+    run_collective(m, &c);
+    int rc = c.pout[0] == INT_MAX ? WF_ECANCELED : c.pout[1];
+    atomic_store(&m->failed, rc);
+    return rc;
+}
+
+int wf_mpi_graph_wait_all(MPI_Comm comm, wf_graph *g)
+{
+    if (g == NULL || comm == MPI_COMM_NULL)
+        return WF_EINVAL;
+    wf_mpi *m = wf__mpi_find(g);
+    if (m == NULL)
+        return WF_ENOENT;
+    int same = MPI_UNEQUAL;
+    MPI_Comm_compare(comm, m->user_comm, &same);
+    if (same != MPI_IDENT)
+        return WF_EINVAL;
+    int err = wf__mpi_check_caller(m);
+    if (err)
+        return err;
+    if ((err = atomic_load(&m->failed)) != 0)
+        return err;
+    int64_t prev_sent = -1, prev_received = -1, start = wf__mpi_now_ns();
+    for (;;) {
+        if (wf_graph_wait_for_all(g) == WF_EPERM)
+            return WF_EPERM; /* from a body of g: it would wait for itself */
+        wf__mpi_coll c = {.op = WF__COLL_SUM};
+        c.in[0] = (int64_t)atomic_load(&m->n_sent);
+        c.in[1] = (int64_t)atomic_load(&m->n_received);
+        c.in[2] = atomic_load(&m->cancelled);
+        c.in[3] = wf__mpi_unmatched(m);
+        run_collective(m, &c);
+        atomic_fetch_add_explicit(&m->st_rounds, 1, memory_order_relaxed);
+        if (c.out[2] > 0)
+            return fail_everywhere(m);
+        if (c.out[0] == c.out[1] && c.out[0] == prev_sent &&
+            c.out[1] == prev_received) {
+            if (c.out[3] == 0)
+                return 0;
+            /* Over, but an endpoint never met its other end. */
+            atomic_store(&m->failed, WF_ENOENT);
+            return WF_ENOENT;
+        }
+        /* Messages are in flight: the next round cannot succeed before
+         * they arrive.  Pause before it, for a sixteenth of the time
+         * waited so far (so rounds cost a bounded share of the run, and
+         * the end is seen within about that share), unless this round
+         * may be the first of the two that end it. */
+        if (c.out[0] != c.out[1])
+            pause_between_rounds(m, (wf__mpi_now_ns() - start) / 16);
+        prev_sent = c.out[0];
+        prev_received = c.out[1];
+    }
+}
+
+int wf_mpi_progress(wf_mpi *m)
+{
+    if (m == NULL)
+        return WF_EINVAL;
+    if (m->has_thread)
+        return 0;
+    int err = wf__mpi_check_caller(m);
+    if (err)
+        return err;
+    return wf__mpi_engine_step(m) ? 1 : 0;
+}
+
+/* Before the communicator is freed, every message posted on it must be
+ * received and every send completed (MPI-3.1 section 6.4.3 lets
+ * MPI_Comm_free return with operations pending, but a message nobody
+ * receives would keep its sender's request open).  Each rank tells every
+ * other how many messages it posted to it (MPI_Alltoall), and receives
+ * until it has them all.  The engine is stopped: this thread alone calls
+ * MPI here, whatever the thread level. */
+int wf__mpi_drain(wf_mpi *m)
+{
+    uint64_t *expect = calloc((size_t)m->size, sizeof *expect);
+    if (expect == NULL)
+        return WF_ENOMEM;
+    MPI_Alltoall(m->posted_to, 1, MPI_UINT64_T, expect, 1, MPI_UINT64_T,
+                 m->comm);
+    for (;;) {
+        bool missing = false;
+        for (int p = 0; p < m->size; p++)
+            missing |= m->recvd_from[p] < expect[p];
+        pthread_mutex_lock(&m->lock);
+        int sends = m->n_reqs;
+        pthread_mutex_unlock(&m->lock);
+        if (!missing && sends == 0)
+            break;
+        bool moved = false;
+        if (missing) {
+            int flag = 0, count = 0;
+            MPI_Message msg;
+            MPI_Status st;
+            MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, m->comm, &flag, &msg, &st);
+            if (flag) {
+                MPI_Get_count(&st, MPI_BYTE, &count);
+                wf__mpi_discard(m, count, &msg);
+                m->recvd_from[st.MPI_SOURCE]++;
+                moved = true;
+            }
+        }
+        moved |= wf__mpi_test_sends(m);
+        if (!moved)
+            sched_yield(); /* the peers are draining too: not for long */
+    }
+    free(expect);
+    return 0;
+}
