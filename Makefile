@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Thin wrapper around CMake.  `make demo` and `make test` are all a new
 # machine needs: they, `make deps`, `make bench`, `make bench-quick` and
 # `make fuzz` install what is missing (scripts/deps.sh, apt-get as root).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A workload as a system's runner sees it.
  *
  * A workload file holds a kernel, compiled once per system (see kernel.h),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cilksort: parallel merge sort in the shape of Cilk-5's cilksort example
  * (Frigo, Leiserson, Randall, PLDI 1998): sort the four quarters in
  * parallel, merge them pairwise into a scratch array in parallel, merge the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The OpenMP runner, compiled by gcc (libgomp) and by clang (libomp): a
  * parallel region of `threads` threads (the caller one of them) in which
  * one thread runs the kernel and the others take its tasks, the usual way

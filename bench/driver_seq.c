@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The sequential runner: the kernels' WEFT_BENCH_SEQ build on the calling
  * thread, no runtime at all. */
 #include "system.h"

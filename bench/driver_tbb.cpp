@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The oneTBB runner.  Fork-join: one task_arena per thread count T (the
 // calling thread is one of its T), kept across runs; a global_control
 // lets an arena be larger than the machine.  Flow graphs: no arena of our

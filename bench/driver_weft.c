@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* weft's runner: one pool per thread count, made on first use and kept,
  * so no run times thread creation.  A pool of `cfg.threads = T` counts the
  * thread that waits on it (wf_run, wf_graph_wait_for_all, wf_join) as one

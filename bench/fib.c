@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fib: naive Fibonacci with a spawn at every call.  Almost no work per
  * task, so it measures spawn/join overhead and little else: T1/Tseq is the
  * price of a task. */

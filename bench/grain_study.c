@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #define _POSIX_C_SOURCE 200809L
 /* grain_study: the adaptive grain (0) of wf_parallel_for against every
  * fixed grain, on a loop of 10^8 cheap iterations and on a loop of 100

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Flow-graph workloads: the state that the harness (graph_harness.c, C)
  * and both systems' graphs (graph_weft.c, graph_tbb.cpp) share.
  *

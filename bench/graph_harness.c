@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The untimed parts of the flow-graph workloads: inputs, expected results,
  * checks (see graph_bench.h for what each one does).  There is no
  * sequential kernel: the tables compare weft with oneTBB's flow graph. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The flow-graph workloads on oneTBB's flow graph, with the topologies and
 // bodies of graph_weft.c (see graph_bench.h).  Each graph is built once per
 // thread count by gb_X_build and each kernel runs, both on the runner's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The flow-graph workloads on weft (topologies in graph_bench.h).  Each
  * graph is built once per pool by gb_X_build, on the runner's main thread
  * (bench_system_build).  Each kernel is a user's main(): the runner's main

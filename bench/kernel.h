@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One kernel, every system.
  *
  * Every workload file (fib.c, nqueens.c, ...) holds one kernel, written

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pfor and reduce: the loops of the higher-level API over 10^8 cheap
  * iterations, with the adaptive grain (grain 0).
  *

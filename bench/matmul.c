@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* matmul: C += A * B on n x n doubles, split recursively into quadrants
  * down to 64 x 64 blocks.  Coarse tasks with real arithmetic: weft's own
  * cost should vanish here, leaving cache and memory behaviour.

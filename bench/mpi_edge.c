@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mpi_edge: a cross-rank graph edge (weft/mpi.h) against raw MPI.
  *
  *   mpirun -np 2 bench_mpi_edge [--reps N] [--sizes 8,1024,...] [--level L]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nqueens: count the placements of n queens, one task per legal column at
  * every level (leaves included), the children's counts summed after all
  * are joined.  A wide, irregular tree of small tasks: more spawns per join

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pipeline: three stages, as oneTBB's parallel_pipeline runs them.
  *
  *   input   serial, in order: makes items 0 .. n-1 (a counter)

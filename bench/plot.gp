@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # One SVG per group from run_bench's data (STEM-GROUP.dat), two panels:
 # 1 thread and the most threads.  Called by bench/run.sh as
 #   gnuplot -e "stem='build/bench/results'" bench/plot.gp

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # make bench / make bench-quick: install the peers that are missing, build
 # every system's runner, run them all interleaved, plot.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run_bench: every workload on every system, interleaved; markdown tables,
  * results.json and gnuplot data.
  *

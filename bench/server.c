@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A system's runner: one process per system (bench_seq, bench_weft,
  * bench_omp_gcc, bench_omp_clang, bench_tbb), driven by run_bench over a
  * pipe so that the runs of all systems interleave while each runtime lives

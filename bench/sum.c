@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sum: wf_parallel_for over a flat range, the loop most users write first.
  *
  * The range [0, count) is cut into fixed chunks; each chunk's sum goes to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What a system's runner (bench/server.c) needs from its runtime: one
  * driver per system (driver_seq.c, driver_weft.c, driver_omp.c,
  * driver_tbb.cpp). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* uts: Unbalanced Tree Search (Olivier et al., LCPC 2006), binomial tree.
  *
  * The root has root_kids children; every other node has m children with

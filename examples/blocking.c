@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* blocking: tasks that block inside wf_blocking_begin / wf_blocking_end.
  *
  * A pool of 2 workers runs 4 tasks that wait at a barrier for all 4.  The

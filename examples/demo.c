@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* demo: what `make demo` runs.  Fork-join programs on the default pool,
  * each timed against its sequential version, with the per-worker counters
  * of one parallel run: who spawned, who stole, who slept.  It first says

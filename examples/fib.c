@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fib: the 30-second example.  Spawn one branch, compute the other, join.
  * Build: cc -O2 fib.c $(pkg-config --cflags --libs weft) */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* async_node: the graph hands work to a thread outside the pool (a
  * "device" with its own request queue) and gets the answers back through
  * the node's gateway.  reserve_wait keeps wf_graph_wait_for_all waiting

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_composite: two function nodes packaged as one composite_node.
  *
  *   src (queue) --> [ box:  double --> plus_one ] --> sink (queue)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_continue_node: a dependency graph, like a build.
  *
  *            +--> compile_a --+

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A body that fails: the graph cancels, wf_graph_wait_for_all returns the
  * body's code, wf_graph_failed_node says which node failed, and a long
  * body elsewhere stops early through its cancel callback.  Then a reset

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* indexer_node: messages of different types arrive on its ports and leave
  * one by one, tagged with their port (wf_tagged_msg).  A serial
  * function_node reads the tag to know the type.

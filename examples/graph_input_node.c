@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_input_node: a source.  The input_node's body hands out one word
  * per call and says WF_INPUT_DONE after the last; the node broadcasts each
  * word to a serial function_node that counts letters.  Nothing happens

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_limiter_node: at most 3 jobs in flight.
  *
  *   jobs (queue) --> limiter(3) --> run (function, unlimited)

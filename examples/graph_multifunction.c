@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* multifunction_node: one input, several outputs, any number of messages
  * per input.  Numbers 1..20 go in; evens leave on port 0, the squares of
  * multiples of 3 on port 1, and 1, 5, 7, ... send nothing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_overwrite: an overwrite_node keeps the latest reading; a
  * write_once_node keeps the first setting.
  *

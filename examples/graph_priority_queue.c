@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_priority_queue: jobs leave a priority_queue_node greatest first.
  *
  * Five jobs wait in a priority_queue_node with no successor.  A serial

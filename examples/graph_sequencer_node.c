@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_sequencer_node: process in parallel, deliver in order.
  *
  *   work (function, unlimited) --> order (sequencer) --> print (serial)

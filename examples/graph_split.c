@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* split_node: a tuple in, each element out on its own port.  Here the
  * tuples (id, price) are built by hand with wf_tuple_layout, the layout a
  * join_node's output has; docs/graph/split_node.md explains it. */

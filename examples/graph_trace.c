@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Trace a small pipeline into a Chrome trace: open the file in Perfetto
  * (ui.perfetto.dev) or chrome://tracing, or tools/trace_view.html.
  *

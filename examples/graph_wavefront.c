@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_wavefront: a dependency graph of continue_nodes, one per cell of an
  * N x N grid.  Cell (i,j) waits for its north (i-1,j) and west (i,j-1)
  * neighbours, then computes its value from theirs; the cells on one

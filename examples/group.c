@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* group: a task group whose tasks can fail.
  *
  * 64 tasks check 1,000,000 records, one chunk each.  One record is

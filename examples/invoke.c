@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* invoke: run a few unrelated functions in parallel with
  * wf_parallel_invoke, and wait for all of them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mpi_pipeline: a three-stage pipeline whose middle stage runs on every
  * MPI rank, with graph edges that cross ranks (weft/mpi.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mpi_uts: Unbalanced Tree Search (Olivier et al., LCPC 2006) across MPI
  * ranks, with a weft pool inside each rank.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nqueens: count the ways to place n queens on an n x n board so that no
  * two attack each other.  The pattern to copy: a task per choice, a
  * variable number of them, all spawned, then all joined, newest first.

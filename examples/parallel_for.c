@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* parallel_for: the two loops most programs need, on a pool of their own.
  *
  *   1. an element-wise loop: every index is independent, any split works;

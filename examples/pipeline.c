@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pipeline: read a file in chunks, transform them in parallel, write them
  * in order (wf_parallel_pipeline, docs/pipeline.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* reduce: a parallel sum with wf_parallel_reduce.
  *
  * A reduction needs three things: an identity (here 0), a body that adds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* reservation: oneTBB's run_example2 (Flow Graph Basics: Reservation),
  * written against weft.
  *

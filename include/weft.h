@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* weft — work-stealing fork-join pool and flow graph for C11.  Umbrella
  * header; C++ includes it too (weft.hpp adds a C++ layer, docs/cpp.md). */
 #ifndef WEFT_H

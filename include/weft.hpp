@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* weft.hpp — a thin header-only C++17 layer over weft.h.
  *
  * RAII owners for pools, graphs and nodes, lambdas (any callable) as task,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Install what the build, tests and benchmarks need on a fresh Debian
 # machine.  Does nothing when everything is present.  Needs root to install.
 set -e

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # make fuzz: build tests/fuzz/graph_ops.c with clang's libFuzzer, ASan and
 # UBSan, and run it for FUZZ_SECONDS (default 60) from the seed corpus.
 # New inputs go to build/fuzz/corpus (the seeds in tests/fuzz/corpus are

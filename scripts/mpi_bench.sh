@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # weft_mpi's benchmarks on this machine (docs/mpi.md, "Measured"):
 #   1. bench_mpi_edge: a cross-rank edge against raw MPI_Send/MPI_Recv,
 #      streaming and ping-pong, 8 B to 1 MiB, 2 ranks; with the pool's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The WorkQueue: owner LIFO at top, thieves FIFO at base.
  *
  * Orders follow OpenJDK's ForkJoinPool.WorkQueue (push: release slot,

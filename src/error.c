@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Error codes: one table (WF_ERRNO_MAP in common.h), two lookups. */
 #include "weft/common.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* wf_version: the version the library was built with, from the
  * WF_VERSION_* macros of weft/common.h. */
 #include "weft/common.h"

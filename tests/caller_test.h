@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the tests of threads that take part while they wait
  * (pool_caller, graph_caller): which thread is main, iteration counts
  * scaled down under the sanitizers, bounded waits, and a watchdog that

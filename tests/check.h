@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tiny assertion helpers shared by weft's tests.
  *
  * CHECK(cond)            fail the test if cond is false

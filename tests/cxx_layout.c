@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The C side of cxx_layout.h: the layout as the C compiler sees it. */
 #include "cxx_layout.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The layout of weft's public structs, as C sees it and as C++ sees it.
  *
  * In C++ the headers spell the _Atomic fields as plain types of the same

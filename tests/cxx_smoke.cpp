@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cxx_smoke: weft's C headers from C++.
  *
  * Built with -std=c++17 -Wall -Wextra -pedantic -Werror, so a construct of

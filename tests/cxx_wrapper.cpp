@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cxx_wrapper: weft.hpp, the C++ layer.
  *
  * Proves: weft::spawn / join compute a fork-join fib inside pool::run, and

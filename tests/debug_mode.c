@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* debug_mode: what WEFT_DEBUG=1 reports, each case in a child process
  * whose stderr is read back.
  *

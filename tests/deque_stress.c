@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* deque_stress: one owner, T thieves, recurring pointer values.
  *
  *   usage: test_deque_stress THIEVES OWNER_OPS ROUNDS

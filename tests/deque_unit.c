@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* deque_unit: single-threaded semantics of wf_deque.
  *
  * Proves: LIFO pop and FIFO poll orders, and their mix, against a reference

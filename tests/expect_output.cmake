@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DPROG=exe -DARGS="a;b" -DEXPECT=text -P expect_output.cmake
 # Passes when PROG exits 0 and its standard output is exactly EXPECT plus
 # one newline (ctest's PASS_REGULAR_EXPRESSION would ignore the exit code).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The fork-join fib used by several tests: spawn n-1, compute n-2, join.
  * fib(n) spawns exactly fib(n+1) - 1 tasks, which the stats test uses.
  * A test may define FIB_TASK_HOOK() before including this: every spawned

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_bodies: multifunction_node, async_node, split_node and
  * indexer_node do what the oneTBB spec says.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_bodies_stress: many threads through multifunction, indexer and
  * async nodes; every message arrives exactly as often as it should.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_buffering: priority_queue_node, overwrite_node, write_once_node and
  * composite_node do what the oneTBB spec says they do.
  *

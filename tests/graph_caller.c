@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_caller: a thread that is not a pool worker takes part in the work
  * it waits for (wf_graph_wait_for_all runs the pool's tasks on the calling
  * thread instead of sleeping), and a pool of `threads` = T has T - 1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_control: continue, input, limiter and sequencer nodes do what the
  * oneTBB spec pages say (continue_node_cls, input_node_cls,
  * limiter_node_cls, sequencer_node_cls).  One scenario per node kind, run

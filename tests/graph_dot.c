@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_dot: wf_graph_write_dot shows kinds, names, what each node holds,
  * its message counts (put, accepted, rejected, forwarded) and each edge's
  * push/pull state.

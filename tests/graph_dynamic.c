@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_dynamic: edges made and removed, and the graph drawn, while
  * messages flow; nothing is lost or doubled.
  *

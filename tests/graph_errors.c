@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_errors: bad input gets a clear error code, never a crash or a
  * hang, and nothing a node had already accepted is lost.
  *

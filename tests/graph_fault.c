@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_fault: a graph program whose allocations fail, one at a time and
  * then all from some point on, swept over every allocation it makes.
  *

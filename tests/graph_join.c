@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_join: the four join_node policies.
  *
  * Proves: a queueing join pairs heads in arrival order per port even when

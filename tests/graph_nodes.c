@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_nodes: broadcast, buffer, queue and function nodes do what the
  * oneTBB spec says they do.
  *

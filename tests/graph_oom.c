@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_oom: a message that a node's successor cannot store for lack of
  * memory fails the graph (WF_ENOMEM from wf_graph_wait_for_all); it is not
  * dropped as if it had been rejected.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_runtime: what the graph does around its bodies.  One scenario per
  * argument (ctest runs each as its own entry):
  *

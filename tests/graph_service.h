@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* An outside activity for async_node tests: a thread of its own (not a
  * pool worker) with a request queue.  An async body hands it (value,
  * gateway) after wf_gateway_reserve_wait; the thread answers later with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_stress: many threads push through joins; every message is consumed
  * exactly once.
  *

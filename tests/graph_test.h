@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the flow graph tests: pools, nodes of ints, counters.
  * Every helper CHECKs its calls, so a test reads as the topology it
  * builds. */

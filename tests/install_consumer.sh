@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # packaging test: install weft and use it the three ways a project would.
 #
 #   install_consumer.sh BUILD_DIR SOURCE_DIR [CMAKE] [CC]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mpi_edges: cross-rank graph edges (weft/mpi.h) under mpirun.
  *
  *   mpirun -np P test_mpi_edges SCENARIO [LEVEL] [ARGS...]

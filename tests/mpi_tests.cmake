@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # weft_mpi's tests: each scenario of tests/mpi_edges.c under
 # `mpirun -np 2` and `mpirun -np 4 --oversubscribe`, on this machine's
 # shared memory (Open MPI's vader transport; tcp would also do on

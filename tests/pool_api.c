@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pool_api: parallel_for, parallel_reduce, parallel_invoke and task groups,
  * each against an oracle.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pool_blocking: wf_blocking_begin / wf_blocking_end and spare workers.
  *
  * The core case: N tasks each enter a blocking section and wait at a

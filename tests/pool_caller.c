@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pool_caller: a thread that is not a pool worker takes part in the work
  * it waits for (wf_run, wf_join of a task it spawned, wf_group_wait,
  * wf_pool_wait_idle run the pool's tasks on the calling thread instead of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pool_errors: every bad input gets its documented error code, never a
  * crash or a hang, and the pool keeps working afterwards.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pool_fault: the pool when memory or threads run out.
  *
  *   usage: test_pool_fault SCENARIO

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pool_idle: an idle pool, and a joiner waiting on a stolen task, use no
  * CPU (docs/pool.md, "Idle": workers spin briefly, then park).
  *

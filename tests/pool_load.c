@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pool_load: the submission queue under failure, and the pool under abuse.
  * (ctest names: pool_fault_<scenario>, label fault.)
  *

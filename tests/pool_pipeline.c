@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pool_pipeline: wf_parallel_pipeline against its oracles.
  *
  * ARGS: a scenario name (none: all of them), then optionally a divisor of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pool_stress: random fork-join trees, run from several threads at once.
  *
  *   usage: test_pool_stress WORKERS RUNNERS ROUNDS DEPTH

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pool_unit: the fork-join pool's documented behaviour, on good input.
  *
  * Proves: fib by spawn/join is exact on 1, 2 and 4 workers; wf_submit runs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A counting, failure-injecting wf_allocator for the tests.
  *
  * It counts live blocks and bytes, checks that every free() is given the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* version: the headers' WF_VERSION_* macros and wf_version() agree with
  * the version in project() of CMakeLists.txt, which the build passes in as
  * WEFT_PROJECT_VERSION{,_MAJOR,_MINOR,_PATCH}.  A release that changes one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* weft — shared definitions: WF_API, version, error codes, allocator hooks.
  *
  * Every weft function that can fail returns an int: 0 on success or one of

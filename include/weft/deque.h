@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* weft — the work-stealing deque (ForkJoinPool's WorkQueue, in C11).
  *
  * One owner thread pushes and pops at `top` (LIFO); any number of thieves

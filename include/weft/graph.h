@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* weft — the flow graph: nodes that pass messages along edges, on a pool.
  *
  * A graph is a set of nodes bound to one pool.  Messages are values of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* weft — graph edges between MPI ranks (the optional weft_mpi library).
  *
  * One MPI process per node and a weft pool inside each ("MPI + X"); a flow

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* weft — parallel_pipeline: a stream of items through a row of stages.
  *
  * The first stage makes items; every later stage takes the previous

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* weft — the work-stealing fork-join pool.
  *
  * A pool of N threads runs N - 1 background workers, and a thread that

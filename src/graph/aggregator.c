@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The aggregator: one thread at a time applies a node's operations (G1).
  *
  * `busy` is the lock: whoever takes it by CAS (0 -> 1) applies operations

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* async_node: a function node whose body hands its input to work outside
  * the graph (another thread, an I/O completion), which sends the result
  * through the node's gateway.  The gateway's reserve_wait / release_wait

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* broadcast_node, buffer_node, queue_node and priority_queue_node.
  *
  * A broadcast node keeps nothing: a put is offered at once, on the putting

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* composite_node: a sub-graph exported as one node.
  *
  * The composite has no ports of its own: each of its ports is an alias of

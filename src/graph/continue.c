@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* continue_node: runs its body each time every predecessor has signalled.
  *
  * Its input port carries signals (WF_SIGNAL: no data).  The threshold is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* wf_graph_write_dot: the topology in Graphviz DOT.
  *
  * Nodes show kind, name and how many messages they hold (read through each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Ports, edges and the push/pull protocol between nodes (G3).
  *
  * An edge is shared by its two ends.  Each end lists it in an immutable

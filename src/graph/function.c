@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* function_node, and what multifunction_node (multifunction.c) and
  * async_node (async.c) share with it: bodies run under a concurrency
  * limit, with a queueing or rejecting policy.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A graph's lifecycle: creation, waiting for its work, cancellation,
  * reset and destruction.  What runs its nodes' bodies is the runtime
  * (runtime.c); the nodes themselves are node.c's and the kinds'. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* indexer_node: a message on input port i goes out as a tagged message
  * (wf_tagged_msg: i, then the value).  Like split_node it keeps nothing:
  * a put is broadcast at once on the putting thread and always accepted,

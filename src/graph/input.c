@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* input_node: a source that calls its body for each message and broadcasts
  * it; buffering (one message), pullable and reservable.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* join_node: the tuple layout, the queueing and reserving policies, and
  * the node ops all policies share.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Key- and tag-matching joins: a hash table from key to the tuple being
  * assembled for it.  Each entry holds the key and, in place, the tuple:
  * each port's oldest message for the key at its offset in the tuple.

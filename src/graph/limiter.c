@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* limiter_node: lets at most `threshold` messages through until signals on
  * its decrement port (input 1) lower the count again.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Memory of a graph and its nodes, through the allocator the graph was
  * created with (wf_graph_config.alloc; malloc when none).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* multifunction_node: a function node whose body sends to any of its
  * output ports itself (wf_output_put), any number of messages per input.
  * It runs its bodies as a function node does (function.c). */

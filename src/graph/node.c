@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What every node shares: creation with its ports, the aggregator handler
  * for the common operations, and the public wf_node_* calls (names,
  * priorities, callbacks, destruction). */

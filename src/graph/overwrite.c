@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* overwrite_node and write_once_node: one message, kept until cleared.
  *
  * The value lives in the node; try_get and try_reserve copy it and leave

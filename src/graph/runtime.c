@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The graph's runtime: the pool tasks that run nodes' bodies and
  * forwarders, the count of work in flight and waiting for it (rule G5),
  * errors and cancellation, and the hooks around every body and message.

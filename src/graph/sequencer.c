@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sequencer_node: a buffer that lets messages out in the order of their
  * sequence numbers 0, 1, 2, ..., whatever order they arrive in.
  *

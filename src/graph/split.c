@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* split_node: takes a tuple (a join's message) apart, sending element i
  * from output port i.  It keeps nothing (discarding, broadcast-push, as
  * the oneTBB specification has it): a put is broadcast at once on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Message FIFOs and the buffering sender ("store"): the part of buffer,
  * queue and joins that keeps messages, lends the head to a reservation,
  * and forwards to successors (G4).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tuples: wf_tuple_layout, the one layout of join and split nodes'
  * messages, and wf_tuple_get. */
 #include "internal/graph/node.h"

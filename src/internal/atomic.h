@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every atomic access in weft, one name per (operation, memory order).
  *
  * The library maps the names to <stdatomic.h>.  weft-sim builds deque.c with

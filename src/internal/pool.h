@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Private structures of the pool.  Never installed. */
 #ifndef WF_INTERNAL_POOL_H
 #define WF_INTERNAL_POOL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the flow graph uses of the pool, and no more: the graph's files
  * include this, never internal/pool.h, so they do not see the pool's
  * structures.  The pool implements every function here.  Never

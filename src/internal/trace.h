@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tracing (src/pool/trace.c): per-thread event buffers written out as a
  * Chrome trace by wf_trace_stop.  The pool records its stolen tasks,
  * parks and wf_run calls; graphs record bodies, tasks and message arrows

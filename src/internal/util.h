@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What every part of the library uses: a broken invariant's report, the
  * pause of a spin, a spin-then-yield backoff.  Never installed. */
 #ifndef WF_INTERNAL_UTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A weft_mpi context: one per graph, over a duplicate of the user's
  * communicator.  Creation, the registry that wf_mpi_graph_wait_all looks
  * graphs up in, configuration, failure, destruction, statistics. */

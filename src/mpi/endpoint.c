@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The two ends of a channel.
  *
  * Sender (rank A): [queue_node ->] limiter_node -> function_node(serial).

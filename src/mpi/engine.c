@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The progress engine: the one loop that receives, delivers, completes
  * sends, tells the other ranks of a failure and runs the collectives of
  * wf_mpi_graph_wait_all.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* weft_mpi internals: the context, the two kinds of endpoint, the
  * progress engine.  Private to src/mpi/; built on weft's public API only.
  *

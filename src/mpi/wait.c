@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* wf_mpi_graph_wait_all: termination detection, and the agreement on an
  * error; wf_mpi_progress; the drain of wf_mpi_destroy.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Memory for the pool, through the configured allocator. */
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Blocking inside a task (ForkJoinPool's ManagedBlocker): a worker (or a
  * caller in its slot) about to block hands its private tasks to the
  * others and, if fewer than the pool's background workers would be left

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Threads that are not workers take part.  A thread that waits on the pool
  * (wf_run, wf_join of a task it spawned, wf_group_wait, wf_pool_wait_idle,
  * wf_graph_wait_for_all) takes one of the pool's caller slots, a worker

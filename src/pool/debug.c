@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Debug mode (WEFT_DEBUG=1; on by default in the sanitizer builds, which
  * are built with WF_DEBUG_DEFAULT=1): checks that cost a little on every
  * task, and reports that would be noise in production, for mistakes that

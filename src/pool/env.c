@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the environment says: CPUs this process may use, WEFT_* variables. */
 #include <errno.h>
 #include <limits.h>

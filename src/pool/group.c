@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Task groups: many tasks waited for together, first error wins, and
  * cancellation that reaches nested groups.
  *

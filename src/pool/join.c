@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Spawn and join, slow paths; publishing private tasks to the deque.
  *
  * The fast paths are inline in include/weft/pool.h.  A worker's tasks live

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Loops on top of spawn/join: parallel_for (fixed or adaptive grain),
  * parallel_reduce (deterministic split tree), parallel_invoke.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sleeping and waking: idle workers (an event count on the pool), waiters
  * that help while they wait for a condition (a second event count), and
  * joiners whose task was stolen (the task's own done_ word).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* parallel_pipeline: items through a row of parallel and serial stages, at
  * most max_tokens of them in flight (oneAPI specification,
  * "parallel_pipeline"; the scheme of oneTBB's src/tbb/parallel_pipeline.cpp,

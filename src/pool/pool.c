@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Pool lifecycle, the default pool, configuration and statistics. */
 #include <limits.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Entry from outside the pool: the submission queue, wf_run, wf_submit,
  * wf_pool_wait_idle.  A thread that waits takes part (caller.c). */
 #include "internal/pool.h"

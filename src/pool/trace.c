@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tracing: a Chrome trace (the JSON "traceEvents" format that Perfetto
  * and chrome://tracing open) of what the threads do: the pool's stolen
  * tasks, parks and wf_run calls (worker.c, park.c, submit.c), and the

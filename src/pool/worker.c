@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A worker thread: its private stack, and the loop that finds work when it
  * has none (submissions, then stealing), spins, yields, and parks; the same
  * search for a thread that waits for a condition and helps meanwhile.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_ops: a fuzz target that reads its input as a program of flow-graph
  * operations on one graph of up to 8 nodes: create nodes of several kinds
  * (queue, buffer, broadcast, serial and rejecting function nodes, limiter,

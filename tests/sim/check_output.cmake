@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Run a program and check its output.
 #   cmake -DPROG=exe "-DARGS=a;b" [-DINPUT=file] -DEXPECT=file [-DRC=0]
 #         -P check_output.cmake

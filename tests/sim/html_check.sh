@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The HTML replay in headless Chromium: write the page for a REPL script,
 # open it at several steps (the page clicks "step forward" N times for
 # #steps=N and keeps its state in the DOM), and compare what it shows with

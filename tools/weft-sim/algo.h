@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The algorithms weft-sim can load: the shipped deque (src/deque.c built
  * with -DWF_SIM), its mutants, and two references written against the same
  * instrumented atomics.  Every one offers the same owner/thief interface. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The list of algorithms weft-sim can load. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chase-lev: the C11 deque of Lê, Pop, Cohen and Zappa Nardelli ("Correct
  * and efficient work-stealing for weak memory models", PPoPP 2013), for
  * comparison with weft.  Their `top` (thieves' end) is called base here

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The batch commands: explore, test (scenario files with a verdict), algos. */
 #include <stdlib.h>
 #include <string.h>

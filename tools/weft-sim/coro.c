@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Coroutines: makecontext for the first entry, _setjmp/_longjmp after.
  * _FORTIFY_SOURCE's longjmp check rejects jumps between stacks, which is
  * exactly what this file does on purpose. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Coroutines for simulated threads.
  *
  * A coroutine is entered once through makecontext/swapcontext, which puts it

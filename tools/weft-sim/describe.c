@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One log line per step, in the seed's vocabulary (section 5's table):
  * the Java VarHandle call, the C11 call, its order, and the instruction it
  * becomes on x86-64 and on ARM64. */

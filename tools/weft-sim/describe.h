@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Text for the log: each step in the seed's vocabulary, its C11 call, its
  * order and its x86-64 and ARM64 instructions. */
 #ifndef WEFT_SIM_DESCRIBE_H

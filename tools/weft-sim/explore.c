@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The explorer's search.  See explore.h for the method; the comments here
  * say why each rule of the dependency relation holds. */
 #include <stdlib.h>

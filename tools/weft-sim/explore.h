@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The explorer: every interleaving of a scenario, replayed from the start.
  *
  * By default it is a stateless search with dynamic partial-order reduction

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fjp: the seed's WorkQueue, exactly as the seed writes it, for reference.
  *
  * Java accesses become the simulator's atomics as the seed's section 5

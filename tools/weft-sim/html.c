@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The HTML page: one file, no external resources.  The trace is embedded
  * as a JavaScript array; buttons step back and forward, the ring is drawn
  * as `show` draws it, the log is beside it with the current step marked.

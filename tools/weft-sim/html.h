@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A recorded trace (log lines and the picture after each step) and the
  * self-contained HTML page that replays it. */
 #ifndef WEFT_SIM_HTML_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Litmus tests of the memory machine.
  *
  * Each test is a few threads of loads and stores on x and y, run through

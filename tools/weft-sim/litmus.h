@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Litmus tests of the memory machine. */
 #ifndef WEFT_SIM_LITMUS_H
 #define WEFT_SIM_LITMUS_H

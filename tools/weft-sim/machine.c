@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The memory machine: what one step does under SC, x86-TSO and PSO.
  *
  *  sc   every access acts on memory at once.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* weft-sim: step, draw and model-check the weft deque.
  *
  *   weft-sim                  the REPL (reads commands from stdin)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The picture of the deque, drawn as the seed draws it: the ring's slots
  * with their contents, base's arrow above (thieves' end), top's arrow
  * below (owner's end), the capacity and mask, and under TSO/PSO every

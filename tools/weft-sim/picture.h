@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The picture `show` draws (and the HTML page replays). */
 #ifndef WEFT_SIM_PICTURE_H
 #define WEFT_SIM_PICTURE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The interactive simulator: start operations, advance them one memory
  * access at a time, drain store buffers, look at the ring.  The same
  * commands come from a file with `weft-sim run FILE`. */

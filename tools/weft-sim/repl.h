@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The interactive simulator. */
 #ifndef WEFT_SIM_REPL_H
 #define WEFT_SIM_REPL_H

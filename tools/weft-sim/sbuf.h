@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A growing string, for text built in pieces (pictures, HTML). */
 #ifndef WEFT_SIM_SBUF_H
 #define WEFT_SIM_SBUF_H

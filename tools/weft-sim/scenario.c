@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Scenarios: parsing, and turning one into an explorer job. */
 #include <ctype.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A scenario for the explorer: an algorithm, a model, the owner's
  * operations and the thieves' polls, and (in a scenario file) the verdict
  * expected.  The same keys work on the command line (--key value) and in a

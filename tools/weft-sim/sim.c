@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* weft-sim's simulated threads: their programs, their coroutines, posting
  * an access, the arena and the names of locations and values.  The memory
  * models themselves are in machine.c. */

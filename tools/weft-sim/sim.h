@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* weft-sim's core: simulated threads, the memory machine, one step at a time.
  *
  * A simulated thread is a coroutine that runs real code (src/deque.c, or a

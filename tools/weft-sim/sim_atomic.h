@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* weft-sim's definitions of the names in src/internal/atomic.h.
  *
  * src/deque.c is compiled with -DWF_SIM, so atomic.h includes this file

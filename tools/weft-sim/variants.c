@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Variants of the shipped deque that need code of their own.
  *
  * Everything here is deliberately WRONG: a mutant that weft-sim must

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What weft-sim needs to know of src/deque.c's private ring, and the
  * variants of the shipped deque that no single-access override can make.
  *

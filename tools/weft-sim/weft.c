@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The shipped deque in the simulator, and its mutants.
  *
  * src/deque.c is compiled into weft-sim unchanged, with -DWF_SIM; this

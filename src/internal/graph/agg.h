@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The aggregator (src/graph/aggregator.c): a node's operations are
  * queued lock-free and applied one at a time by whichever thread holds the
  * node, as oneTBB's flow graph does with its per-node aggregator (rule

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Ports, edges and the push/pull protocol between nodes
  * (src/graph/edge.c; rule G3).  Never installed. */
 #ifndef WF_GRAPH_EDGE_H

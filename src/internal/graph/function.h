@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The body-running machinery that function_node, multifunction_node and
  * async_node share (src/graph/function.c), for the files of the latter
  * two.  Never installed. */

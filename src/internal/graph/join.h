@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* join_node internals shared by join.c (queueing, reserving) and
  * join_key.c (key and tag matching).  Never installed. */
 #ifndef WF_GRAPH_JOIN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Memory of a graph and its nodes (src/graph/mem.c).  Never installed. */
 #ifndef WF_GRAPH_MEM_H
 #define WF_GRAPH_MEM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Nodes (src/graph/node.c): creation with their ports, the aggregator
  * handler every node shares, the public wf_node_* calls.  Never
  * installed. */

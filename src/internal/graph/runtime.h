@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The graph's runtime (src/graph/runtime.c): the pool tasks that run
  * nodes' bodies and forwarders, the count of work in flight (rule G5),
  * waiting for it, errors and cancellation, and the hooks around every

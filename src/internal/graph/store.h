@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The message FIFO and the buffering sender that buffer, queue,
  * priority_queue, sequencer, overwrite and join nodes share
  * (src/graph/store.c; rule G4).  Never installed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The flow graph's data model: the graph, nodes, ports, edges, node
  * kinds' operation tables, and the inline accessors every graph file uses.
  * Never installed.
