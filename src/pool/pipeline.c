@@ -47,7 +47,6 @@
  *      as soon as it sees `done`, so a thread reads what it needs (the
  *      pool) before the CAS that may complete the pipeline, and touches
  *      nothing of it after a CAS that did not, unless it holds a token. */
-#include <sched.h>
 #include <string.h>
 #include <time.h>
 
@@ -450,7 +449,8 @@ static void token_run(pl_pipe *p, pl_token *tok)
  * src/pool/worker.c), and for LINGER_MAX_NS at most. */
 #define LINGER_NS 60000u
 #define LINGER_MAX_NS 500000u
-#define LINGER_SPIN_NS 10000u /* idle longer: yield between looks */
+#define LINGER_SPIN_NS 10000u /* idle longer: nap between looks, */
+#define LINGER_NAP_NS 20000u  /* for this long, woken by no publish */
 
 static uint64_t now_ns(void)
 {
@@ -499,30 +499,34 @@ static _Thread_local bool lingering;
  * owner, but a pipeline's stretches end whenever its one input token runs
  * on another thread, so its workers would nap nearly all the time and the
  * pipeline run on the caller alone.  A stretch that lingered is never that
- * short.  The wait is bounded and touches no pipeline state (the pipeline
- * may be gone).  Callers (caller slots) help in wf__help_until already and
- * do not nap; tokens run while lingering do not linger again. */
+ * short.  Idle, it spins for LINGER_SPIN_NS, then naps LINGER_NAP_NS at a
+ * time: on an oversubscribed machine a spinning helper takes the CPU from
+ * the thread whose work it waits for, and yielding does not give it back
+ * reliably (docs/pipeline.md).  The wait is bounded and touches no
+ * pipeline state (the pipeline may be gone).  Callers (caller slots) help
+ * in wf__help_until already and do not nap; tokens run while lingering do
+ * not linger again. */
 static void linger(void)
 {
     wf__worker *w = wf__current();
     if (w == NULL || w->caller || lingering)
         return;
     lingering = true;
-    uint64_t start = now_ns(), busy_at = start;
-    bool ran = false, yield = false;
+    uint64_t start = now_ns(), busy_at = start, now = start;
+    bool ran = false;
     for (unsigned i = 1;; i++) {
+        bool napping = now - busy_at > LINGER_SPIN_NS;
         if (help_once(w))
             ran = true;
-        else if (yield)
-            sched_yield(); /* let a preempted thread with work run */
+        else if (napping)
+            wf__nap(w, LINGER_NAP_NS); /* leave the CPU to threads with work */
         else
             wf__cpu_relax();
-        if (i % 16 != 0)
-            continue; /* the clock every 16 looks */
-        uint64_t now = now_ns();
+        if (i % 16 != 0 && !napping)
+            continue; /* spinning: the clock every 16 looks */
+        now = now_ns();
         busy_at = ran ? now : busy_at;
         ran = false;
-        yield = now - busy_at > LINGER_SPIN_NS;
         if (now - busy_at > LINGER_NS || now - start > LINGER_MAX_NS)
             break;
     }
