@@ -49,3 +49,19 @@ if ! command -v chromium >/dev/null 2>&1 &&
         echo "deps: no chromium (needs root to install); sim_html will be skipped" >&2
     fi
 fi
+# Optional: Debian's cross compilers and qemu-user, for the ARM64 build
+# of the tests run under emulation (scripts/aarch64-test.sh) and the ARM64
+# half of weft-sim's instruction check; ctest skips those without them.
+if ! command -v aarch64-linux-gnu-g++ >/dev/null 2>&1 ||
+   ! command -v qemu-aarch64 >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "deps: installing gcc/g++-aarch64-linux-gnu and qemu-user (ARM64 tests)"
+        { DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+          DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+              gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user; } \
+            >/dev/null 2>&1 ||
+            echo "deps: the ARM64 tools could not be installed; those tests will be skipped" >&2
+    else
+        echo "deps: no ARM64 cross tools (needs root to install); those tests will be skipped" >&2
+    fi
+fi

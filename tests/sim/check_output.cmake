@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # Run a program and check its output.
 #   cmake -DPROG=exe "-DARGS=a;b" [-DINPUT=file] -DEXPECT=file [-DRC=0]
-#         -P check_output.cmake
+#         [-DABSENT=text] -P check_output.cmake
 # EXPECT lists substrings, one per line ('#' lines and blank lines are
 # skipped); each must occur in the output (stdout then stderr), in order.
+# ABSENT, if given, must not occur anywhere in it.
 if(NOT DEFINED RC)
   set(RC 0)
 endif()
@@ -36,4 +37,11 @@ foreach(line IN LISTS lines)
   string(SUBSTRING "${rest}" ${at} -1 rest)
   math(EXPR n "${n} + 1")
 endforeach()
+if(DEFINED ABSENT)
+  string(FIND "${all}" "${ABSENT}" at)
+  if(NOT at EQUAL -1)
+    message("${all}")
+    message(FATAL_ERROR "found, but must not be there:\n  ${ABSENT}")
+  endif()
+endif()
 message("all ${n} expected lines found")

@@ -5,10 +5,15 @@
 # #steps=N and keeps its state in the DOM), and compare what it shows with
 # the text output of the same run: the current log line, and the picture
 # against what `show` printed at that step.
-#   html_check.sh WEFT_SIM SCRIPT WORKDIR
+# Then the layout: the page marks itself (body data-layout) "ok" when the
+# picture's box ends before the log's and nothing of the picture is cut,
+# as Chromium laid it out; checked at every step above, and on a page whose
+# picture is wide (a grown ring beside the old one, LAYOUT_SCRIPT), whose
+# screenshot is kept in WORKDIR/layout.png.
+#   html_check.sh WEFT_SIM SCRIPT WORKDIR [LAYOUT_SCRIPT]
 # Exit 77 (ctest: skipped) only when no Chromium can be found.
 set -u
-sim=$1 script=$2 dir=$3
+sim=$1 script=$2 dir=$3 wide=${4:-}
 browser=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$browser" ]; then
     echo "SKIPPED: chromium is not installed (scripts/deps.sh installs" \
@@ -43,6 +48,8 @@ for want in "$dir"/show.*.txt; do
     dom "$k" || { echo "chromium failed at #steps=$k"; exit 1; }
     d="$dir/dom.$k.html"
     grep -q "data-step=\"$k\"" "$d" || { echo "steps=$k: page is not at step $k"; fail=1; }
+    grep -q 'data-layout="ok"' "$d" ||
+        { echo "steps=$k: the picture overlaps the log"; fail=1; }
     # the picture: from <pre id="picture"> to </pre>
     awk '/<pre id="picture">/ { p = 1; sub(/.*<pre id="picture">/, "") }
          p && /<\/pre>/ { sub(/<\/pre>.*/, ""); if ($0 != "") print; exit }
@@ -64,5 +71,21 @@ for want in "$dir"/show.*.txt; do
     checked=$((checked + 1))
 done
 [ $checked -ge 3 ] || { echo "only $checked pictures checked"; fail=1; }
+if [ -n "$wide" ]; then
+    "$sim" run "$wide" --html "$dir/wide.html" > "$dir/wide.txt"
+    n=$(grep -cE '^ *[0-9]+  ' "$dir/wide.txt")
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu \
+        --no-first-run --user-data-dir="$(mktemp -d)" --window-size=1280,900 \
+        --dump-dom "file://$dir/wide.html#steps=$n" > "$dir/wide.dom.html" \
+        2>/dev/null
+    grep -q 'data-layout="ok"' "$dir/wide.dom.html" ||
+        { echo "wide picture: it overlaps the log at step $n"; fail=1; }
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu \
+        --no-first-run --user-data-dir="$(mktemp -d)" --window-size=1280,900 \
+        --screenshot="$dir/layout.png" "file://$dir/wide.html#steps=$n" \
+        > /dev/null 2>&1
+    [ -s "$dir/layout.png" ] ||
+        { echo "wide picture: no screenshot was taken"; fail=1; }
+fi
 [ $fail = 0 ] && echo "html: $checked steps of $page match the log and show"
 exit $fail

@@ -21,20 +21,34 @@ typedef struct sim_override {
 
 struct sim_algo {
     const char *name;
-    /* Weakest model expected to catch it: "-" (expected correct), "sc",
-     * "tso", "pso"; or, out of the explorer's reach (docs/weft-sim.md):
-     * "arm" (needs loads to be reordered, as ARM64 and POWER do) or "c11"
-     * (only the C11 language model tells it from weft). */
+    /* The model expected to catch it: "sc", "tso", "pso", "arm" or
+     * "c11" (each weaker model catches it too, but arm and c11 are not
+     * ordered: a c11 mutant may be correct on ARMv8); "-": correct under
+     * every model (the shipped deque, or an order none of them needs). */
     const char *catch_model;
     const char *desc;
     /* Direct-mode setup and teardown (run outside any simulated thread). */
     int (*init)(int capacity);
     void (*destroy)(void);
     int (*push)(void *x);
+    /* Several tasks at once (wf_deque_push_n), or NULL. */
+    int (*push_n)(void *const *xs, size_t n);
     void *(*pop)(void);
     int (*poll)(void **out); /* WF_POLL_EMPTY / TAKEN / RETRY */
     const sim_override *ovr; /* NULL-terminated by func == NULL, or NULL */
 };
+
+/* How many accesses each override of the loaded algorithm changed (or
+ * removed) since the counts were last cleared: a mutant whose override
+ * changes nothing is the shipped code under another name. */
+#define SIM_MAX_OVERRIDES 8
+extern long sim_override_hits[SIM_MAX_OVERRIDES];
+/* "wf_deque_pop store relaxed \"top\" -> release" */
+void sim_override_text(const sim_override *o, char *out, size_t n);
+/* Parse FUNC:KIND:ORDER:TEXT:NEW (KIND load|store|cas|xchg|fadd|fence,
+ * ORDER and NEW relaxed|acquire|release|acq_rel|seq_cst, NEW also skip,
+ * TEXT * for any).  Returns 0 or -1. */
+int sim_override_parse(const char *s, sim_override *o, char *err, size_t n);
 
 /* NULL-terminated, the shipped deque first. */
 const sim_algo *const *sim_algo_list(void);
@@ -45,9 +59,11 @@ extern const sim_algo sim_algo_weft, sim_algo_fjp, sim_algo_chaselev;
 int sim_weft_init(int capacity);
 void sim_weft_destroy(void);
 int sim_weft_push(void *x);
+int sim_weft_push_n(void *const *xs, size_t n);
 void *sim_weft_pop(void);
 int sim_weft_poll(void **out);
 int sim_weft_poll_cas_first(void **out);
+void *sim_weft_pop_oldest(void);
 
 /* Reference algorithms count the iterations of their retry loops through
  * this: true while another iteration is allowed.  The explorer bounds

@@ -7,11 +7,11 @@
 #include "describe.h"
 
 static const char *const order_names[] = {"relaxed", "acquire", "release",
-                                          "acq_rel", "seq_cst"};
+                                          "acq_rel", "seq_cst", "plain"};
 
 const char *describe_order(int o)
 {
-    return o >= 0 && o <= WF_SIM_SEQ_CST ? order_names[o] : "?";
+    return o >= 0 && o <= WF_SIM_PLAIN ? order_names[o] : "?";
 }
 
 /* How a location's values are written: an index, a ring, a task. */
@@ -49,9 +49,9 @@ static void handle_name(const char *loc, char *out, size_t n)
 static const char *java_method(int kind, int order)
 {
     static const char *const load[] = {"getOpaque", "getAcquire", "getAcquire",
-                                       "getAcquire", "getVolatile"};
+                                       "getAcquire", "getVolatile", "get"};
     static const char *const store[] = {"setOpaque", "setRelease", "setRelease",
-                                        "setRelease", "setVolatile"};
+                                        "setRelease", "setVolatile", "set"};
     switch (kind) {
     case K_LOAD:
         return load[order];
@@ -81,7 +81,10 @@ const char *describe_x86(int kind, int order)
     case K_FADD:
         return "lock xadd [mem], reg";
     case K_FENCE:
-        return order == WF_SIM_SEQ_CST ? "mfence" : "(no instruction)";
+        /* gcc 11 and later emit a locked no-op on the stack instead, as
+         * fast and as strong; clang keeps mfence */
+        return order == WF_SIM_SEQ_CST ? "mfence (gcc: lock or [rsp], 0)"
+                                       : "(no instruction)";
     }
     return "?";
 }
@@ -92,9 +95,11 @@ const char *describe_arm64(int kind, int order)
     bool rel = order >= WF_SIM_RELEASE;
     switch (kind) {
     case K_LOAD:
-        return order == WF_SIM_RELAXED ? "ldr reg, [mem]" : "ldar reg, [mem]";
+        return order == WF_SIM_RELAXED || order == WF_SIM_PLAIN
+                   ? "ldr reg, [mem]" : "ldar reg, [mem]";
     case K_STORE:
-        return order == WF_SIM_RELAXED || order == WF_SIM_ACQUIRE
+        return order == WF_SIM_RELAXED || order == WF_SIM_ACQUIRE ||
+                       order == WF_SIM_PLAIN
                    ? "str reg, [mem]" : "stlr reg, [mem]";
     case K_CAS:
         return acq && rel ? "casal" : acq ? "casa" : rel ? "casl" : "cas";
@@ -119,8 +124,16 @@ void describe_op(int t, int op_index, char *out, size_t n)
     const sim_op *op = &th->prog[op_index];
     switch (op->kind) {
     case OP_PUSH:
-        snprintf(out, n, "%s push %c", sim_thread_name(t),
-                 op->value >= 0 ? 'A' + op->value : '?');
+        if (op->count > 1) {
+            size_t k = (size_t)snprintf(out, n, "%s push", sim_thread_name(t));
+            for (int i = 0; i < op->count && k < n; i++)
+                k += (size_t)snprintf(out + k, n - k, "%c%c", i ? ',' : ' ',
+                                      sim_op_value(op, i) >= 0
+                                          ? 'A' + sim_op_value(op, i) : '?');
+        } else {
+            snprintf(out, n, "%s push %c", sim_thread_name(t),
+                     op->value >= 0 ? 'A' + op->value : '?');
+        }
         break;
     case OP_POP:
         snprintf(out, n, "%s pop", sim_thread_name(t));
@@ -151,6 +164,16 @@ void describe_access(const sim_access *a, char *java, size_t jn, char *c11,
     value_text(a->addr, a->val, v, sizeof v);
     value_text(a->addr, a->result, r, sizeof r);
     value_text(a->addr, a->expect, e, sizeof e);
+    if (a->order == WF_SIM_PLAIN) { /* the simulator's own, non-atomic */
+        if (a->kind == K_LOAD) {
+            snprintf(java, jn, "%s -> %s", loc, r);
+            snprintf(c11, cn, "%s -> %s (non-atomic read)", loc, r);
+        } else {
+            snprintf(java, jn, "%s = %s", loc, v);
+            snprintf(c11, cn, "%s = %s (non-atomic write)", loc, v);
+        }
+        return;
+    }
     const char *m = java_method(a->kind, a->order);
     switch (a->kind) {
     case K_LOAD:
@@ -179,6 +202,18 @@ void describe_access(const sim_access *a, char *java, size_t jn, char *c11,
         snprintf(c11, cn, "atomic_fetch_add_explicit(&%s, %s, %s) -> %s", loc,
                  v, o, r);
         break;
+    }
+}
+
+void describe_cut_result(char *java)
+{
+    int depth = 0;
+    for (char *p = java; *p; p++) {
+        depth += (*p == '(') - (*p == ')');
+        if (depth == 0 && strncmp(p, " -> ", 4) == 0) {
+            *p = 0; /* the first arrow outside the parentheses */
+            return;
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 
 #include "explore.h"
 #include "weft/deque.h"
+#include "wmm.h"
 
 typedef uint64_t pmask; /* a set of processes (SIM_MAX_PROCS == 64) */
 #define BIT(p) ((pmask)1 << (p))
@@ -202,12 +203,17 @@ static void add_backtracks(int d, const uint16_t *causal)
 
 /* ---- outcomes ------------------------------------------------------------ */
 
-typedef struct strset {
+struct strset {
     char **v;
     int n, cap;
-} strset;
+};
 
-static void strset_add(strset *s, const char *x)
+strset_t *strset_new(void)
+{
+    return calloc(1, sizeof(strset_t));
+}
+
+void strset_put(strset_t *s, const char *x)
 {
     for (int i = 0; i < s->n; i++) /* outcome sets are small */
         if (strcmp(s->v[i], x) == 0)
@@ -224,52 +230,23 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* ---- the checks at the end of an execution ------------------------------- */
-
-void explore_final_check(void)
+int strset_take(strset_t *s, char ***out)
 {
-    if (S.fail[0] || !S.algo || !S.base_addr)
-        return;
-    int64_t b = (int64_t)sim_mem_read(S.base_addr);
-    int64_t t = (int64_t)sim_mem_read(S.top_addr);
-    int left[SIM_MAX_VALUES] = {0}, nleft = 0;
-    char vb[24];
-    /* What is still in the deque, taken by the owner with nobody else
-     * running (its own code, in direct mode: no steps, no log). */
-    for (void *x; nleft <= 64 && (x = S.algo->pop()) != NULL; nleft++) {
-        int v = sim_value_index(x);
-        if (v < 0) {
-            sim_failf("the deque still holds %s, which was never pushed",
-                      sim_value_name(x, vb));
-            return;
-        }
-        left[v]++;
-    }
-    /* Every value's count, all problems in one message. */
-    char msg[sizeof S.fail] = "";
-    size_t k = 0;
-    for (int v = 0; v < SIM_MAX_VALUES && k < sizeof msg; v++) {
-        int got = S.taken[v] + left[v];
-        if (got != S.pushed[v])
-            k += (size_t)snprintf(msg + k, sizeof msg - k,
-                                  "%stask %c %s: pushed %d time(s), taken %d, "
-                                  "left in the deque %d", k ? "; " : "",
-                                  'A' + v, got < S.pushed[v] ? "lost"
-                                                             : "duplicated",
-                                  S.pushed[v], S.taken[v], left[v]);
-    }
-    if (msg[0]) {
-        sim_failf("%s", msg);
-        return;
-    }
-    if (t - b != nleft && !(nleft == 0 && t <= b))
-        sim_failf("final state inconsistent: top - base = %lld but the deque "
-                  "holds %d task(s)", (long long)(t - b), nleft);
+    int n = s->n;
+    if (n)
+        qsort(s->v, (size_t)n, sizeof(char *), cmp_str);
+    *out = n ? s->v : NULL;
+    if (!n)
+        free(s->v);
+    free(s);
+    return n;
 }
+
+/* ---- the checks at the end of an execution ------------------------------- */
 
 /* ---- one execution --------------------------------------------------------- */
 
-static int start_execution(const explore_job *job)
+int explore_start(const explore_job *job)
 {
     S.reuse = job->reuse;
     if (sim_reset(job->algo, job->model, job->nthreads, job->capacity) != 0)
@@ -400,7 +377,7 @@ static bool choose(const explore_job *job, int d)
 int explore_replay(const explore_job *job, const int *sched, int n,
                    bool final_check)
 {
-    if (start_execution(job) != 0)
+    if (explore_start(job) != 0)
         return -1;
     int d = 0;
     sim_step_info info;
@@ -416,10 +393,12 @@ int explore_replay(const explore_job *job, const int *sched, int n,
 
 int explore_run(const explore_job *job, explore_result *res)
 {
+    if (SIM_GRAPH_MODEL(job->model))
+        return wmm_run(job, res);
     memset(res, 0, sizeof *res);
     if (!F && !(F = calloc(EXPLORE_MAX_DEPTH + 1, sizeof *F)))
         return -1;
-    strset outs = {0};
+    strset_t *outs = strset_new();
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int prefix = 0; /* the state where this execution makes a new choice */
@@ -427,7 +406,7 @@ int explore_run(const explore_job *job, explore_result *res)
     F[0].sleep = 0;
     naive_search = job->naive || job->preemptions >= 0;
     for (bool first = true;; first = false) {
-        if (start_execution(job) != 0)
+        if (explore_start(job) != 0)
             return -1;
         for (int d = 0; d < prefix; d++) { /* replay the common prefix */
             if (!sim_proc_enabled(F[d].chosen)) {
@@ -458,10 +437,12 @@ int explore_run(const explore_job *job, explore_result *res)
             res->execs++;
             if (job->deque_checks)
                 explore_final_check();
+            if (job->final && !S.fail[0])
+                job->final();
             if (!S.fail[0] && job->outcome && job->collect_outcomes) {
                 char buf[512];
                 job->outcome(buf, sizeof buf);
-                strset_add(&outs, buf);
+                strset_put(outs, buf);
             }
         } else if (S.fail[0]) {
             res->execs++; /* stopped at a failure */
@@ -494,11 +475,7 @@ int explore_run(const explore_job *job, explore_result *res)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     res->secs = (double)(t1.tv_sec - t0.tv_sec) +
                 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    if (outs.n) {
-        qsort(outs.v, (size_t)outs.n, sizeof(char *), cmp_str);
-        res->outcomes = outs.v;
-        res->noutcomes = outs.n;
-    }
+    res->noutcomes = strset_take(outs, &res->outcomes);
     return 0;
 }
 
@@ -509,4 +486,6 @@ void explore_result_free(explore_result *res)
     free(res->outcomes);
     res->outcomes = NULL;
     res->noutcomes = 0;
+    free(res->graph);
+    res->graph = NULL;
 }

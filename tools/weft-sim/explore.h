@@ -28,6 +28,8 @@ typedef struct explore_job {
     /* Deque checks at the end of each execution (tasks lost, duplicated,
      * final state).  Litmus tests turn them off. */
     bool deque_checks;
+    /* More checks at the end of each complete execution (may fail it). */
+    void (*final)(void);
     /* Describe the outcome of a complete execution; the explorer collects
      * the distinct ones when collect_outcomes is set. */
     void (*outcome)(char *buf, size_t n);
@@ -36,6 +38,7 @@ typedef struct explore_job {
     bool naive;        /* no partial-order reduction                    */
     bool stop_first;   /* stop at the first failure                     */
     long max_execs;    /* 0: no limit                                   */
+    bool check_duplicates; /* arm, c11: count graphs reached twice      */
     long extra_after_fail; /* executions to look for a shorter failure  */
 } explore_job;
 
@@ -51,6 +54,8 @@ typedef struct explore_result {
     int nsched;
     char **outcomes; /* sorted, when collected                            */
     int noutcomes;
+    void *graph;     /* arm, c11: the smallest failing execution graph     */
+    long duplicates; /* with check_duplicates: graphs reached twice        */
 } explore_result;
 
 /* Run the search.  Returns 0, or -1 when the job cannot run. */
@@ -65,5 +70,15 @@ int explore_replay(const explore_job *job, const int *sched, int n,
 
 /* The checks run when an execution is complete: fills S.fail. */
 void explore_final_check(void);
+/* Start an execution: reset, queue the job's operations, run every thread
+ * to its first access.  Returns 0 or -1. */
+int explore_start(const explore_job *job);
+
+/* A set of strings (distinct outcomes). */
+typedef struct strset strset_t;
+strset_t *strset_new(void);
+void strset_put(strset_t *s, const char *x);
+/* Hand over the strings, sorted, and free the set; returns how many. */
+int strset_take(strset_t *s, char ***out);
 
 #endif

@@ -113,10 +113,12 @@ static const char *const style =
     "body{font-family:sans-serif;margin:1em;background:#fafafa}"
     "pre{font-family:monospace;font-size:13px}"
     "#main{display:flex;gap:1.5em;align-items:flex-start}"
+    /* the picture keeps the width of its widest line; the log takes the
+     * rest and scrolls, so the two never overlap */
     "#picture{background:#fff;border:1px solid #ccc;padding:.6em;"
-    "min-width:34em}"
+    "flex:none;min-width:34em;margin:0}"
     "#log{font-family:monospace;font-size:12px;max-height:80vh;"
-    "overflow:auto;margin:0;padding-left:3.5em}"
+    "overflow:auto;margin:0;padding-left:3.5em;flex:1 1 0;min-width:0}"
     "#log li{white-space:pre;color:#999}#log li.done{color:#000}"
     "#log li.cur{background:#ffe58a}#log li.note{color:#b00;list-style:none}"
     "#current{font-family:monospace;font-size:13px;background:#ffe58a;"
@@ -142,7 +144,11 @@ static const char *const script =
     "for(let i=1;i<STEPS.length;i++){const li=document.getElementById('step'+i);"
     "li.className=i<at?'done':i==at?'done cur':'';}"
     "const c=document.getElementById('step'+at);"
-    "if(c&&c.scrollIntoView)c.scrollIntoView({block:'nearest'});}\n"
+    "if(c&&c.scrollIntoView)c.scrollIntoView({block:'nearest'});"
+    /* the layout as Chromium laid it out, for tests/sim/html_check.sh */
+    "const p=pic.getBoundingClientRect(),l=log.getBoundingClientRect();"
+    "document.body.dataset.layout=p.right<=l.left+1&&"
+    "pic.scrollWidth<=pic.clientWidth?'ok':'overlap';}\n"
     "function go(n){at=Math.max(0,Math.min(STEPS.length-1,n));render();}\n"
     "document.getElementById('first').onclick=()=>go(0);\n"
     "document.getElementById('back').onclick=()=>go(at-1);\n"

@@ -19,6 +19,7 @@
 
 #include "algo.h"
 #include "sim.h"
+#include "wmm.h"
 
 static uint64_t mem_rd(volatile void *addr)
 {
@@ -200,10 +201,10 @@ static void exec_access(int t, sim_access *a)
 /* Fold the values an access read into its thread's hash: two executions
  * that differ only in the order of independent steps read the same values,
  * which is how the tests compare the reduced search with the full one. */
-static void hash_reads(sim_thread *th, const sim_access *a)
+void sim_hash_reads(sim_thread *th, const sim_access *a)
 {
-    if (a->kind == K_STORE || a->kind == K_FENCE)
-        return;
+    if (a->kind == K_STORE || a->kind == K_FENCE || a->order == WF_SIM_PLAIN)
+        return; /* the arm and c11 scaffolding is not the algorithm's */
     th->reads_hash = th->reads_hash * 1000003u +
                     sim_stable_value(a->result) * 31u + a->ok + 1;
 }
@@ -230,7 +231,7 @@ void sim_step(int pid, sim_step_info *info)
         S.pos++;
     } else {
         exec_access(p->thread, &th->pend);
-        hash_reads(th, &th->pend);
+        sim_hash_reads(th, &th->pend);
         info->kind = th->pend.kind;
         info->acc = th->pend;
         S.pos++;
@@ -243,26 +244,34 @@ void sim_step(int pid, sim_step_info *info)
 /* ---- the instrumented atomics ------------------------------------------ */
 
 /* A mutant's override of this access: false when the access is skipped. */
+long sim_override_hits[SIM_MAX_OVERRIDES];
+
 static bool apply_override(sim_access *a)
 {
     const sim_override *o = S.algo ? S.algo->ovr : NULL;
-    for (; o && o->func; o++) {
-        if (o->kind != a->kind || o->order != a->order ||
-            strcmp(o->func, a->site.func) != 0 ||
-            (o->expr && !strstr(a->site.expr, o->expr)))
+    for (int i = 0; o && o[i].func && i < SIM_MAX_OVERRIDES; i++) {
+        if (o[i].kind != a->kind || o[i].order != a->order ||
+            strcmp(o[i].func, a->site.func) != 0 ||
+            (o[i].expr && !strstr(a->site.expr, o[i].expr)))
             continue;
-        if (o->new_order < 0)
+        sim_override_hits[i]++;
+        if (o[i].new_order < 0)
             return false;
-        a->order = o->new_order;
+        a->order = o[i].new_order;
+        break; /* one override per access */
     }
     return true;
 }
 
 /* Run an access: at once outside simulated threads (set-up and the final
  * checks), else as a step the scheduler chooses. */
+void (*sim_site_hook)(const sim_access *a);
+
 static void perform(sim_access *a)
 {
     a->order_src = a->order;
+    if (sim_site_hook)
+        sim_site_hook(a);
     if (S.cur < 0) {
         exec_access(-1, a);
         return;
@@ -272,10 +281,27 @@ static void perform(sim_access *a)
             S.on_skip(S.cur, a);
         return;
     }
+    if (SIM_GRAPH_MODEL(S.model))
+        wmm_before_access(a);
     sim_thread *th = &S.th[S.cur];
     th->pend = *a;
     sim_wait_step();
     *a = th->pend;
+}
+
+uint64_t sim_plain_load(volatile void *p)
+{
+    sim_access a = {.kind = K_LOAD, .order = WF_SIM_PLAIN, .addr = p,
+                    .site = WF__SIM_SITE("")};
+    perform(&a);
+    return a.result;
+}
+
+void sim_plain_store(volatile void *p, uint64_t v)
+{
+    sim_access a = {.kind = K_STORE, .order = WF_SIM_PLAIN, .addr = p,
+                    .val = v, .site = WF__SIM_SITE("")};
+    perform(&a);
 }
 
 int64_t wf__sim_load_i64(const volatile void *p, int order, wf_sim_site s)

@@ -3,21 +3,27 @@
  *
  *   weft-sim                  the REPL (reads commands from stdin)
  *   weft-sim run FILE [--html OUT.html]   play a REPL script
- *   weft-sim explore --algo NAME --model sc|tso|pso --owner "push pop ..."
+ *   weft-sim explore --algo NAME --model sc|tso|pso|arm|c11|c20
+ *            --owner "push pop ..."
  *            [--thieves N] [--polls N] [--capacity N] [--preemptions K]
  *            [--reuse] [--naive] [--first] [--outcomes] [--max-execs N]
  *            [--spins N] [--html OUT.html] [--scenario FILE]
+ *            [--mutate FUNC:KIND:ORDER:TEXT:NEW]
  *   weft-sim test FILE...     scenario files with their expected verdicts
  *   weft-sim crosscheck FILE...  the reduced search against the full one
  *   weft-sim litmus           the litmus suite of the memory machine
  *   weft-sim algos            the algorithms it can load
+ *   weft-sim park [-v]        the pool's sleep/wake handshake, every model
+ *   weft-sim isa              the instruction of every access of deque.c
  *
  * Exit status: 0 correct, 1 a counterexample (or a failed check), 2 bad
  * usage. */
 #include <stdio.h>
 #include <string.h>
 
+#include "isa.h"
 #include "litmus.h"
+#include "park.h"
 #include "repl.h"
 #include "scenario.h"
 
@@ -25,17 +31,20 @@ static int usage(void)
 {
     fprintf(stderr,
             "usage: weft-sim [run FILE [--html OUT.html]]\n"
-            "       weft-sim explore --algo NAME --model sc|tso|pso "
+            "       weft-sim explore --algo NAME --model sc|tso|pso|arm|c11|c20 "
             "--owner \"push push pop pop\"\n"
             "                [--thieves N] [--polls N] [--capacity N] "
             "[--preemptions K] [--reuse]\n"
             "                [--naive] [--first] [--outcomes] [--max-execs N] "
             "[--spins N]\n"
-            "                [--html OUT.html] [--scenario FILE]\n"
+            "                [--html OUT.html] [--scenario FILE] "
+            "[--mutate F:KIND:ORDER:TEXT:NEW]\n"
             "       weft-sim test [-v] FILE...\n"
             "       weft-sim crosscheck FILE...\n"
-            "       weft-sim litmus [-v]\n"
-            "       weft-sim algos\n");
+            "       weft-sim litmus [-v] [--model M] [--test NAME]\n"
+            "       weft-sim algos\n"
+            "       weft-sim park [-v]\n"
+            "       weft-sim isa\n");
     return 2;
 }
 
@@ -52,6 +61,10 @@ int main(int argc, char **argv)
         return argc > 2 ? cmd_crosscheck(argc - 2, argv + 2) : usage();
     if (strcmp(cmd, "algos") == 0)
         return argc == 2 ? cmd_algos() : usage();
+    if (strcmp(cmd, "park") == 0)
+        return cmd_park(argc - 2, argv + 2);
+    if (strcmp(cmd, "isa") == 0)
+        return argc == 2 ? cmd_isa() : usage();
     if (strcmp(cmd, "litmus") == 0)
         return litmus_main(argc - 2, argv + 2);
     if (strcmp(cmd, "run") == 0) {

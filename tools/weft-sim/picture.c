@@ -22,11 +22,6 @@ static const char *col(bool color, const char *code)
 #define BOLD "\033[1m"
 #define OFF "\033[0m"
 
-static const char *model_name(int m)
-{
-    return m == MODEL_SC ? "sc" : m == MODEL_TSO ? "tso" : "pso";
-}
-
 static void ring_name(int r, char *out, size_t n)
 {
     snprintf(out, n, "a%.*s", r, "''''''''");
@@ -95,7 +90,7 @@ static void draw_ring(sbuf *b, const sim_ring *g, int r, int64_t base,
 
 static void draw_buffers(sbuf *b, bool color)
 {
-    sb_printf(b, "store buffers (%s, oldest first):", model_name(S.model));
+    sb_printf(b, "store buffers (%s, oldest first):", sim_model_name(S.model));
     for (int t = 0; t < S.nthreads; t++) {
         const sim_thread *th = &S.th[t];
         if (t > 0 && th->nprog == 0)
@@ -147,9 +142,7 @@ static void draw_threads(sbuf *b, bool color)
         }
         describe_op(t, th->pc, op, sizeof op);
         describe_access(&th->pend, java, sizeof java, c11, sizeof c11);
-        char *arrow = strstr(java, " -> "); /* not executed yet: no result */
-        if (arrow)
-            *arrow = 0;
+        describe_cut_result(java); /* not executed yet: no result */
         sb_printf(b, "in %s, next: %s", op + strlen(sim_thread_name(t)) + 1,
                   java);
         if (!sim_proc_enabled(t))
@@ -181,16 +174,18 @@ void picture_draw(sbuf *b, bool color)
     sb_printf(b, "%s%s%s, model %s: ring %s, capacity %lld, mask %lld; "
               "base = %lld, top = %lld, top - base = %lld\n",
               col(color, BOLD), S.algo->name, col(color, OFF),
-              model_name(S.model), name, (long long)g->cap,
+              sim_model_name(S.model), name, (long long)g->cap,
               (long long)(g->cap - 1), (long long)base, (long long)top,
               (long long)(top - base));
     draw_ring(b, g, r, base, top, true, color);
-    for (int i = 0; i < S.nrings; i++)
+    for (int i = 0; i < S.nrings; i++) /* rings come in allocation order */
         if (i != r) {
-            sb_printf(b, "retired ring (kept until destroy):\n");
+            sb_printf(b, i < r ? "retired ring (kept until destroy):\n"
+                               : "new ring, not yet published (array still "
+                                 "points to %s):\n", name);
             draw_ring(b, &S.rings[i], i, base, top, false, color);
         }
-    if (S.model != MODEL_SC)
+    if (S.model == MODEL_TSO || S.model == MODEL_PSO)
         draw_buffers(b, color);
     draw_threads(b, color);
 }

@@ -156,9 +156,7 @@ static void say_next(int t)
     if (th->state != T_PENDING)
         return;
     describe_access(&th->pend, java, sizeof java, c11, sizeof c11);
-    char *arrow = strstr(java, " -> ");
-    if (arrow)
-        *arrow = 0; /* not executed yet */
+    describe_cut_result(java); /* not executed yet */
     printf("     %s next: %s%s\n", sim_thread_name(t), java,
            sim_proc_enabled(t) ? "" : "  (waits for its store buffer)");
 }
@@ -346,13 +344,15 @@ static int command(int line, char *text)
                                : -1;
     }
     if (strcmp(c, "model") == 0) {
-        static const char *const mn[] = {"sc", "tso", "pso"};
-        for (int m = 0; a && m < 3; m++)
-            if (strcmp(a, mn[m]) == 0) {
-                R.model = m;
-                return do_reset() == 0 ? (printf("model %s\n", mn[m]), 0) : -1;
-            }
-        out_err(line, "model sc, tso or pso, not '%s'", a ? a : "");
+        int m = sim_model_parse(a);
+        if (m >= 0 && !SIM_GRAPH_MODEL(m)) {
+            R.model = m;
+            return do_reset() == 0 ? (printf("model %s\n", a), 0) : -1;
+        }
+        out_err(line, m >= 0 ? "the REPL steps sc, tso and pso; %s is explored "
+                               "as execution graphs (weft-sim explore)"
+                             : "model sc, tso or pso, not '%s'",
+                a ? a : "");
         return -1;
     }
     if (strcmp(c, "help") == 0 || strcmp(c, "?") == 0) {
@@ -423,5 +423,6 @@ int repl_main(const char *path, const char *html)
         trace_rec_free(&rec);
     }
     log_clear();
-    return R.script && errors ? 1 : 0;
+    /* a script that made a check fail (a lost or duplicated task) fails */
+    return R.script && (errors || R.fail_shown) ? 1 : 0;
 }

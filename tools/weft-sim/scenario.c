@@ -44,12 +44,19 @@ static int parse_owner(scenario *sc, const char *v, char *err, size_t n)
             snprintf(err, n, "owner: at most %d operations", SIM_MAX_OPS);
             return -1;
         }
-        if (k == 4 && strncmp(p, "push", 4) == 0)
+        if (k == 4 && strncmp(p, "push", 4) == 0) {
+            sc->owner_count[sc->nowner] = 1;
             sc->owner_ops[sc->nowner++] = OP_PUSH;
+        } else if (k == 5 && strncmp(p, "push", 4) == 0 && p[4] >= '2' &&
+                   p[4] <= '0' + SIM_MAX_PUSH_N) {
+            sc->owner_count[sc->nowner] = p[4] - '0';
+            sc->owner_ops[sc->nowner++] = OP_PUSH;
+        }
         else if (k == 3 && strncmp(p, "pop", 3) == 0)
             sc->owner_ops[sc->nowner++] = OP_POP;
         else {
-            snprintf(err, n, "owner: '%.*s' is not push or pop", (int)k, p);
+            snprintf(err, n, "owner: '%.*s' is not push, push2..push%d or pop",
+                     (int)k, p, SIM_MAX_PUSH_N);
             return -1;
         }
         p += k;
@@ -58,7 +65,7 @@ static int parse_owner(scenario *sc, const char *v, char *err, size_t n)
 }
 
 static const char *const flags[] = {"reuse", "naive", "first", "outcomes",
-                                    "reads"};
+                                    "reads", "duplicates"};
 
 bool scenario_key_has_value(const char *key)
 {
@@ -81,6 +88,8 @@ int scenario_set(scenario *sc, const char *key, const char *v, char *err,
         sc->outcomes = true;
     else if (strcmp(key, "reads") == 0)
         sc->outcomes = sc->reads = true;
+    else if (strcmp(key, "duplicates") == 0)
+        sc->duplicates = true;
     else if (v == NULL) {
         snprintf(err, n, "%s needs a value", key);
         return -1;
@@ -90,14 +99,9 @@ int scenario_set(scenario *sc, const char *key, const char *v, char *err,
             return -1;
         }
     } else if (strcmp(key, "model") == 0) {
-        if (strcmp(v, "sc") == 0)
-            sc->model = MODEL_SC;
-        else if (strcmp(v, "tso") == 0)
-            sc->model = MODEL_TSO;
-        else if (strcmp(v, "pso") == 0)
-            sc->model = MODEL_PSO;
-        else {
-            snprintf(err, n, "model must be sc, tso or pso, not '%s'", v);
+        if ((sc->model = sim_model_parse(v)) < 0) {
+            snprintf(err, n, "model must be sc, tso, pso, arm, c11 or c20, not "
+                             "'%s'", v);
             return -1;
         }
     } else if (strcmp(key, "owner") == 0) {
@@ -143,8 +147,18 @@ int scenario_set(scenario *sc, const char *key, const char *v, char *err,
             snprintf(err, n, "expect: pass or fail");
             return -1;
         }
+    } else if (strcmp(key, "mutate") == 0) {
+        if (sc->nmutate == SIM_MAX_OVERRIDES - 1) {
+            snprintf(err, n, "mutate: at most %d", SIM_MAX_OVERRIDES - 1);
+            return -1;
+        }
+        if (sim_override_parse(v, &sc->mutate[sc->nmutate], err, n) != 0)
+            return -1;
+        sc->nmutate++;
     } else if (strcmp(key, "html") == 0) {
         sc->html = strdup(v);
+    } else if (strcmp(key, "replay") == 0) {
+        sc->replay = strdup(v);
     } else if (strcmp(key, "name") == 0) {
         snprintf(sc->name, sizeof sc->name, "%s", v);
     } else {
@@ -197,7 +211,8 @@ static void setup(const explore_job *job)
 {
     const scenario *sc = job->ctx;
     for (int i = 0; i < sc->nowner; i++)
-        sim_add_op(0, (sim_op){.kind = sc->owner_ops[i], .value = -1});
+        sim_add_op(0, (sim_op){.kind = sc->owner_ops[i], .value = -1,
+                               .count = sc->owner_count[i]});
     for (int t = 1; t <= sc->thieves; t++)
         for (int i = 0; i < sc->polls; i++)
             sim_add_op(t, (sim_op){.kind = OP_POLL});
@@ -221,7 +236,10 @@ static void outcome(char *buf, size_t n)
         for (int i = 0; i < S.th[t].nprog && k < n; i++) {
             const sim_op *op = &S.th[t].prog[i];
             if (op->kind == OP_PUSH)
-                k += (size_t)snprintf(buf + k, n - k, " push %c", 'A' + op->value);
+                for (int j = 0; j < (op->count > 1 ? op->count : 1) && k < n; j++)
+                    k += (size_t)snprintf(buf + k, n - k, "%s%c",
+                                          j ? "," : " push ",
+                                          'A' + sim_op_value(op, j));
             else if (op->kind == OP_POP)
                 k += (size_t)snprintf(buf + k, n - k, " pop=%s",
                                       sim_value_name(op->got, vb));
@@ -235,10 +253,25 @@ static void outcome(char *buf, size_t n)
     }
 }
 
+const sim_algo *scenario_algo(const scenario *sc)
+{
+    static sim_algo adhoc;
+    static char name[64];
+    if (sc->nmutate == 0)
+        return sc->algo;
+    adhoc = *sc->algo;
+    snprintf(name, sizeof name, "%s+mutate", sc->algo->name);
+    adhoc.name = name;
+    adhoc.catch_model = "?";
+    adhoc.desc = "an ad-hoc mutant (--mutate)";
+    adhoc.ovr = sc->mutate; /* zeroed after the last: func == NULL */
+    return &adhoc;
+}
+
 void scenario_job(const scenario *sc, explore_job *job)
 {
     memset(job, 0, sizeof *job);
-    job->algo = sc->algo;
+    job->algo = scenario_algo(sc);
     job->model = sc->model;
     job->nthreads = 1 + sc->thieves;
     job->capacity = sc->capacity;
@@ -252,6 +285,7 @@ void scenario_job(const scenario *sc, explore_job *job)
     job->naive = sc->naive;
     job->stop_first = sc->first;
     job->max_execs = sc->max_execs;
+    job->check_duplicates = sc->duplicates;
     job->extra_after_fail = 20000;
     outcome_reads = sc->reads;
     sim_spin_limit = sc->spins;
@@ -259,12 +293,18 @@ void scenario_job(const scenario *sc, explore_job *job)
 
 void scenario_describe(const scenario *sc, char *out, size_t n)
 {
-    static const char *const mn[] = {"sc", "tso", "pso"};
     size_t k = (size_t)snprintf(out, n, "algo %s, model %s, owner \"",
-                                sc->algo->name, mn[sc->model]);
+                                scenario_algo(sc)->name,
+                                sim_model_name(sc->model));
     for (int i = 0; i < sc->nowner && k < n; i++)
         k += (size_t)snprintf(out + k, n - k, "%s%s", i ? " " : "",
-                              sc->owner_ops[i] == OP_PUSH ? "push" : "pop");
+                              sc->owner_ops[i] == OP_PUSH
+                                  ? (sc->owner_count[i] > 1
+                                         ? (const char *[]){"", "", "push2",
+                                                            "push3", "push4"}
+                                               [sc->owner_count[i]]
+                                         : "push")
+                                  : "pop");
     if (k < n)
         snprintf(out + k, n - k,
                  "\", %d thie%s x %d poll%s, capacity %d%s%s", sc->thieves,

@@ -13,15 +13,21 @@ typedef struct scenario {
     const sim_algo *algo;
     int model;
     int owner_ops[SIM_MAX_OPS]; /* OP_PUSH / OP_POP */
+    int owner_count[SIM_MAX_OPS]; /* push: tasks at once ("push2": 2) */
     int nowner;
     int thieves, polls, capacity;
     bool reuse, naive, first, outcomes;
     bool reads; /* outcomes include a hash of every value read */
+    bool duplicates; /* arm, c11, c20: count graphs reached twice */
     int spins;  /* iterations a reference algorithm's retry loop may make */
     int preemptions; /* -1: none */
     long max_execs;
     const char *html;
+    const char *replay; /* write the counterexample as a REPL script here */
     int expect; /* -1: none; 0: correct; 1: counterexample */
+    /* --mutate: overrides applied to algo (an ad-hoc mutant) */
+    sim_override mutate[SIM_MAX_OVERRIDES];
+    int nmutate;
 } scenario;
 
 void scenario_defaults(scenario *sc);
@@ -33,6 +39,9 @@ int scenario_set(scenario *sc, const char *key, const char *value, char *err,
 /* Does key take a value? */
 bool scenario_key_has_value(const char *key);
 int scenario_load(scenario *sc, const char *path, char *err, size_t n);
+/* The algorithm a scenario runs: algo, or with --mutate an ad-hoc mutant
+ * of it (valid until the next call). */
+const sim_algo *scenario_algo(const scenario *sc);
 /* The explorer job of a scenario. */
 void scenario_job(const scenario *sc, explore_job *job);
 /* One line: "weft, tso, owner "push push pop", 2 thieves x 2 polls, ..." */

@@ -28,7 +28,13 @@
 #define SIM_MAX_VALUES 26   /* task values A..Z                          */
 #define SIM_OP_STEP_LIMIT 400 /* an operation longer than this is a hang */
 
-enum sim_model { MODEL_SC, MODEL_TSO, MODEL_PSO };
+/* sc, tso and pso are machines with store buffers, explored by
+ * interleaving (explore.c); arm, c11 and c20 are axiomatic models whose
+ * executions are graphs (wmm.h).  c20 is c11 with C++20's release
+ * sequences. */
+enum sim_model { MODEL_SC, MODEL_TSO, MODEL_PSO, MODEL_ARM, MODEL_C11,
+                 MODEL_C20, MODEL_COUNT };
+#define SIM_GRAPH_MODEL(m) ((m) >= MODEL_ARM)
 
 enum sim_kind { K_LOAD, K_STORE, K_CAS, K_XCHG, K_FADD, K_FENCE, K_DRAIN };
 
@@ -60,10 +66,14 @@ typedef struct sim_bufent {
 enum sim_op_kind { OP_PUSH, OP_POP, OP_POLL, OP_CALL };
 
 /* One operation of a thread's program, and its outcome. */
+#define SIM_MAX_PUSH_N 4
 typedef struct sim_op {
     int kind;
     int value;       /* push: value index (A = 0); -1: chosen at run time */
-    void (*call)(int thread); /* OP_CALL: a litmus thread body           */
+    int count;       /* push: tasks pushed at once (wf_deque_push_n), 0: 1 */
+    int more[SIM_MAX_PUSH_N - 1]; /* ...the values after the first        */
+    void (*call)(int thread); /* OP_CALL: a thread body (litmus, park)   */
+    bool straight;   /* OP_CALL: straight-line code, no branch on a load */
     int status;      /* poll: WF_POLL_*; push: 0 or an error             */
     void *got;       /* pop/poll: what it returned                        */
     bool done;
@@ -106,6 +116,7 @@ typedef struct sim_ring {
     const void *ring;     /* the value stored in the algorithm's array field */
     volatile void *slots; /* first slot                                      */
     int64_t cap;
+    int owner;            /* the thread that allocated it; -1: at set-up     */
 } sim_ring;
 
 /* Hooks an algorithm gives the simulator. */
@@ -136,6 +147,8 @@ typedef struct sim_state {
     void (*on_step)(const sim_step_info *);
     /* an access a mutant removed (it is no step): thread and access */
     void (*on_skip)(int thread, const sim_access *);
+    /* arm, c11: what a replayed event reads from, said before its step */
+    void (*on_note)(const char *text);
 } sim_state;
 
 extern sim_state S;
@@ -156,6 +169,9 @@ int sim_buf_pid(int thread, volatile void *addr);
 bool sim_all_done(void);
 /* Name of thread t ("owner", "T1", ...). */
 const char *sim_thread_name(int t);
+/* "sc", "tso", "pso", "arm", "c11"; and back (-1: unknown). */
+const char *sim_model_name(int m);
+int sim_model_parse(const char *s);
 /* Memory word as the machine holds it (no buffers). */
 uint64_t sim_mem_read(volatile void *addr);
 /* The newest value of addr thread t would read (its buffer first). */
@@ -170,7 +186,26 @@ void *sim_alloc(size_t bytes);
 /* A value with arena addresses made relative to the arena, so that it is
  * the same in every run of the program (the arena moves with ASLR). */
 uint64_t sim_stable_value(uint64_t v);
+/* A ring an algorithm allocated.  Under arm and c11, a ring allocated by
+ * a thread gets a header: a plain write by that thread when it is
+ * allocated, and a plain read before each other thread's first access to
+ * its slots, so that reading a ring before its fields are written shows
+ * (a stale read under arm, a race under c11). */
 void sim_register_ring(const void *ring, volatile void *slots, int64_t cap);
+/* An object whose address range [lo, lo + size) is reached through the
+ * pointer value `handle`: arm's address dependencies come from the read
+ * that returned it.  Rings and task contents are registered. */
+void sim_register_object(uint64_t handle, volatile void *lo, size_t size);
+bool sim_object_of(volatile void *addr, uint64_t *handle);
+/* The header word of the ring whose slot addr is, when the thread must
+ * read it first (arm, c11); NULL otherwise. */
+volatile void *sim_ring_header_for(int thread, volatile void *addr);
+/* Called with every instrumented access as the code makes it, before a
+ * mutant changes it, direct-mode ones included (weft-sim isa). */
+extern void (*sim_site_hook)(const sim_access *a);
+/* Non-atomic accesses of the simulator's scaffolding (arm and c11). */
+uint64_t sim_plain_load(volatile void *p);
+void sim_plain_store(volatile void *p, uint64_t v);
 const sim_ring *sim_ring_of(const void *ring);
 /* Name of a location: "top", "base", "array", "a[3]", "a'[1]", or hex. */
 void sim_loc_name(volatile void *addr, char *out, size_t n);
@@ -187,6 +222,8 @@ void sim_resume(int t);     /* run thread t to its next access        */
  * store buffer (RMW, mfence, seq_cst store); 2: PSO release store, waits
  * for the thread's stores to other locations. */
 int sim_needs_drain(const sim_access *a);
+/* Fold what an access read into its thread's hash of values read. */
+void sim_hash_reads(sim_thread *th, const sim_access *a);
 /* Index in its thread's buffer of the store buffer process pid drains
  * next, or -1 when it has nothing to drain. */
 int sim_buf_head(int pid);
@@ -194,6 +231,8 @@ int sim_buf_head(int pid);
 /* ---- values ----------------------------------------------------------- */
 #define SIM_VALUE(i) ((void *)(uintptr_t)(0xA0 + (i)))
 int sim_value_index(const void *v); /* -1 when not a task value */
+/* Value i of a push operation (i < count). */
+int sim_op_value(const sim_op *op, int i);
 /* "A", "B", ... ; "null" for NULL; "#hex" for anything else. */
 const char *sim_value_name(const void *v, char buf[24]);
 

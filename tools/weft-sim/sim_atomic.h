@@ -22,7 +22,10 @@ enum wf_sim_order {
     WF_SIM_ACQUIRE,
     WF_SIM_RELEASE,
     WF_SIM_ACQ_REL,
-    WF_SIM_SEQ_CST
+    WF_SIM_SEQ_CST,
+    /* a non-atomic access: only the simulator's own scaffolding (a task's
+     * contents, a ring's header) under the arm and c11 models */
+    WF_SIM_PLAIN
 };
 
 /* One instrumented call site. */

@@ -31,3 +31,13 @@ int sim_weft_poll_cas_first(void **out)
     *out = wf_load_acquire(&a->slot[b & a->mask]);
     return WF_POLL_TAKEN;
 }
+
+/* Mutant weft-pop-oldest: the owner takes the oldest task, as a thief
+ * does.  Nothing is lost or taken twice (poll is safe from any thread);
+ * only the order is wrong, FIFO where the owner must be LIFO. */
+void *sim_weft_pop_oldest(void)
+{
+    void *x = NULL;
+    /* MUTATION: the owner polls at base instead of popping at top. */
+    return wf_deque_poll(&sim_weft_dq, &x) == WF_POLL_TAKEN ? x : NULL;
+}

@@ -59,6 +59,11 @@ int sim_weft_push(void *x)
     return wf_deque_push(&sim_weft_dq, x);
 }
 
+int sim_weft_push_n(void *const *xs, size_t n)
+{
+    return wf_deque_push_n(&sim_weft_dq, xs, n);
+}
+
 void *sim_weft_pop(void)
 {
     return wf_deque_pop(&sim_weft_dq);
@@ -72,10 +77,12 @@ int sim_weft_poll(void **out)
 /* ---- the shipped deque and its mutants ---------------------------------- */
 
 #define WEFT_ALGO(nm, model, description, overrides, pollfn)                 \
+    WEFT_ALGO2(nm, model, description, overrides, sim_weft_pop, pollfn)
+#define WEFT_ALGO2(nm, model, description, overrides, popfn, pollfn)          \
     {.name = nm, .catch_model = model, .desc = description,                  \
      .init = sim_weft_init, .destroy = sim_weft_destroy,                     \
-     .push = sim_weft_push, .pop = sim_weft_pop, .poll = pollfn,             \
-     .ovr = overrides}
+     .push = sim_weft_push, .push_n = sim_weft_push_n, .pop = popfn,         \
+     .poll = pollfn, .ovr = overrides}
 
 #define END {NULL, 0, 0, NULL, 0}
 static const sim_override no_storeload[] = {
@@ -92,6 +99,14 @@ static const sim_override poll_no_fence[] = {
     {"wf_deque_poll", K_FENCE, WF_SIM_SEQ_CST, NULL, -1}, END};
 static const sim_override relaxed_array_store[] = {
     {"grow", K_STORE, WF_SIM_RELEASE, "array", WF_SIM_RELAXED}, END};
+static const sim_override relaxed_base_load[] = {
+    {"wf_deque_poll", K_LOAD, WF_SIM_ACQUIRE, "base", WF_SIM_RELAXED}, END};
+static const sim_override relaxed_array_load[] = {
+    {"wf_deque_poll", K_LOAD, WF_SIM_ACQUIRE, "array", WF_SIM_RELAXED}, END};
+static const sim_override poll_cas_acqrel[] = {
+    {"wf_deque_poll", K_CAS, WF_SIM_SEQ_CST, "base", WF_SIM_ACQ_REL}, END};
+static const sim_override pop_cas_acqrel[] = {
+    {"wf_deque_pop", K_CAS, WF_SIM_SEQ_CST, "base", WF_SIM_ACQ_REL}, END};
 
 const sim_algo sim_algo_weft = WEFT_ALGO(
     "weft", "-", "the shipped deque: src/deque.c compiled unchanged with -DWF_SIM",
@@ -102,34 +117,55 @@ const sim_algo sim_weft_mutants[] = {
               "pop: the seq_cst fence between the store of top and the load "
               "of base is skipped (no StoreLoad)",
               no_storeload, sim_weft_poll),
-    WEFT_ALGO("weft-relaxed-slot-store", "c11",
+    WEFT_ALGO("weft-relaxed-slot-store", "-",
               "push: the release store of the slot becomes relaxed (needless "
-              "on hardware, the release store of top orders it; C11 may need "
-              "it for the task's contents)",
+              "under C11, ARMv8 and x86: the release store of top, and C11's "
+              "release sequence through pop's stores of top, carry it)",
               relaxed_slot_store, sim_weft_poll),
     WEFT_ALGO("weft-relaxed-top-store", "pso",
               "push: the release store of top becomes relaxed (a thief may "
               "see top before the slot)",
               relaxed_top_store, sim_weft_poll),
-    WEFT_ALGO("weft-relaxed-slot-load", "c11",
-              "poll: the acquire load of the slot becomes relaxed (needless on "
-              "hardware, the acquire load of top orders it; C11 may need it "
-              "for the task's contents)",
+    WEFT_ALGO("weft-relaxed-slot-load", "-",
+              "poll: the acquire load of the slot becomes relaxed (needless "
+              "under C11, ARMv8 and x86: the acquire load of top orders it)",
               relaxed_slot_load, sim_weft_poll),
     WEFT_ALGO("weft-relaxed-top-load", "arm",
-              "poll: the acquire load of top becomes relaxed (LoadLoad: the "
-              "slot may be read first on ARM64/POWER; SC/TSO/PSO never "
+              "poll: the acquire load of top becomes relaxed (LoadLoad: "
+              "ARMv8 may read the slot before top; SC, TSO and PSO never "
               "reorder loads)",
               relaxed_top_load, sim_weft_poll),
     WEFT_ALGO("weft-poll-no-fence", "c11",
               "poll: the seq_cst fence between the loads of base and top is "
-              "skipped (C11 needs it to pair with pop's fence; TSO and PSO "
-              "keep loads in order)",
+              "skipped (C11's fences order only against fences; TSO, PSO and "
+              "ARMv8 keep the acquire loads in order)",
               poll_no_fence, sim_weft_poll),
     WEFT_ALGO("weft-relaxed-array-store", "pso",
               "grow: the release store of the new ring becomes relaxed (a "
               "thief may see the ring before its slots)",
               relaxed_array_store, sim_weft_poll),
+    WEFT_ALGO("weft-relaxed-base-load", "-",
+              "poll: the acquire load of base becomes relaxed (needless: the "
+              "seq_cst fence right after it acquires, and orders it on "
+              "hardware)",
+              relaxed_base_load, sim_weft_poll),
+    WEFT_ALGO("weft-relaxed-array-load", "c11",
+              "poll: the acquire load of array becomes relaxed (C11: the "
+              "thief reads a grown ring's mask without happens-before, a "
+              "data race; ARMv8 orders it by the address dependency)",
+              relaxed_array_load, sim_weft_poll),
+    WEFT_ALGO("weft-poll-cas-acqrel", "-",
+              "poll: the seq_cst CAS on base becomes acq_rel (needless: the "
+              "fences carry the StoreLoad order, the CAS only arbitrates)",
+              poll_cas_acqrel, sim_weft_poll),
+    WEFT_ALGO("weft-pop-cas-acqrel", "-",
+              "pop: the seq_cst CAS on base becomes acq_rel (needless, as in "
+              "poll)",
+              pop_cas_acqrel, sim_weft_poll),
+    WEFT_ALGO2("weft-pop-oldest", "sc",
+               "pop: the owner takes the oldest task, at base (nothing lost or "
+               "duplicated: only the LIFO order is wrong; variants.c)",
+               NULL, sim_weft_pop_oldest, sim_weft_poll),
     WEFT_ALGO("weft-cas-before-read", "sc",
               "poll: base is advanced (the CAS) before the slot is read, so "
               "the owner may reuse the slot first (variants.c)",
