@@ -116,6 +116,35 @@ static inline void check_in_child(const char *what, void (*fn)(void))
               WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 }
 
+/* Run fn(arg) in a forked child whose stderr goes to err (up to n - 1
+ * bytes, NUL-terminated); returns the child's wait status. */
+static inline int check_child_stderr(void (*fn)(void *), void *arg,
+                                     char *err, size_t n)
+{
+    fflush(NULL);
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], 2);
+        close(fds[0]);
+        fn(arg);
+        fflush(NULL);
+        _exit(0);
+    }
+    close(fds[1]);
+    size_t got = 0;
+    for (ssize_t r; got + 1 < n &&
+                    (r = read(fds[0], err + got, n - 1 - got)) > 0;)
+        got += (size_t)r;
+    err[got] = '\0';
+    close(fds[0]);
+    int st;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    return st;
+}
+
 /* A pool of `threads` threads, all else default. */
 static inline wf_pool *check_pool(unsigned threads)
 {

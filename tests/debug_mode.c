@@ -31,31 +31,22 @@
 #include "graph_test.h"
 
 /* Run fn in a child with WEFT_DEBUG=debug; its stderr goes to err. */
+typedef struct {
+    void (*fn)(void);
+    const char *debug;
+} child_job;
+
+static void child_main(void *arg)
+{
+    child_job *j = arg;
+    CHECK(setenv("WEFT_DEBUG", j->debug, 1) == 0);
+    j->fn();
+}
+
 static int in_child(void (*fn)(void), const char *debug, char *err, size_t n)
 {
-    fflush(NULL);
-    int fds[2];
-    CHECK(pipe(fds) == 0);
-    pid_t pid = fork();
-    CHECK(pid >= 0);
-    if (pid == 0) {
-        dup2(fds[1], 2);
-        close(fds[0]);
-        CHECK(setenv("WEFT_DEBUG", debug, 1) == 0);
-        fn();
-        fflush(NULL);
-        _exit(0);
-    }
-    close(fds[1]);
-    size_t got = 0;
-    for (ssize_t r; got + 1 < n &&
-                    (r = read(fds[0], err + got, n - 1 - got)) > 0;)
-        got += (size_t)r;
-    err[got] = '\0';
-    close(fds[0]);
-    int st;
-    CHECK(waitpid(pid, &st, 0) == pid);
-    return st;
+    child_job j = {fn, debug};
+    return check_child_stderr(child_main, &j, err, n);
 }
 
 static void expect(void (*fn)(void), const char *debug, bool aborts,

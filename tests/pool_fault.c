@@ -193,39 +193,30 @@ static void scenario_thread_start(void)
 /* In a child (the default pool is made once per process): set name=value,
  * make the default pool and two more pools that read the environment, and
  * return what the child wrote on stderr. */
+typedef struct {
+    const char *name, *value;
+} env_setting;
+
+static void env_child_main(void *arg)
+{
+    const env_setting *e = arg;
+    CHECK(setenv(e->name, e->value, 1) == 0);
+    wf_pool *def = wf_pool_default();
+    CHECK_MSG(def != NULL, "%s=%s: no default pool", e->name, e->value);
+    CHECK(wf_pool_threads(def) >= 2);
+    for (int i = 0; i < 2; i++) {
+        wf_pool *p = NULL;
+        CHECK_OK(wf_pool_create(&p, NULL));
+        check_fib_on(p, 10);
+        CHECK_OK(wf_pool_destroy(p));
+    }
+}
+
 static void env_child(const char *name, const char *value, char *err,
                       size_t n)
 {
-    fflush(NULL);
-    int fds[2];
-    CHECK(pipe(fds) == 0);
-    pid_t pid = fork();
-    CHECK(pid >= 0);
-    if (pid == 0) {
-        dup2(fds[1], 2);
-        close(fds[0]);
-        CHECK(setenv(name, value, 1) == 0);
-        wf_pool *def = wf_pool_default();
-        CHECK_MSG(def != NULL, "%s=%s: no default pool", name, value);
-        CHECK(wf_pool_threads(def) >= 2);
-        for (int i = 0; i < 2; i++) {
-            wf_pool *p = NULL;
-            CHECK_OK(wf_pool_create(&p, NULL));
-            check_fib_on(p, 10);
-            CHECK_OK(wf_pool_destroy(p));
-        }
-        fflush(NULL);
-        _exit(0);
-    }
-    close(fds[1]);
-    size_t got = 0;
-    for (ssize_t r; got + 1 < n && (r = read(fds[0], err + got,
-                                             n - 1 - got)) > 0;)
-        got += (size_t)r;
-    err[got] = '\0';
-    close(fds[0]);
-    int st;
-    CHECK(waitpid(pid, &st, 0) == pid);
+    env_setting e = {name, value};
+    int st = check_child_stderr(env_child_main, &e, err, n);
     CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
               "%s=%s: child status %#x: %s", name, value, st, err);
 }
