@@ -38,8 +38,8 @@ typedef struct {
 } cs_merge_frame;
 
 static void cs_sort(cs_key *low, cs_key *tmp, size_t n);
-static void cs_merge(cs_key *low1, cs_key *high1, cs_key *low2,
-                     cs_key *high2, cs_key *dest);
+static void cs_merge(cs_key *low1, cs_key *high1, cs_key *low2, cs_key *high2,
+                     cs_key *dest);
 
 static void cs_sort_child(cs_sort_frame *f)
 {
@@ -151,8 +151,8 @@ static cs_key *cs_upper(cs_key *low, cs_key *high, cs_key val)
     return low;
 }
 
-static void cs_merge(cs_key *low1, cs_key *high1, cs_key *low2,
-                     cs_key *high2, cs_key *dest)
+static void cs_merge(cs_key *low1, cs_key *high1, cs_key *low2, cs_key *high2,
+                     cs_key *dest)
 {
     if (high2 - low2 > high1 - low1) { /* run 1 is the longer */
         cs_key *t = low1;
@@ -173,8 +173,11 @@ static void cs_merge(cs_key *low1, cs_key *high1, cs_key *low2,
     cs_key *split2 = cs_upper(low2, high2, *split1);
     cs_key *lowdest = dest + (split1 - low1) + (split2 - low2);
     *lowdest = *split1;
-    cs_merge_frame lower = {.low1 = low1, .high1 = split1 - 1, .low2 = low2,
-                            .high2 = split2 - 1, .dest = dest};
+    cs_merge_frame lower = {.low1 = low1,
+                            .high1 = split1 - 1,
+                            .low2 = low2,
+                            .high2 = split2 - 1,
+                            .dest = dest};
     BENCH_SPAWN(&lower, cs_merge_child);
     cs_merge(split1 + 1, high1, split2, high2, lowdest + 1);
     BENCH_JOIN(&lower, cs_merge_child);
@@ -199,8 +202,8 @@ static void cs_sort(cs_key *low, cs_key *tmp, size_t n)
     for (int i = 2; i >= 0; i--)
         BENCH_JOIN(&s[i], cs_sort_child);
 
-    cs_merge_frame m = {.low1 = a, .high1 = b - 1, .low2 = b, .high2 = c - 1,
-                        .dest = ta};
+    cs_merge_frame m = {
+        .low1 = a, .high1 = b - 1, .low2 = b, .high2 = c - 1, .dest = ta};
     BENCH_SPAWN(&m, cs_merge_child);
     cs_merge(c, d - 1, d, low + n - 1, tc);
     BENCH_JOIN(&m, cs_merge_child);
@@ -263,8 +266,8 @@ static void *cs_setup(bool quick)
     bool sorted = true;
     for (size_t i = 1; i < s->n; i++)
         sorted &= s->ref[i - 1] <= s->ref[i];
-    if (!sorted || cs_fingerprint(s->ref, s->n) !=
-                       cs_fingerprint(s->input, s->n)) {
+    if (!sorted ||
+        cs_fingerprint(s->ref, s->n) != cs_fingerprint(s->input, s->n)) {
         fprintf(stderr, "cilksort: the sequential sort is wrong\n");
         cs_teardown(s);
         return NULL;
@@ -284,8 +287,10 @@ static int cs_check(void *state, bool seq, char *why, size_t len)
     const cs_state *s = (const cs_state *)state;
     for (size_t i = 0; i < s->n; i++)
         if (s->data[i] != s->ref[i]) {
-            snprintf(why, len, "cilksort: element %zu differs from the "
-                               "sequential result", i);
+            snprintf(why, len,
+                     "cilksort: element %zu differs from the "
+                     "sequential result",
+                     i);
             return -1;
         }
     return 0;
@@ -294,8 +299,7 @@ static int cs_check(void *state, bool seq, char *why, size_t len)
 static const char *cs_describe(const void *state)
 {
     static char buf[32];
-    snprintf(buf, sizeof buf, "n=%.0e",
-             (double)((const cs_state *)state)->n);
+    snprintf(buf, sizeof buf, "n=%.0e", (double)((const cs_state *)state)->n);
     return buf;
 }
 

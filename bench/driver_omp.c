@@ -86,8 +86,8 @@ void bench_parallel_for(size_t begin, size_t end, size_t grain,
 
 /* A partial per piece, combined left to right afterwards: the same
  * deterministic result as weft's and the sequential reduction. */
-void bench_parallel_reduce(size_t begin, size_t end, size_t grain,
-                           void *result, size_t size, const void *identity,
+void bench_parallel_reduce(size_t begin, size_t end, size_t grain, void *result,
+                           size_t size, const void *identity,
                            bench_reduce_fn body, bench_combine_fn combine,
                            void *ctx)
 {
@@ -98,7 +98,7 @@ void bench_parallel_reduce(size_t begin, size_t end, size_t grain,
         fprintf(stderr, "bench_parallel_reduce: out of memory\n");
         abort();
     }
-#pragma omp taskloop grainsize(1) \
+#pragma omp taskloop grainsize(1)                                              \
     firstprivate(begin, end, g, body, ctx, part, size, identity)
     for (size_t p = 0; p < pieces; p++) {
         memcpy(part + p * size, identity, size);

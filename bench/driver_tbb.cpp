@@ -26,7 +26,8 @@ const char bench_system_name[] = "tbb";
 const bool bench_system_is_seq = false;
 }
 
-namespace {
+namespace
+{
 std::map<unsigned, std::unique_ptr<tbb::task_arena>> arenas;
 std::unique_ptr<tbb::global_control> limit;
 unsigned limit_n;
@@ -150,7 +151,7 @@ extern "C" void bench_parallel_reduce(size_t begin, size_t end, size_t grain,
             ? tbb::parallel_reduce(tbb::blocked_range<size_t>(begin, end), id,
                                    part, join, tbb::auto_partitioner())
             : tbb::parallel_reduce(
-                  tbb::blocked_range<size_t>(begin, end, grain), id, part,
-                  join, tbb::simple_partitioner());
+                  tbb::blocked_range<size_t>(begin, end, grain), id, part, join,
+                  tbb::simple_partitioner());
     std::memcpy(result, out.b, size);
 }

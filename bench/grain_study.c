@@ -105,11 +105,13 @@ int main(int argc, char **argv)
     cfg.threads = threads;
     if (wf_pool_create(&pool, &cfg) != 0)
         return 1;
-    loop_case cheap = {"cheap loop", 100000000, cheap_body,
+    loop_case cheap = {"cheap loop",
+                       100000000,
+                       cheap_body,
                        {0, 1000, 10000, 100000, 1000000, 6250000, 25000000},
                        7};
-    loop_case heavy = {"heavy loop", 100, heavy_body, {0, 1, 2, 4, 8, 16, 50},
-                       7};
+    loop_case heavy = {
+        "heavy loop", 100, heavy_body, {0, 1, 2, 4, 8, 16, 50}, 7};
     study(pool, &cheap, reps);
     study(pool, &heavy, reps);
     wf_pool_destroy(pool);

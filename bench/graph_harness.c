@@ -12,8 +12,8 @@
 
 /* Each system's kernel, and what it builds once and keeps, both on the
  * runner's main thread (graph_weft.c, graph_tbb.cpp). */
-#define GB_KERNEL(name)                                                      \
-    void name##_par(void *arg) __attribute__((weak));                        \
+#define GB_KERNEL(name)                                                        \
+    void name##_par(void *arg) __attribute__((weak));                          \
     void name##_build(void *arg) __attribute__((weak))
 GB_KERNEL(gb_chain);
 GB_KERNEL(gb_broadcast);
@@ -146,8 +146,8 @@ static int gb_check_join(void *state, bool seq, char *why, size_t len)
     return gb_expect("join pairs", s->count, (uint64_t)s->n, why, len) ||
                    gb_expect("join sum a+b", s->sum, 3 * gb_tri(s->n), why,
                              len) ||
-                   gb_expect("pairs with different keys", s->mismatches, 0,
-                             why, len)
+                   gb_expect("pairs with different keys", s->mismatches, 0, why,
+                             len)
                ? -1
                : 0;
 }
@@ -160,15 +160,19 @@ static int gb_check_wavefront(void *state, bool seq, char *why, size_t len)
         for (int j = 0; j < s->cols; j++) {
             size_t c = (size_t)i * (size_t)s->cols + (size_t)j;
             if (s->visits[c] != (uint32_t)s->n) {
-                snprintf(why, len, "wavefront cell (%d,%d) ran %u times, "
-                         "expected %ld", i, j, s->visits[c], s->n);
+                snprintf(why, len,
+                         "wavefront cell (%d,%d) ran %u times, "
+                         "expected %ld",
+                         i, j, s->visits[c], s->n);
                 return -1;
             }
             /* The last sweep: every cell after both its predecessors. */
             if ((i > 0 && s->stamp[c] <= s->stamp[c - (size_t)s->cols]) ||
                 (j > 0 && s->stamp[c] <= s->stamp[c - 1])) {
-                snprintf(why, len, "wavefront cell (%d,%d) ran before a "
-                         "predecessor", i, j);
+                snprintf(why, len,
+                         "wavefront cell (%d,%d) ran before a "
+                         "predecessor",
+                         i, j);
                 return -1;
             }
         }
@@ -209,8 +213,7 @@ static const char *gb_describe(const void *state)
     static char buf[48];
     const gb_state *s = (const gb_state *)state;
     if (s->rows)
-        snprintf(buf, sizeof buf, "%dx%d, %ld sweeps", s->rows, s->cols,
-                 s->n);
+        snprintf(buf, sizeof buf, "%dx%d, %ld sweeps", s->rows, s->cols, s->n);
     else
         snprintf(buf, sizeof buf, "%ld msgs", s->n);
     return buf;
@@ -222,33 +225,33 @@ static double gb_messages(const void *state)
     return s->rows ? (double)s->n * s->rows * s->cols : (double)s->n;
 }
 
-#define GB_WORKLOAD(var, nm, setup_fn, kernel, check_fn, rtt)               \
-    const bench_workload var = {                                             \
-        .name = nm,                                                          \
-        .setup = setup_fn,                                                   \
-        .prepare = gb_prepare,                                               \
-        .run_seq = NULL,                                                     \
-        .run_par = kernel##_par,                                             \
-        .build = kernel##_build,                                             \
-        .check = check_fn,                                                   \
-        .describe = gb_describe,                                             \
-        .teardown = gb_teardown,                                             \
-        .messages = gb_messages,                                             \
-        .from_main = true,                                                   \
-        .round_trips = rtt,                                                  \
+#define GB_WORKLOAD(var, nm, setup_fn, kernel, check_fn, rtt)                  \
+    const bench_workload var = {                                               \
+        .name = nm,                                                            \
+        .setup = setup_fn,                                                     \
+        .prepare = gb_prepare,                                                 \
+        .run_seq = NULL,                                                       \
+        .run_par = kernel##_par,                                               \
+        .build = kernel##_build,                                               \
+        .check = check_fn,                                                     \
+        .describe = gb_describe,                                               \
+        .teardown = gb_teardown,                                               \
+        .messages = gb_messages,                                               \
+        .from_main = true,                                                     \
+        .round_trips = rtt,                                                    \
     }
 
-GB_WORKLOAD(bench_g_chain, "g_chain", gb_setup_chain, gb_chain,
-            gb_check_chain, NULL);
-GB_WORKLOAD(bench_g_broadcast, "g_broadcast", gb_setup_broadcast,
-            gb_broadcast, gb_check_broadcast, NULL);
+GB_WORKLOAD(bench_g_chain, "g_chain", gb_setup_chain, gb_chain, gb_check_chain,
+            NULL);
+GB_WORKLOAD(bench_g_broadcast, "g_broadcast", gb_setup_broadcast, gb_broadcast,
+            gb_check_broadcast, NULL);
 GB_WORKLOAD(bench_g_join_queueing, "g_join_queueing", gb_setup_join_q,
             gb_join_queueing, gb_check_join, NULL);
 GB_WORKLOAD(bench_g_join_reserving, "g_join_reserving", gb_setup_join_r,
             gb_join_reserving, gb_check_join, NULL);
 GB_WORKLOAD(bench_g_join_key, "g_join_key", gb_setup_join_key, gb_join_key,
             gb_check_join, NULL);
-GB_WORKLOAD(bench_g_wavefront, "g_wavefront", gb_setup_wavefront,
-            gb_wavefront, gb_check_wavefront, NULL);
+GB_WORKLOAD(bench_g_wavefront, "g_wavefront", gb_setup_wavefront, gb_wavefront,
+            gb_check_wavefront, NULL);
 GB_WORKLOAD(bench_g_latency, "g_latency", gb_setup_latency, gb_latency,
             gb_check_chain, gb_round_trips);

@@ -18,7 +18,8 @@
 
 namespace flow = tbb::flow;
 
-namespace {
+namespace
+{
 
 struct tbb_graph {
     flow::graph g;
@@ -117,12 +118,10 @@ template <class Msg, class Src, class Join> struct join_graph : tbb_graph {
 };
 
 using pair_t = std::tuple<int, int>;
-using queueing_graph =
-    join_graph<int, flow::queue_node<int>,
-               flow::join_node<pair_t, flow::queueing>>;
-using reserving_graph =
-    join_graph<int, flow::buffer_node<int>,
-               flow::join_node<pair_t, flow::reserving>>;
+using queueing_graph = join_graph<int, flow::queue_node<int>,
+                                  flow::join_node<pair_t, flow::queueing>>;
+using reserving_graph = join_graph<int, flow::buffer_node<int>,
+                                   flow::join_node<pair_t, flow::reserving>>;
 using kv_pair_t = std::tuple<gb_kv, gb_kv>;
 using key_graph =
     join_graph<gb_kv, flow::queue_node<gb_kv>,
@@ -150,10 +149,11 @@ struct wavefront_graph : tbb_graph {
     {
         for (int i = 0; i < s->rows; i++)
             for (int j = 0; j < s->cols; j++) {
-                grid.emplace_back(new cont(g, [s, i, j](const flow::continue_msg &) {
-                    gb_stamp(s, i, j);
-                    return flow::continue_msg();
-                }));
+                grid.emplace_back(
+                    new cont(g, [s, i, j](const flow::continue_msg &) {
+                        gb_stamp(s, i, j);
+                        return flow::continue_msg();
+                    }));
                 size_t k = grid.size() - 1;
                 if (i > 0)
                     flow::make_edge(*grid[k - size_t(s->cols)], *grid[k]);
@@ -171,7 +171,8 @@ broadcast_graph *broadcast(gb_state *s)
 key_graph *join_key(gb_state *s)
 {
     auto key = [](const gb_kv &m) { return m.key; };
-    return cached<key_graph>(s, [s, key] { return new key_graph(s, key, key); });
+    return cached<key_graph>(s,
+                             [s, key] { return new key_graph(s, key, key); });
 }
 
 wavefront_graph *wavefront(gb_state *s)

@@ -2,11 +2,11 @@
 /* The flow-graph workloads on weft (topologies in graph_bench.h).  Each
  * graph is built once per pool by gb_X_build, on the runner's main thread
  * (bench_system_build).  Each kernel is a user's main(): the runner's main
- * thread calls it outside wf_run (bench_system_run_graph), it puts, then
- * waits in wf_graph_wait_for_all, where it runs the graph's tasks in a
- * caller slot, as oneTBB's main thread does in the arena.  weft-inpool calls the same kernel inside wf_run
- * (bench_system_run), where its puts and waits are a pool member's, as
- * these benchmarks used to. */
+ * thread calls it outside wf_run (bench_system_run_graph), it puts, then waits
+ * in wf_graph_wait_for_all, where it runs the graph's tasks in a caller slot,
+ * as oneTBB's main thread does in the arena.  weft-inpool calls the same kernel
+ * inside wf_run (bench_system_run), where its puts and waits are a pool
+ * member's, as these benchmarks used to. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, in graph_bench.h */
 #include <stdint.h>
 #include <stdio.h>
@@ -40,11 +40,11 @@ static void gw_fail(const char *what, int err)
     abort(); /* the runner reports the crash as a failed run */
 }
 
-#define GW_CHECK(call)                                                       \
-    do {                                                                     \
-        int gw_err_ = (call);                                                \
-        if (gw_err_ < 0)                                                     \
-            gw_fail(#call, gw_err_);                                         \
+#define GW_CHECK(call)                                                         \
+    do {                                                                       \
+        int gw_err_ = (call);                                                  \
+        if (gw_err_ < 0)                                                       \
+            gw_fail(#call, gw_err_);                                           \
     } while (0)
 
 static void gw_free(void *cache)
@@ -105,7 +105,7 @@ static wf_node *gw_function(gw_graph *gg, size_t in_size, unsigned conc,
     return n;
 }
 
-/* ---- chain and latency ---------------------------------------------------- */
+/* ---- chain and latency --------------------------------------------------- */
 
 static int gw_inc(const void *in, void *out, void *ctx)
 {
@@ -172,7 +172,7 @@ void gb_latency_par(void *arg)
     }
 }
 
-/* ---- broadcast ------------------------------------------------------------ */
+/* ---- broadcast ----------------------------------------------------------- */
 
 static int gw_branch(const void *in, void *out, void *ctx)
 {
@@ -190,8 +190,8 @@ static gw_graph *gw_broadcast(gb_state *s)
     gg = gw_new(s);
     GW_CHECK(wf_broadcast_node_create(&gg->node[0], gg->g, sizeof(int)));
     for (int k = 0; k < GB_FANOUT; k++) {
-        gg->node[1 + k] = gw_function(gg, sizeof(int), WF_UNLIMITED,
-                                      gw_branch, &s->sums[k]);
+        gg->node[1 + k] =
+            gw_function(gg, sizeof(int), WF_UNLIMITED, gw_branch, &s->sums[k]);
         GW_CHECK(wf_make_edge(gg->node[0], gg->node[1 + k]));
     }
     return gg;
@@ -213,7 +213,7 @@ void gb_broadcast_par(void *arg)
     GW_CHECK(wf_graph_wait_for_all(gg->g));
 }
 
-/* ---- joins ---------------------------------------------------------------- */
+/* ---- joins --------------------------------------------------------------- */
 
 typedef struct {
     gb_state *s;
@@ -252,8 +252,8 @@ static void gw_key(const void *msg, void *key, void *ctx)
 
 /* Two source nodes (queue or buffer) into a join of `policy` into an
  * unlimited function node. */
-static gw_graph *gw_join_graph(gb_state *s, wf_join_policy policy,
-                               bool buffers, size_t msg)
+static gw_graph *gw_join_graph(gb_state *s, wf_join_policy policy, bool buffers,
+                               size_t msg)
 {
     gw_graph *gg = gw_cached(s);
     if (gg)
@@ -280,11 +280,9 @@ static gw_graph *gw_join_graph(gb_state *s, wf_join_policy policy,
     GW_CHECK(wf_join_node_create(&gg->join, gg->g, &jc));
     c->s = s;
     c->join = gg->join;
-    gg->node[1] = gw_function(gg, wf_port_msg_size(wf_output_port(gg->join, 0)),
-                              WF_UNLIMITED,
-                              policy == WF_JOIN_KEY_MATCHING ? gw_kv_pair
-                                                             : gw_pair,
-                              c);
+    gg->node[1] = gw_function(
+        gg, wf_port_msg_size(wf_output_port(gg->join, 0)), WF_UNLIMITED,
+        policy == WF_JOIN_KEY_MATCHING ? gw_kv_pair : gw_pair, c);
     GW_CHECK(wf_make_edge(gg->node[0], wf_input_port(gg->join, 0)));
     GW_CHECK(wf_make_edge(gg->in2, wf_input_port(gg->join, 1)));
     GW_CHECK(wf_make_edge(gg->join, gg->node[1]));
@@ -346,7 +344,7 @@ void gb_join_key_par(void *arg)
     GW_CHECK(wf_graph_wait_for_all(gg->g));
 }
 
-/* ---- wavefront ------------------------------------------------------------ */
+/* ---- wavefront ----------------------------------------------------------- */
 
 static int gw_cell_body(void *out, void *ctx)
 {
@@ -377,8 +375,8 @@ static gw_graph *gw_wavefront(gb_state *s)
             GW_CHECK(wf_continue_node_create(&gg->grid[k], gg->g, &cfg));
             gg->n_grid = k + 1;
             if (i > 0)
-                GW_CHECK(wf_make_edge(gg->grid[k - (size_t)s->cols],
-                                      gg->grid[k]));
+                GW_CHECK(
+                    wf_make_edge(gg->grid[k - (size_t)s->cols], gg->grid[k]));
             if (j > 0)
                 GW_CHECK(wf_make_edge(gg->grid[k - 1], gg->grid[k]));
         }

@@ -57,8 +57,7 @@
 /* Loop helpers of the OpenMP and TBB builds (bench/driver_omp.c,
  * bench/driver_tbb.cpp); same contract as wf_parallel_for/_reduce. */
 typedef void (*bench_range_fn)(size_t begin, size_t end, void *ctx);
-typedef void (*bench_reduce_fn)(size_t begin, size_t end, void *acc,
-                                void *ctx);
+typedef void (*bench_reduce_fn)(size_t begin, size_t end, void *acc, void *ctx);
 typedef void (*bench_combine_fn)(void *left, const void *right, void *ctx);
 BENCH_EXTERN_C void bench_parallel_for(size_t begin, size_t end, size_t grain,
                                        bench_range_fn body, void *ctx);
@@ -66,8 +65,7 @@ BENCH_EXTERN_C void bench_parallel_reduce(size_t begin, size_t end,
                                           size_t grain, void *result,
                                           size_t size, const void *identity,
                                           bench_reduce_fn body,
-                                          bench_combine_fn combine,
-                                          void *ctx);
+                                          bench_combine_fn combine, void *ctx);
 #define BENCH_REDUCE_MAX_SIZE 64
 
 #if defined(WEFT_BENCH_SEQ)
@@ -79,12 +77,12 @@ BENCH_EXTERN_C void bench_parallel_reduce(size_t begin, size_t end,
 #define BENCH_SCOPE ((void)0)
 #define BENCH_SPAWN(frame, body) body(frame)
 #define BENCH_JOIN(frame, body) ((void)(frame))
-#define BENCH_PARALLEL_FOR(begin, end, grain, body, ctx)                     \
+#define BENCH_PARALLEL_FOR(begin, end, grain, body, ctx)                       \
     ((void)(grain), body((begin), (end), (ctx)))
 /* acc starts as the identity; one call covers the whole range. */
-#define BENCH_PARALLEL_REDUCE(begin, end, grain, result, size, identity,     \
-                              body, combine, ctx)                            \
-    ((void)(grain), (void)(combine), memcpy((result), (identity), (size)),   \
+#define BENCH_PARALLEL_REDUCE(begin, end, grain, result, size, identity, body, \
+                              combine, ctx)                                    \
+    ((void)(grain), (void)(combine), memcpy((result), (identity), (size)),     \
      body((begin), (end), (result), (ctx)))
 
 #elif defined(WEFT_BENCH_OMP)
@@ -95,18 +93,18 @@ BENCH_EXTERN_C void bench_parallel_reduce(size_t begin, size_t end,
 #define BENCH_SCOPE int bench_pending_ = 0
 /* The frame lives in the parent's stack frame, which outlives the task:
  * the parent joins before it returns. */
-#define BENCH_SPAWN(frame, body)                                             \
-    do {                                                                     \
-        __typeof__(frame) bench_f_ = (frame);                                \
-        _Pragma("omp task firstprivate(bench_f_)") body(bench_f_);           \
-        bench_pending_ = 1;                                                  \
+#define BENCH_SPAWN(frame, body)                                               \
+    do {                                                                       \
+        __typeof__(frame) bench_f_ = (frame);                                  \
+        _Pragma("omp task firstprivate(bench_f_)") body(bench_f_);             \
+        bench_pending_ = 1;                                                    \
     } while (0)
-#define BENCH_JOIN(frame, body)                                              \
-    do {                                                                     \
-        (void)(frame);                                                       \
-        if (bench_pending_) {                                                \
-            _Pragma("omp taskwait") bench_pending_ = 0;                      \
-        }                                                                    \
+#define BENCH_JOIN(frame, body)                                                \
+    do {                                                                       \
+        (void)(frame);                                                         \
+        if (bench_pending_) {                                                  \
+            _Pragma("omp taskwait") bench_pending_ = 0;                        \
+        }                                                                      \
     } while (0)
 
 #elif defined(WEFT_BENCH_TBB)
@@ -116,37 +114,38 @@ BENCH_EXTERN_C void bench_parallel_reduce(size_t begin, size_t end,
 #define BENCH_FN(name) name##_par
 #define BENCH_TASK
 #define BENCH_TASK_BODY(body, frame_type)
-#define BENCH_SCOPE                                                          \
-    tbb::task_group bench_tg_;                                               \
+#define BENCH_SCOPE                                                            \
+    tbb::task_group bench_tg_;                                                 \
     bool bench_pending_ = false
-#define BENCH_SPAWN(frame, body)                                             \
-    do {                                                                     \
-        auto bench_f_ = (frame);                                             \
-        bench_tg_.run([bench_f_] { body(bench_f_); });                       \
-        bench_pending_ = true;                                               \
+#define BENCH_SPAWN(frame, body)                                               \
+    do {                                                                       \
+        auto bench_f_ = (frame);                                               \
+        bench_tg_.run([bench_f_] { body(bench_f_); });                         \
+        bench_pending_ = true;                                                 \
     } while (0)
-#define BENCH_JOIN(frame, body)                                              \
-    do {                                                                     \
-        (void)(frame);                                                       \
-        if (bench_pending_) {                                                \
-            bench_tg_.wait();                                                \
-            bench_pending_ = false;                                          \
-        }                                                                    \
+#define BENCH_JOIN(frame, body)                                                \
+    do {                                                                       \
+        (void)(frame);                                                         \
+        if (bench_pending_) {                                                  \
+            bench_tg_.wait();                                                  \
+            bench_pending_ = false;                                            \
+        }                                                                      \
     } while (0)
 
 #endif
 
 /* The peers' loops: bench_parallel_for / _reduce, written once per peer. */
 #if defined(WEFT_BENCH_OMP) || defined(WEFT_BENCH_TBB)
-#define BENCH_PARALLEL_FOR(begin, end, grain, body, ctx)                     \
+#define BENCH_PARALLEL_FOR(begin, end, grain, body, ctx)                       \
     bench_parallel_for((begin), (end), (grain), (body), (ctx))
-#define BENCH_PARALLEL_REDUCE(begin, end, grain, result, size, identity,     \
-                              body, combine, ctx)                            \
-    bench_parallel_reduce((begin), (end), (grain), (result), (size),         \
+#define BENCH_PARALLEL_REDUCE(begin, end, grain, result, size, identity, body, \
+                              combine, ctx)                                    \
+    bench_parallel_reduce((begin), (end), (grain), (result), (size),           \
                           (identity), (body), (combine), (ctx))
 #endif
 
-#if !defined(WEFT_BENCH_SEQ) && !defined(WEFT_BENCH_OMP) && !defined(WEFT_BENCH_TBB)
+#if !defined(WEFT_BENCH_SEQ) && !defined(WEFT_BENCH_OMP) &&                    \
+    !defined(WEFT_BENCH_TBB)
 /* weft */
 
 #include <weft.h>
@@ -155,19 +154,22 @@ BENCH_EXTERN_C void bench_parallel_reduce(size_t begin, size_t end,
 #define BENCH_TASK wf_task task; /* first member: the body casts back */
 /* The kernel's child takes its frame; weft calls a wf_task_fn.  The
  * adapter is a cast, so the compiler sees through it. */
-#define BENCH_TASK_BODY(body, frame_type)                                    \
-    static void body##_task(wf_task *t) { body((frame_type *)t); }
+#define BENCH_TASK_BODY(body, frame_type)                                      \
+    static void body##_task(wf_task *t)                                        \
+    {                                                                          \
+        body((frame_type *)t);                                                 \
+    }
 #define BENCH_SCOPE ((void)0)
 #define BENCH_SPAWN(frame, body) wf_spawn(&(frame)->task, body##_task)
 /* wf_join_fn names the body, so a join of a task nobody stole is a direct
  * call the compiler can inline, as in the sequential build. */
 #define BENCH_JOIN(frame, body) wf_join_fn(&(frame)->task, body##_task)
 /* Kernels run inside wf_run, so the calling worker's pool is the pool. */
-#define BENCH_PARALLEL_FOR(begin, end, grain, body, ctx)                     \
+#define BENCH_PARALLEL_FOR(begin, end, grain, body, ctx)                       \
     wf_parallel_for(wf_current_pool(), (begin), (end), (grain), (body), (ctx))
-#define BENCH_PARALLEL_REDUCE(begin, end, grain, result, size, identity,     \
-                              body, combine, ctx)                            \
-    wf_parallel_reduce(wf_current_pool(), (begin), (end), (grain), (result), \
+#define BENCH_PARALLEL_REDUCE(begin, end, grain, result, size, identity, body, \
+                              combine, ctx)                                    \
+    wf_parallel_reduce(wf_current_pool(), (begin), (end), (grain), (result),   \
                        (size), (identity), (body), (combine), (ctx))
 
 #endif
@@ -181,9 +183,9 @@ BENCH_EXTERN_C void bench_parallel_reduce(size_t begin, size_t end,
 /* The parallel entry is weak where it is referenced: a runner that links
  * no parallel build (seq) or a system without this workload leaves it
  * NULL.  In the defining build the definition wins. */
-#define BENCH_KERNEL(name)                                                   \
-    BENCH_EXTERN_C void name##_seq(void *arg);                               \
-    BENCH_EXTERN_C void name##_par(void *arg) __attribute__((weak));         \
+#define BENCH_KERNEL(name)                                                     \
+    BENCH_EXTERN_C void name##_seq(void *arg);                                 \
+    BENCH_EXTERN_C void name##_par(void *arg) __attribute__((weak));           \
     BENCH_EXTERN_C void BENCH_FN(name)(void *arg)
 
 #endif /* WEFT_BENCH_KERNEL_H */

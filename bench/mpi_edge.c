@@ -35,14 +35,14 @@
 
 static int rank;
 
-#define TRY(call)                                                            \
-    do {                                                                     \
-        int err_ = (call);                                                   \
-        if (err_ != 0) {                                                     \
-            fprintf(stderr, "rank %d: %s: %s\n", rank, #call,                \
-                    wf_strerror(err_));                                      \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                    \
-        }                                                                    \
+#define TRY(call)                                                              \
+    do {                                                                       \
+        int err_ = (call);                                                     \
+        if (err_ != 0) {                                                       \
+            fprintf(stderr, "rank %d: %s: %s\n", rank, #call,                  \
+                    wf_strerror(err_));                                        \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                      \
+        }                                                                      \
     } while (0)
 
 static int cmp_double(const void *a, const void *b)
@@ -57,7 +57,7 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* ---- raw MPI ---------------------------------------------------------------- */
+/* ---- raw MPI ------------------------------------------------------------- */
 
 static double raw_stream(char *buf, size_t size, long k)
 {
@@ -96,7 +96,7 @@ static double raw_pingpong(char *buf, size_t size, long k)
     return MPI_Wtime() - t0;
 }
 
-/* ---- through the edges ------------------------------------------------------ */
+/* ---- through the edges --------------------------------------------------- */
 
 typedef struct {
     long next, k;
@@ -242,7 +242,8 @@ static double edge_pingpong(wf_graph *g, size_edges *e, char *buf, long k)
     TRY(wf_mpi_graph_wait_all(MPI_COMM_WORLD, g));
     double t = MPI_Wtime() - t0;
     if (rank == 0 && e->turns != k + 1) {
-        fprintf(stderr, "edge ping-pong: %ld of %ld round trips\n", e->turns - 1, k);
+        fprintf(stderr, "edge ping-pong: %ld of %ld round trips\n",
+                e->turns - 1, k);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     if (rank == 1)
@@ -327,7 +328,8 @@ int main(int argc, char **argv)
     static const char *modes[] = {"auto", "funneled", "serialized", "multiple"};
     if (rank == 0) {
         printf("2 ranks, %s mode, median of %d (interleaved), pool threads "
-               "%u per rank\n\n", modes[wf_mpi_get_mode(m)], reps,
+               "%u per rank\n\n",
+               modes[wf_mpi_get_mode(m)], reps,
                wf_pool_threads(wf_pool_default()));
         printf("| size | raw stream msg/s | edge stream msg/s | edge/raw | "
                "raw RTT us | edge RTT us | edge/raw |\n");
@@ -355,8 +357,9 @@ int main(int argc, char **argv)
     TRY(wf_mpi_get_stats(m, &st));
     if (rank == 0)
         printf("\nrank 0: %llu polls, %llu sleeps, %llu wait_all rounds, "
-               "credit waits %llu\n", (unsigned long long)st.polls,
-               (unsigned long long)st.sleeps, (unsigned long long)st.rounds,
+               "credit waits %llu\n",
+               (unsigned long long)st.polls, (unsigned long long)st.sleeps,
+               (unsigned long long)st.rounds,
                (unsigned long long)st.credit_waits);
     TRY(wf_mpi_destroy(m));
     wf_graph_destroy(g);

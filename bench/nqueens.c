@@ -73,10 +73,9 @@ BENCH_KERNEL(nq_kernel)
 #include <stdlib.h>
 
 /* Known counts (OEIS A000170), an answer independent of both builds. */
-static const long nq_known[] = {1,     1,      0,      0,       2,
-                                10,    4,      40,     92,      352,
-                                724,   2680,   14200,  73712,   365596,
-                                2279184, 14772512, 95815104};
+static const long nq_known[] = {
+    1,   1,   0,    0,     2,     10,     4,       40,       92,
+    352, 724, 2680, 14200, 73712, 365596, 2279184, 14772512, 95815104};
 
 static void *nq_setup(bool quick)
 {
@@ -98,8 +97,7 @@ static int nq_check(void *state, bool seq, char *why, size_t n)
     long want = nq_known[s->n];
     if (s->result == want)
         return 0;
-    snprintf(why, n, "nqueens(%d) = %ld, expected %ld", s->n, s->result,
-             want);
+    snprintf(why, n, "nqueens(%d) = %ld, expected %ld", s->n, s->result, want);
     return -1;
 }
 

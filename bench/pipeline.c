@@ -31,10 +31,10 @@
 #include "system.h"
 
 typedef struct {
-    long n;           /* items */
-    unsigned work;    /* hash rounds per item in the parallel stage */
-    long next;        /* the input stage's counter */
-    uint64_t sum;     /* the output stage's checksum */
+    long n;        /* items */
+    unsigned work; /* hash rounds per item in the parallel stage */
+    long next;     /* the input stage's counter */
+    uint64_t sum;  /* the output stage's checksum */
     uint64_t expected;
 } pipe_state;
 
@@ -190,9 +190,10 @@ static int pipe_check(void *state, bool seq, char *why, size_t n)
     const pipe_state *s = (const pipe_state *)state;
     if (s->sum == s->expected && s->next == s->n)
         return 0;
-    snprintf(why, n, "pipeline: checksum %016" PRIx64 ", expected %016"
-             PRIx64 " (%ld of %ld items made)", s->sum, s->expected,
-             s->next, s->n);
+    snprintf(why, n,
+             "pipeline: checksum %016" PRIx64 ", expected %016" PRIx64
+             " (%ld of %ld items made)",
+             s->sum, s->expected, s->next, s->n);
     return -1;
 }
 

@@ -155,7 +155,7 @@ static int run_graph(wf_pool *pool, unsigned threads)
     return err;
 }
 
-/* ---- driver --------------------------------------------------------------- */
+/* ---- driver -------------------------------------------------------------- */
 
 static double now_s(void)
 {
@@ -180,8 +180,10 @@ static double timed(int (*run)(wf_pool *, unsigned), wf_pool *pool,
     int err = run(pool, threads);
     double t = now_s() - t0;
     if (err != 0 || sum != expected) {
-        fprintf(stderr, "pipeline_graph: %s: error %d, checksum %016" PRIx64
-                ", expected %016" PRIx64 "\n", what, err, sum, expected);
+        fprintf(stderr,
+                "pipeline_graph: %s: error %d, checksum %016" PRIx64
+                ", expected %016" PRIx64 "\n",
+                what, err, sum, expected);
         exit(1);
     }
     return t / (double)items * 1e9;

@@ -43,8 +43,8 @@ static const char *const system_names[N_SYSTEMS] = {
 static const char *const system_exes[N_SYSTEMS] = {
     "bench_seq",     "bench_weft",      "bench_weft",
     "bench_omp_gcc", "bench_omp_clang", "bench_tbb"};
-static const char *const system_args[N_SYSTEMS] = {
-    NULL, NULL, "--in-pool", NULL, NULL, NULL};
+static const char *const system_args[N_SYSTEMS] = {NULL, NULL, "--in-pool",
+                                                   NULL, NULL, NULL};
 
 typedef struct {
     const char *name, *group;
@@ -52,14 +52,14 @@ typedef struct {
 
 /* Flow-graph workloads run on weft (and weft-inpool) and oneTBB only. */
 static const workload_info workloads[] = {
-    {"fib", "forkjoin"},      {"nqueens", "forkjoin"},
-    {"uts", "forkjoin"},      {"matmul", "forkjoin"},
-    {"sum", "forkjoin"},      {"pfor", "forkjoin"},
-    {"reduce", "forkjoin"},   {"cilksort", "forkjoin"},
+    {"fib", "forkjoin"},          {"nqueens", "forkjoin"},
+    {"uts", "forkjoin"},          {"matmul", "forkjoin"},
+    {"sum", "forkjoin"},          {"pfor", "forkjoin"},
+    {"reduce", "forkjoin"},       {"cilksort", "forkjoin"},
     {"pipeline", "forkjoin"}, /* from main, as the graphs: bench/pipeline.c */
-    {"g_chain", "graph"},     {"g_broadcast", "graph"},
+    {"g_chain", "graph"},         {"g_broadcast", "graph"},
     {"g_join_queueing", "graph"}, {"g_join_reserving", "graph"},
-    {"g_join_key", "graph"},  {"g_wavefront", "graph"},
+    {"g_join_key", "graph"},      {"g_wavefront", "graph"},
     {"g_latency", "graph"},
 };
 #define N_WORKLOADS (sizeof workloads / sizeof workloads[0])
@@ -100,9 +100,9 @@ typedef struct {
 typedef struct {
     const workload_info *info;
     char size[96];
-    double messages;        /* per run; 0 for fork-join */
-    bool latency;           /* g_latency: round trips, rtt[] */
-    bool in[N_SYSTEMS];     /* ran on this system */
+    double messages;                      /* per run; 0 for fork-join */
+    bool latency;                         /* g_latency: round trips, rtt[] */
+    bool in[N_SYSTEMS];                   /* ran on this system */
     double *runs[N_SYSTEMS][MAX_THREADS]; /* reps seconds; seq: [0] only */
     double median[N_SYSTEMS][MAX_THREADS];
     /* latency: per run, the mean, p50 and p99 of its round trips (us),
@@ -414,15 +414,16 @@ static void run_workload(const options *opt, runner *rn, result *r)
                             break;
                     }
                 if (got < want) {
-                    fprintf(stderr, "\nrun_bench: WRONG RESULT: %s on %s "
-                            "with %u threads: %s\n", r->info->name,
-                            system_names[s], opt->threads[k], reply);
+                    fprintf(stderr,
+                            "\nrun_bench: WRONG RESULT: %s on %s "
+                            "with %u threads: %s\n",
+                            r->info->name, system_names[s], opt->threads[k],
+                            reply);
                     r->failed = true;
                 } else if (round >= 0) {
                     r->runs[s][k][round] = v[0];
                     if (r->latency)
-                        memcpy(&r->rtt[s][k][3 * round], v + 1,
-                               3 * sizeof *v);
+                        memcpy(&r->rtt[s][k][3 * round], v + 1, 3 * sizeof *v);
                 }
             }
             fputc('.', stderr); /* a long run should show it is alive */
@@ -523,9 +524,10 @@ static void print_table(const options *opt, const runner *rn, const result *r)
         }
         printf("\n");
     }
-    printf("\nmedian of %d runs, interleaved; \"weft vs X\" = X's time / "
-           "weft's (> 1: weft faster); noise (widest (max-min)/median) %.0f%%\n",
-           opt->reps, noise * 100);
+    printf(
+        "\nmedian of %d runs, interleaved; \"weft vs X\" = X's time / "
+        "weft's (> 1: weft faster); noise (widest (max-min)/median) %.0f%%\n",
+        opt->reps, noise * 100);
     if (r->latency)
         printf("cells: mean / p50 / p99 of one round trip (put + "
                "wait_for_all, each timed), medians over the runs\n");
@@ -557,7 +559,8 @@ static int write_json(const options *opt, const char *path, const result *rs,
                     continue;
                 /* "workers" repeats "threads" for readers of older files */
                 unsigned t = s == SEQ ? 1u : opt->threads[k];
-                fprintf(f, "%s\n  {\"workload\": \"%s\", \"system\": \"%s\", "
+                fprintf(f,
+                        "%s\n  {\"workload\": \"%s\", \"system\": \"%s\", "
                         "\"threads\": %u, \"workers\": %u, "
                         "\"median_s\": %.9f, ",
                         first ? "" : ",", r->info->name, system_names[s], t, t,
@@ -568,13 +571,14 @@ static int write_json(const options *opt, const char *path, const result *rs,
                             r->messages / r->median[s][k]);
                 if (r->latency) {
                     const double *us = r->rtt_median[s][k];
-                    fprintf(f, "\"mean_us\": %.4f, \"p50_us\": %.4f, "
+                    fprintf(f,
+                            "\"mean_us\": %.4f, \"p50_us\": %.4f, "
                             "\"p99_us\": %.4f, \"runs_us\": [",
                             us[0], us[1], us[2]);
                     for (int j = 0; j < opt->reps; j++) {
                         const double *u = &r->rtt[s][k][3 * j];
-                        fprintf(f, "%s[%.4f, %.4f, %.4f]", j ? ", " : "",
-                                u[0], u[1], u[2]);
+                        fprintf(f, "%s[%.4f, %.4f, %.4f]", j ? ", " : "", u[0],
+                                u[1], u[2]);
                     }
                     fprintf(f, "], ");
                 }
@@ -694,8 +698,8 @@ int main(int argc, char **argv)
         for (int s = 0; s < N_SYSTEMS; s++)
             if ((!opt.systems || in_list(system_names[s], opt.systems)) &&
                 rn[s].missing == NULL && applies(r->info, s) &&
-                start_runner(&rn[s], rn[s].path, system_args[s],
-                             opt.quick) != 0)
+                start_runner(&rn[s], rn[s].path, system_args[s], opt.quick) !=
+                    0)
                 rn[s].missing = "could not be started";
         run_workload(&opt, rn, r);
         for (int s = 0; s < N_SYSTEMS; s++)
@@ -712,8 +716,10 @@ int main(int argc, char **argv)
     if (failed) {
         /* A stale file from an earlier run must not pass for this one. */
         remove(path);
-        fprintf(stderr, "\nrun_bench: FAILED: wrong results, %s not "
-                        "written\n", path);
+        fprintf(stderr,
+                "\nrun_bench: FAILED: wrong results, %s not "
+                "written\n",
+                path);
     } else if (write_json(&opt, path, rs, n) == 0) {
         char stem[PATH_LEN + 32];
         snprintf(stem, sizeof stem, "%s", path);

@@ -41,11 +41,21 @@
 #endif
 
 static const bench_workload *const all_workloads[] = {
-    &bench_fib,         &bench_nqueens,         &bench_uts,
-    &bench_matmul,      &bench_sum,             &bench_pfor,
-    &bench_reduce,      &bench_cilksort,        &bench_g_chain,
-    &bench_g_broadcast, &bench_g_join_queueing, &bench_g_join_reserving,
-    &bench_g_join_key,  &bench_g_wavefront,     &bench_g_latency,
+    &bench_fib,
+    &bench_nqueens,
+    &bench_uts,
+    &bench_matmul,
+    &bench_sum,
+    &bench_pfor,
+    &bench_reduce,
+    &bench_cilksort,
+    &bench_g_chain,
+    &bench_g_broadcast,
+    &bench_g_join_queueing,
+    &bench_g_join_reserving,
+    &bench_g_join_key,
+    &bench_g_wavefront,
+    &bench_g_latency,
     &bench_pipeline,
 };
 #define N_WORKLOADS (sizeof all_workloads / sizeof all_workloads[0])
@@ -146,7 +156,8 @@ static void cmd_run(current *c, unsigned threads)
     int err = run(c->fn, c->state, threads, why, sizeof why);
     double t = now_s() - t0;
     alarm(0);
-    if (err == 0 && w->check(c->state, bench_system_is_seq, why, sizeof why) == 0) {
+    if (err == 0 &&
+        w->check(c->state, bench_system_is_seq, why, sizeof why) == 0) {
         double us[3] = {0};
         if (w->round_trips)
             w->round_trips(c->state, us); /* before wait_idle: it sorts */

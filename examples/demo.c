@@ -194,8 +194,8 @@ static double cpus_measured(unsigned n)
     unsigned started = 1;
     for (unsigned i = 0; i < n; i++)
         s[i] = (spinner){until, 0};
-    while (started < n && pthread_create(&tid[started], NULL, spin,
-                                         &s[started]) == 0)
+    while (started < n &&
+           pthread_create(&tid[started], NULL, spin, &s[started]) == 0)
         started++;
     spin(&s[0]);
     double total = 0;
@@ -218,7 +218,8 @@ static double report_cpus(unsigned cpus, double got, unsigned threads)
     }
     if (got > 0)
         printf("%u CPUs available to this process; %u threads spinning "
-               "together got %.2f CPUs' worth\n", cpus, cpus, got);
+               "together got %.2f CPUs' worth\n",
+               cpus, cpus, got);
     else
         printf("%u CPUs available to this process\n", cpus);
     if (threads == 1) {
@@ -333,8 +334,9 @@ static int showcase(wf_pool *pool, program *g, long expected, double bound)
         tw[r] = now_s() - t0;
         wf_pool_stats(pool, after, n);
         if (!err && (g->result != expected || seq_result != expected)) {
-            fprintf(stderr, "demo: %s(%d): weft %ld, sequential %ld, "
-                            "expected %ld\n",
+            fprintf(stderr,
+                    "demo: %s(%d): weft %ld, sequential %ld, "
+                    "expected %ld\n",
                     g->name, g->n, g->result, seq_result, expected);
             err = WF_EINVAL;
         }
@@ -346,8 +348,9 @@ static int showcase(wf_pool *pool, program *g, long expected, double bound)
         printf("\n%s(%d) = %ld%s\n", g->name, g->n, g->result, g->how);
         printf("    sequential %8.2f ms   weft %8.2f ms   speedup %.2fx%s\n",
                seq * 1e3, par * 1e3, seq / par,
-               bound <= 1 ? " (none possible here)"
-               : bound < 1.25 ? " (the CPUs are busy)" : "");
+               bound <= 1     ? " (none possible here)"
+               : bound < 1.25 ? " (the CPUs are busy)"
+                              : "");
         print_stats(before, after, n);
     } else if (err != WF_EINVAL) {
         fprintf(stderr, "demo: %s\n", wf_strerror(err));
@@ -373,12 +376,12 @@ int main(void)
            threads, threads - 1, threads == 2 ? "" : "s", REPS);
     double bound = report_cpus(cpus, got, threads);
 
-    program fib_prog = {"fib", 35, 0, fib_seq_run, fib_par_run,
-                        ", a task at every call"};
-    program nq_prog = {"nqueens", 12, 0, nq_seq_run, nq_par_run,
-                       ", a task per legal column"};
-    program cut_prog = {"fib", 38, 0, fib_seq_run, fib_cut_run,
-                        ", tasks only down to n = 20"};
+    program fib_prog = {"fib",       35,          0,
+                        fib_seq_run, fib_par_run, ", a task at every call"};
+    program nq_prog = {"nqueens",  12,         0,
+                       nq_seq_run, nq_par_run, ", a task per legal column"};
+    program cut_prog = {
+        "fib", 38, 0, fib_seq_run, fib_cut_run, ", tasks only down to n = 20"};
     if (showcase(pool, &fib_prog, 9227465, bound) ||
         showcase(pool, &nq_prog, 14200, bound) ||
         showcase(pool, &cut_prog, 39088169, bound))

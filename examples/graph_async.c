@@ -41,7 +41,7 @@ static void *device_main(void *arg)
         pthread_mutex_unlock(&device.lock);
         nanosleep(&(struct timespec){0, 1000000}, NULL);
         long sq = (long)r->value * r->value;
-        wf_gateway_try_put(r->gw, &sq);  /* to the async node's successors */
+        wf_gateway_try_put(r->gw, &sq); /* to the async node's successors */
         wf_gateway_release_wait(r->gw); /* this piece of work is done   */
         free(r);
         pthread_mutex_lock(&device.lock);
@@ -95,8 +95,9 @@ int main(void)
     while (wf_try_get(results, &sq) == 1)
         n++, sum += sq;
     bool ok = err == 0 && n == 12 && sum == 650;
-    printf("%d requests answered by the outside thread, sum of squares %ld (%s)\n",
-           n, sum, ok ? "ok" : "WRONG");
+    printf(
+        "%d requests answered by the outside thread, sum of squares %ld (%s)\n",
+        n, sum, ok ? "ok" : "WRONG");
     wf_node_destroy(an);
     wf_node_destroy(results);
     wf_graph_destroy(g);

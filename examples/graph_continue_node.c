@@ -19,18 +19,18 @@
 #include <stdlib.h>
 #include <weft.h>
 
-#define TRY(call)                                                            \
-    do {                                                                     \
-        int err_ = (call);                                                   \
-        if (err_ < 0) {                                                      \
-            fprintf(stderr, "%s: %s\n", #call, wf_strerror(err_));           \
-            exit(2);                                                         \
-        }                                                                    \
+#define TRY(call)                                                              \
+    do {                                                                       \
+        int err_ = (call);                                                     \
+        if (err_ < 0) {                                                        \
+            fprintf(stderr, "%s: %s\n", #call, wf_strerror(err_));             \
+            exit(2);                                                           \
+        }                                                                      \
     } while (0)
 
 enum { FETCH, COMPILE_A, COMPILE_B, LINK, TEST, STEPS };
 
-static _Atomic int clock_; /* ticks once per step run */
+static _Atomic int clock_;  /* ticks once per step run */
 static int finished[STEPS]; /* the tick at which each step ran last */
 
 static int step(void *out, void *ctx)

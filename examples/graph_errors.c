@@ -5,7 +5,8 @@
  * clears the error and the same graph runs again.
  *
  * Prints:
- *   node "parse" failed on record 13: wait_for_all returned -100, the slow node stopped early
+ *   node "parse" failed on record 13: wait_for_all returned -100, the slow
+ *   node stopped early
  *   after reset: 20 records parsed, error 0 */
 #define _POSIX_C_SOURCE 200809L /* nanosleep, getdelim */
 #include <stdatomic.h>
@@ -35,7 +36,11 @@ static int parse(const void *in, void *out, void *ctx)
 
 /* A long computation that polls a flag its cancel callback sets. */
 static _Atomic int stop_slow;
-static void slow_cancelled(void *ctx) { (void)ctx; atomic_store(&stop_slow, 1); }
+static void slow_cancelled(void *ctx)
+{
+    (void)ctx;
+    atomic_store(&stop_slow, 1);
+}
 
 static int slow(const void *in, void *out, void *ctx)
 {

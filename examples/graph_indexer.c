@@ -52,7 +52,8 @@ int main(void)
 
     bool ok = err == 0 && t.ints == 3 && t.int_sum == 6 && t.doubles == 2 &&
               t.double_sum == 4.0;
-    printf("indexer: %d ints (sum %d) and %d doubles (sum %.1f) tagged by port (%s)\n",
+    printf("indexer: %d ints (sum %d) and %d doubles (sum %.1f) tagged by port "
+           "(%s)\n",
            t.ints, t.int_sum, t.doubles, t.double_sum, ok ? "ok" : "WRONG");
     wf_node_destroy(ix);
     wf_node_destroy(f);

@@ -13,17 +13,17 @@
 #include <string.h>
 #include <weft.h>
 
-#define TRY(call)                                                            \
-    do {                                                                     \
-        int err_ = (call);                                                   \
-        if (err_ < 0) {                                                      \
-            fprintf(stderr, "%s: %s\n", #call, wf_strerror(err_));           \
-            exit(2);                                                         \
-        }                                                                    \
+#define TRY(call)                                                              \
+    do {                                                                       \
+        int err_ = (call);                                                     \
+        if (err_ < 0) {                                                        \
+            fprintf(stderr, "%s: %s\n", #call, wf_strerror(err_));             \
+            exit(2);                                                           \
+        }                                                                      \
     } while (0)
 
-static const char *words[] = {"messages", "flow", "along", "edges",
-                              "between", "nodes"};
+static const char *words[] = {"messages", "flow",    "along",
+                              "edges",    "between", "nodes"};
 
 typedef struct {
     size_t next;

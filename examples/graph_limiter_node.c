@@ -21,13 +21,13 @@
 #include <time.h>
 #include <weft.h>
 
-#define TRY(call)                                                            \
-    do {                                                                     \
-        int err_ = (call);                                                   \
-        if (err_ < 0) {                                                      \
-            fprintf(stderr, "%s: %s\n", #call, wf_strerror(err_));           \
-            exit(2);                                                         \
-        }                                                                    \
+#define TRY(call)                                                              \
+    do {                                                                       \
+        int err_ = (call);                                                     \
+        if (err_ < 0) {                                                        \
+            fprintf(stderr, "%s: %s\n", #call, wf_strerror(err_));             \
+            exit(2);                                                           \
+        }                                                                      \
     } while (0)
 
 #define LIMIT 3

@@ -15,13 +15,13 @@
 #include <stdlib.h>
 #include <weft.h>
 
-#define TRY(call)                                                            \
-    do {                                                                     \
-        int err_ = (call);                                                   \
-        if (err_ < 0) {                                                      \
-            fprintf(stderr, "%s: %s\n", #call, wf_strerror(err_));           \
-            exit(2);                                                         \
-        }                                                                    \
+#define TRY(call)                                                              \
+    do {                                                                       \
+        int err_ = (call);                                                     \
+        if (err_ < 0) {                                                        \
+            fprintf(stderr, "%s: %s\n", #call, wf_strerror(err_));             \
+            exit(2);                                                           \
+        }                                                                      \
     } while (0)
 
 int main(void)
@@ -39,7 +39,7 @@ int main(void)
     TRY(wf_make_edge(latest, display));        /* gets 23 at once */
     TRY(wf_graph_wait_for_all(g));
     int now = 0, again = 0, shown = 0;
-    TRY(wf_try_get(latest, &now));   /* a get leaves the value there */
+    TRY(wf_try_get(latest, &now)); /* a get leaves the value there */
     TRY(wf_try_get(latest, &again));
     TRY(wf_try_get(display, &shown));
 
@@ -53,7 +53,8 @@ int main(void)
     int ok = now == 23 && again == 23 && shown == 23 && took_first == 1 &&
              took_second == 0 && kept == 7;
     printf("latest reading %d (new display got %d), config %d kept, %d "
-           "rejected (%s)\n", now, shown, kept, second, ok ? "ok" : "WRONG");
+           "rejected (%s)\n",
+           now, shown, kept, second, ok ? "ok" : "WRONG");
     TRY(wf_node_destroy(config));
     TRY(wf_node_destroy(display));
     TRY(wf_node_destroy(latest));

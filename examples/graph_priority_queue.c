@@ -14,13 +14,13 @@
 #include <string.h>
 #include <weft.h>
 
-#define TRY(call)                                                            \
-    do {                                                                     \
-        int err_ = (call);                                                   \
-        if (err_ < 0) {                                                      \
-            fprintf(stderr, "%s: %s\n", #call, wf_strerror(err_));           \
-            exit(2);                                                         \
-        }                                                                    \
+#define TRY(call)                                                              \
+    do {                                                                       \
+        int err_ = (call);                                                     \
+        if (err_ < 0) {                                                        \
+            fprintf(stderr, "%s: %s\n", #call, wf_strerror(err_));             \
+            exit(2);                                                           \
+        }                                                                      \
     } while (0)
 
 typedef struct job {
@@ -59,8 +59,8 @@ int main(void)
     c.ctx = served;
     TRY(wf_function_node_create(&worker, g, &c));
 
-    job jobs[] = {{2, "normal"}, {0, "idle"}, {9, "urgent"}, {1, "low"},
-                  {5, "high"}};
+    job jobs[] = {
+        {2, "normal"}, {0, "idle"}, {9, "urgent"}, {1, "low"}, {5, "high"}};
     for (int i = 0; i < 5; i++)
         TRY(wf_try_put(pq, &jobs[i]));
     TRY(wf_make_edge(pq, worker)); /* the queue starts handing them out */

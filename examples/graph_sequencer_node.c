@@ -17,13 +17,13 @@
 #include <time.h>
 #include <weft.h>
 
-#define TRY(call)                                                            \
-    do {                                                                     \
-        int err_ = (call);                                                   \
-        if (err_ < 0) {                                                      \
-            fprintf(stderr, "%s: %s\n", #call, wf_strerror(err_));           \
-            exit(2);                                                         \
-        }                                                                    \
+#define TRY(call)                                                              \
+    do {                                                                       \
+        int err_ = (call);                                                     \
+        if (err_ < 0) {                                                        \
+            fprintf(stderr, "%s: %s\n", #call, wf_strerror(err_));             \
+            exit(2);                                                           \
+        }                                                                      \
     } while (0)
 
 typedef struct {
@@ -90,8 +90,9 @@ int main(void)
         TRY(wf_try_put(w, &i));
     TRY(wf_graph_wait_for_all(g));
     int ok = c.in_order && c.expect == 100;
-    printf("%zu results computed in parallel, received in order: %s (sum %ld)\n",
-           c.expect, ok ? "yes" : "NO", c.sum);
+    printf(
+        "%zu results computed in parallel, received in order: %s (sum %ld)\n",
+        c.expect, ok ? "yes" : "NO", c.sum);
     TRY(wf_node_destroy(print));
     TRY(wf_node_destroy(order));
     TRY(wf_node_destroy(w));

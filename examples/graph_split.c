@@ -37,7 +37,8 @@ int main(void)
     while (wf_try_get(prices, &price) == 1)
         price_sum += price;
     bool ok = err == 0 && tuple_size == 16 && id_sum == 15 && price_sum == 27.5;
-    printf("split 5 (id, price) tuples of %zu bytes: ids sum %d, prices sum %.2f (%s)\n",
+    printf("split 5 (id, price) tuples of %zu bytes: ids sum %d, prices sum "
+           "%.2f (%s)\n",
            tuple_size, id_sum, price_sum, ok ? "ok" : "WRONG");
     wf_node_destroy(split);
     wf_node_destroy(ids);

@@ -98,8 +98,8 @@ int main(int argc, char **argv)
     long want = 0;
     for (int i = 0; i < N; i++)
         want += 2 * (i + 1);
-    printf("traced 3 nodes x %d messages: %d body spans in %s (%s)\n", N,
-           spans, path, spans == 3 * N && total == want ? "ok" : "WRONG");
+    printf("traced 3 nodes x %d messages: %d body spans in %s (%s)\n", N, spans,
+           path, spans == 3 * N && total == want ? "ok" : "WRONG");
     free(text);
     wf_node_destroy(q);
     wf_node_destroy(d);

@@ -18,13 +18,13 @@
 #include <stdlib.h>
 #include <weft.h>
 
-#define TRY(call)                                                            \
-    do {                                                                     \
-        int err_ = (call);                                                   \
-        if (err_ < 0) {                                                      \
-            fprintf(stderr, "%s: %s\n", #call, wf_strerror(err_));           \
-            exit(2);                                                         \
-        }                                                                    \
+#define TRY(call)                                                              \
+    do {                                                                       \
+        int err_ = (call);                                                     \
+        if (err_ < 0) {                                                        \
+            fprintf(stderr, "%s: %s\n", #call, wf_strerror(err_));             \
+            exit(2);                                                           \
+        }                                                                      \
     } while (0)
 
 #define MOD 1000003L
@@ -104,7 +104,8 @@ int main(int argc, char **argv)
     int same = 1;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
-            seq[(size_t)i * n + j] = step(at(&s, i - 1, j), at(&s, i, j - 1), i, j);
+            seq[(size_t)i * n + j] =
+                step(at(&s, i - 1, j), at(&s, i, j - 1), i, j);
             same &= seq[(size_t)i * n + j] == v[(size_t)i * n + j];
         }
     printf("wavefront %dx%d: cell (%d,%d) = %ld, %s\n", n, n, n - 1, n - 1,

@@ -23,7 +23,10 @@
  * (WF_EINVAL...), so pick ours apart from them. */
 #define ERR_CORRUPT (-1000)
 
-static uint32_t checksum(size_t i) { return (uint32_t)(i * 2654435761u); }
+static uint32_t checksum(size_t i)
+{
+    return (uint32_t)(i * 2654435761u);
+}
 
 typedef struct {
     wf_group_task task; /* first member: the body casts back */
@@ -66,7 +69,8 @@ int main(void)
     size_t bad = 0;
     wf_group_init(&group, NULL, NULL);
     for (size_t k = 0; k < CHUNKS; k++) {
-        tasks[k] = (chunk_task){.group = &group, .records = records,
+        tasks[k] = (chunk_task){.group = &group,
+                                .records = records,
                                 .begin = k * RECORDS / CHUNKS,
                                 .end = (k + 1) * RECORDS / CHUNKS,
                                 .bad = &bad};

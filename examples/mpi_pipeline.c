@@ -5,7 +5,8 @@
  *   mpirun -np 2 ./mpi_pipeline [ITEMS]
  *
  *   rank 0:  read ──route──┬─> transform (rank 0's share) ──┐
- *                          ├─> sender(1) ···> rank 1         ├─> sequencer ─> write
+ *                          ├─> sender(1) ···> rank 1         ├─> sequencer
+ *                          │                                 │     ─> write
  *                          └─> sender(2) ···> rank 2   receivers(1..P-1)──┘
  *   rank r:  receiver(0) ─> transform ─> sender(0)
  *
@@ -31,7 +32,7 @@
 #define CH_BACK 2 /* rank r -> rank 0: results */
 
 typedef struct {
-    uint64_t seq;   /* the item's place in the input */
+    uint64_t seq; /* the item's place in the input */
     uint64_t value;
 } item;
 
@@ -47,7 +48,7 @@ static uint64_t transform(uint64_t x)
     return x;
 }
 
-/* ---- stage 1: read, and route by item number ------------------------------ */
+/* ---- stage 1: read, and route by item number ----------------------------- */
 
 typedef struct {
     uint64_t next, n;
@@ -74,7 +75,7 @@ static int route_body(const void *in, wf_output_ports *ports, void *ctx)
     return rc == 1 ? 0 : -1; /* every successor queues: never rejected */
 }
 
-/* ---- stage 2: transform, on every rank ------------------------------------ */
+/* ---- stage 2: transform, on every rank ----------------------------------- */
 
 static _Atomic long transformed; /* items this rank transformed */
 
@@ -97,7 +98,7 @@ static size_t item_seq(const void *msg, void *ctx)
 }
 
 typedef struct {
-    uint64_t next;     /* the item expected next */
+    uint64_t next; /* the item expected next */
     uint64_t checksum;
     int out_of_order;
 } writer;
@@ -126,14 +127,14 @@ static wf_node *make_transform(wf_graph *g)
     return n;
 }
 
-#define TRY(call)                                                            \
-    do {                                                                     \
-        int err_ = (call);                                                   \
-        if (err_ != 0) {                                                     \
-            fprintf(stderr, "mpi_pipeline: %s: %s\n", #call,                 \
-                    wf_strerror(err_));                                      \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                    \
-        }                                                                    \
+#define TRY(call)                                                              \
+    do {                                                                       \
+        int err_ = (call);                                                     \
+        if (err_ != 0) {                                                       \
+            fprintf(stderr, "mpi_pipeline: %s: %s\n", #call,                   \
+                    wf_strerror(err_));                                        \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                      \
+        }                                                                      \
     } while (0)
 
 int main(int argc, char **argv)
@@ -178,7 +179,8 @@ int main(int argc, char **argv)
         wc.ctx = &wr;
         TRY(wf_function_node_create(&write, g, &wc));
         TRY(wf_make_edge(read, route));
-        TRY(wf_make_edge_ports(wf_output_port(route, 0), wf_input_port(mid, 0)));
+        TRY(wf_make_edge_ports(wf_output_port(route, 0),
+                               wf_input_port(mid, 0)));
         TRY(wf_make_edge(mid, order));
         TRY(wf_make_edge(order, write));
         for (int r = 1; r < nranks; r++) {
@@ -213,9 +215,8 @@ int main(int argc, char **argv)
         for (int r = 0; r < nranks; r++)
             printf("%s%ld", r ? " " : "", per_rank[r]);
         printf("), written in %s, checksum 0x%016" PRIx64 ", %s (%s)\n",
-               wr.out_of_order ? "the WRONG order" : "input order",
-               wr.checksum, wr.checksum == want ? "same as sequential"
-                                                : "NOT as sequential",
+               wr.out_of_order ? "the WRONG order" : "input order", wr.checksum,
+               wr.checksum == want ? "same as sequential" : "NOT as sequential",
                ok ? "ok" : "FAILED");
     }
     TRY(wf_mpi_destroy(m)); /* collective; frees the senders and receivers */

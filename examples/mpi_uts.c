@@ -46,12 +46,12 @@
 #include <time.h>
 #include <weft.h>
 
-#define M 8                 /* children of a node that has any */
-#define Q 0.124875          /* probability that a node has children */
-#define WORK 8              /* hash rounds per node */
-#define SPLIT_DEPTH 16      /* levels of a subtree counted in one piece */
-#define BATCH 32            /* subtree roots per round on the pool */
-#define MAX_SHARE 4096      /* roots sent in one answer */
+#define M 8            /* children of a node that has any */
+#define Q 0.124875     /* probability that a node has children */
+#define WORK 8         /* hash rounds per node */
+#define SPLIT_DEPTH 16 /* levels of a subtree counted in one piece */
+#define BATCH 32       /* subtree roots per round on the pool */
+#define MAX_SHARE 4096 /* roots sent in one answer */
 
 enum { TAG_REQUEST = 1, TAG_WORK, TAG_NONE, TAG_TOKEN, TAG_DONE };
 
@@ -78,7 +78,7 @@ static uint64_t child_id(uint64_t parent_hash, uint32_t i)
     return mix64(parent_hash + 0x632be59bd9b4e019u * (i + 1u));
 }
 
-/* ---- the sequential count, to check against ------------------------------- */
+/* ---- the sequential count, to check against ------------------------------ */
 
 static uint64_t seq_visit(uint64_t id)
 {
@@ -99,7 +99,7 @@ static uint64_t seq_count(uint64_t seed, uint32_t kids)
     return n;
 }
 
-/* ---- this rank's stack of subtree roots ------------------------------------ */
+/* ---- this rank's stack of subtree roots ---------------------------------- */
 
 typedef struct {
     uint64_t *ids;
@@ -122,7 +122,7 @@ static void push_locked(uint64_t id)
     work.ids[work.n++] = id;
 }
 
-/* ---- counting on the pool ---------------------------------------------------- */
+/* ---- counting on the pool ------------------------------------------------ */
 
 typedef struct {
     wf_task task;
@@ -183,7 +183,7 @@ static void count_range(size_t begin, size_t end, void *ctx)
         b->counts[i] = visit(b->ids[i], 0);
 }
 
-/* ---- between ranks ----------------------------------------------------------- */
+/* ---- between ranks ------------------------------------------------------- */
 
 typedef struct {
     int rank, size;
@@ -221,7 +221,8 @@ static void answer(peer_state *s, int who)
 static void send_token(peer_state *s, long q, int black)
 {
     long t[2] = {q, black};
-    MPI_Send(t, 2, MPI_LONG, (s->rank + 1) % s->size, TAG_TOKEN, MPI_COMM_WORLD);
+    MPI_Send(t, 2, MPI_LONG, (s->rank + 1) % s->size, TAG_TOKEN,
+             MPI_COMM_WORLD);
 }
 
 /* Handle one message, if any.  Returns its tag, or 0 if there was none. */
@@ -322,7 +323,7 @@ static long longer(long backoff)
     return backoff == 0 ? 1000 : backoff < 1000000 ? backoff * 2 : backoff;
 }
 
-/* ---- the rank's loop ---------------------------------------------------------- */
+/* ---- the rank's loop ----------------------------------------------------- */
 
 typedef struct {
     wf_pool *pool;
@@ -342,7 +343,8 @@ static void traverse(rank_state *r, peer_state *s)
     while (!s->done) {
         pthread_mutex_lock(&work.mu);
         b.n = work.n < BATCH ? work.n : BATCH;
-        memcpy(b.ids, work.ids + work.n - b.n, b.n * sizeof *b.ids); /* newest */
+        memcpy(b.ids, work.ids + work.n - b.n,
+               b.n * sizeof *b.ids); /* newest */
         work.n -= b.n;
         pthread_mutex_unlock(&work.mu);
         if (b.n > 0) {
@@ -448,9 +450,9 @@ int main(int argc, char **argv)
             expect = seq_count(seed, kids_n);
         rc = total != expect;
         printf("mpi_uts: %d rank%s x %u thread%s: %llu nodes, %s sequential "
-               "(%s)\n", s.size, s.size == 1 ? "" : "s", threads,
-               threads == 1 ? "" : "s", total,
-               rc ? "NOT the same as" : "same as", rc ? "FAILED" : "ok");
+               "(%s)\n",
+               s.size, s.size == 1 ? "" : "s", threads, threads == 1 ? "" : "s",
+               total, rc ? "NOT the same as" : "same as", rc ? "FAILED" : "ok");
         if (timing)
             fprintf(stderr, "mpi_uts: %.4f s\n", secs);
     }

@@ -89,8 +89,8 @@ int main(int argc, char **argv)
 
     /* Known answers (OEIS A000170), so a run checks itself. */
     static const long known[MAX_N + 1] = {
-        1, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596,
-        2279184, 14772512};
+        1,   1,   0,    0,     2,     10,     4,       40,      92,
+        352, 724, 2680, 14200, 73712, 365596, 2279184, 14772512};
     if (j.solutions != known[j.n]) {
         fprintf(stderr, "wrong: expected %ld\n", known[j.n]);
         return 1;

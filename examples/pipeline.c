@@ -18,8 +18,8 @@
  * file and the checksum against a plain sequential pass and prints
  *   example_pipeline.txt: 788847 bytes in 49 chunks, uppercased in
  *   parallel, written in order: checksum 107dd85b5ed21ce7 (ok)
- * (one line; exit status 1 if anything differs, 2 on an I/O error).  WEFT_NUM_THREADS sets
- * the threads of the default pool it runs on.
+ * (one line; exit status 1 if anything differs, 2 on an I/O error).
+ * WEFT_NUM_THREADS sets the threads of the default pool it runs on.
  *
  * Build: cc -O2 pipeline.c $(pkg-config --cflags --libs weft) */
 #include <ctype.h>
@@ -107,8 +107,8 @@ static int make_input(const char *path)
     FILE *f = fopen(path, "w");
     if (f == NULL)
         return -1;
-    static const char *const words[] = {"the", "quick", "brown", "fox",
-                                        "jumps", "over", "a", "lazy", "dog"};
+    static const char *const words[] = {
+        "the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog"};
     for (int line = 0; line < 20000; line++) {
         fprintf(f, "line %d:", line);
         for (int w = 0; w < 1 + line % 11; w++)

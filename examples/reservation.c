@@ -33,13 +33,13 @@
 #include <string.h>
 #include <weft.h>
 
-#define TRY(call)                                                            \
-    do {                                                                     \
-        int err_ = (call);                                                   \
-        if (err_ < 0) {                                                      \
-            fprintf(stderr, "%s: %s\n", #call, wf_strerror(err_));           \
-            exit(2);                                                         \
-        }                                                                    \
+#define TRY(call)                                                              \
+    do {                                                                       \
+        int err_ = (call);                                                     \
+        if (err_ < 0) {                                                        \
+            fprintf(stderr, "%s: %s\n", #call, wf_strerror(err_));             \
+            exit(2);                                                           \
+        }                                                                      \
     } while (0)
 
 static void run_example2(wf_pool *pool, FILE *out)
@@ -56,7 +56,8 @@ static void run_example2(wf_pool *pool, FILE *out)
     jc.msg_sizes = sizes;
     jc.policy = WF_JOIN_RESERVING;
     TRY(wf_join_node_create(&jn, g, &jc));
-    TRY(wf_buffer_node_create(&buf_out, g, wf_port_msg_size(wf_output_port(jn, 0))));
+    TRY(wf_buffer_node_create(&buf_out, g,
+                              wf_port_msg_size(wf_output_port(jn, 0))));
 
     /* join_node predecessors: two reservable buffer_nodes and a broadcast */
     TRY(wf_make_edge(buf1, wf_input_port(jn, 0)));
@@ -93,7 +94,7 @@ static void run_example2(wf_pool *pool, FILE *out)
     TRY(wf_graph_destroy(g));
 }
 
-/* ---- repeated runs, for the test ------------------------------------------ */
+/* ---- repeated runs, for the test ----------------------------------------- */
 
 static int repeat(unsigned workers, long runs)
 {

@@ -6,8 +6,8 @@
 
 #include "weft/common.h"
 #include "weft/deque.h"
-#include "weft/pool.h"
 #include "weft/graph.h"
 #include "weft/pipeline.h"
+#include "weft/pool.h"
 
 #endif /* WEFT_H */

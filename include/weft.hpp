@@ -47,16 +47,24 @@
 #include <type_traits>
 #include <utility>
 
-namespace weft {
+namespace weft
+{
 
 /* A negative WF_E... code of the C API, as an exception. */
-class error : public std::runtime_error {
-public:
-    explicit error(int code) : std::runtime_error(wf_strerror(code)), code_(code) {}
+class error : public std::runtime_error
+{
+  public:
+    explicit error(int code)
+        : std::runtime_error(wf_strerror(code)), code_(code)
+    {
+    }
     /* The WF_E... code. */
-    int code() const noexcept { return code_; }
+    int code() const noexcept
+    {
+        return code_;
+    }
 
-private:
+  private:
     int code_;
 };
 
@@ -64,7 +72,8 @@ private:
 constexpr unsigned unlimited = WF_UNLIMITED;
 constexpr unsigned serial = WF_SERIAL;
 
-namespace detail {
+namespace detail
+{
 
 /* err when it is >= 0; throws weft::error otherwise. */
 inline int check(int err)
@@ -76,8 +85,9 @@ inline int check(int err)
 
 /* The first exception thrown by bodies that run on pool threads, kept for
  * the thread that waits for them. */
-class exception_slot {
-public:
+class exception_slot
+{
+  public:
     /* In a catch block: keep the exception being handled, unless one is
      * kept already. */
     void capture() noexcept
@@ -88,7 +98,10 @@ public:
         failed_.store(true, std::memory_order_relaxed);
     }
     /* A body failed: loops skip the pieces that have not started. */
-    bool failed() const noexcept { return failed_.load(std::memory_order_relaxed); }
+    bool failed() const noexcept
+    {
+        return failed_.load(std::memory_order_relaxed);
+    }
     /* Throw the kept exception, if any, and forget it. */
     void rethrow()
     {
@@ -103,7 +116,7 @@ public:
             std::rethrow_exception(ex);
     }
 
-private:
+  private:
     std::mutex mutex_;
     std::exception_ptr ex_;
     std::atomic<bool> failed_{false};
@@ -111,8 +124,7 @@ private:
 
 /* A message read from the bytes weft hands a body (which may not be
  * aligned for T). */
-template <class T>
-T load(const void *p)
+template <class T> T load(const void *p)
 {
     static_assert(std::is_trivially_copyable<T>::value,
                   "weft messages are copied as bytes: use a trivially "
@@ -122,8 +134,7 @@ T load(const void *p)
     return *std::launder(reinterpret_cast<T *>(buf));
 }
 
-template <class T>
-constexpr void check_message()
+template <class T> constexpr void check_message()
 {
     static_assert(std::is_trivially_copyable<T>::value,
                   "weft messages are copied as bytes: use a trivially "
@@ -131,24 +142,23 @@ constexpr void check_message()
 }
 
 /* Calls a callable of type F through a void pointer (wf_parallel_invoke). */
-template <class F>
-void call_erased(void *f)
+template <class F> void call_erased(void *f)
 {
     (*static_cast<F *>(f))();
 }
 
 } // namespace detail
 
-/* ---- pools ---------------------------------------------------------------- */
+/* ---- pools --------------------------------------------------------------- */
 
 /* A task spawned by spawn(): the callable runs on this worker or a thief
  * and join() waits for it.  It is joined at the latest by the destructor,
  * so a scope left by an exception still joins what it spawned (weft's rule:
  * spawned and joined by the same thread, every task joined once).  Not
  * copyable or movable: the pool holds its address until the join. */
-template <class F>
-class spawned {
-public:
+template <class F> class spawned
+{
+  public:
     explicit spawned(F f) : f_(std::move(f))
     {
         frame_.self = this;
@@ -174,7 +184,7 @@ public:
             std::rethrow_exception(std::exchange(ex_, nullptr));
     }
 
-private:
+  private:
     struct frame {
         wf_task task; /* first: the body casts back to the frame */
         spawned *self;
@@ -208,8 +218,7 @@ private:
  *         return a + b;
  *     }
  */
-template <class F>
-spawned<std::decay_t<F>> spawn(F &&f)
+template <class F> spawned<std::decay_t<F>> spawn(F &&f)
 {
     return spawned<std::decay_t<F>>(std::forward<F>(f));
 }
@@ -217,8 +226,9 @@ spawned<std::decay_t<F>> spawn(F &&f)
 /* A weft pool (wf_pool): created by the constructor, destroyed by the
  * destructor (which waits for its submitted tasks), or the default pool,
  * which is never destroyed.  Movable, not copyable. */
-class pool {
-public:
+class pool
+{
+  public:
     /* A new pool of `threads` threads (0: WEFT_NUM_THREADS, or the CPUs
      * this process may use). */
     explicit pool(unsigned threads = 0)
@@ -228,7 +238,10 @@ public:
         detail::check(wf_pool_create(&p_, &cfg));
     }
     /* A new pool as cfg says. */
-    explicit pool(const wf_pool_config &cfg) { detail::check(wf_pool_create(&p_, &cfg)); }
+    explicit pool(const wf_pool_config &cfg)
+    {
+        detail::check(wf_pool_create(&p_, &cfg));
+    }
     /* The default pool (wf_pool_default), not owned. */
     static pool default_pool()
     {
@@ -237,7 +250,9 @@ public:
             throw error(WF_EAGAIN);
         return pool(p, false);
     }
-    pool(pool &&o) noexcept : p_(std::exchange(o.p_, nullptr)), owned_(o.owned_) {}
+    pool(pool &&o) noexcept : p_(std::exchange(o.p_, nullptr)), owned_(o.owned_)
+    {
+    }
     pool &operator=(pool &&o) noexcept
     {
         if (this != &o) {
@@ -249,31 +264,42 @@ public:
     }
     pool(const pool &) = delete;
     pool &operator=(const pool &) = delete;
-    ~pool() { destroy(); }
+    ~pool()
+    {
+        destroy();
+    }
 
     /* The C handle. */
-    wf_pool *get() const noexcept { return p_; }
+    wf_pool *get() const noexcept
+    {
+        return p_;
+    }
     /* Its number of threads (wf_pool_threads). */
-    unsigned threads() const noexcept { return wf_pool_threads(p_); }
+    unsigned threads() const noexcept
+    {
+        return wf_pool_threads(p_);
+    }
 
     /* Run f() in the pool and wait for it and all it spawned (wf_run);
      * throws what f threw. */
-    template <class F>
-    void run(F &&f)
+    template <class F> void run(F &&f)
     {
         struct ctx_t {
             std::remove_reference_t<F> *f;
             detail::exception_slot ex;
         } ctx;
         ctx.f = &f;
-        detail::check(wf_run(p_, [](void *arg) {
-            ctx_t *c = static_cast<ctx_t *>(arg);
-            try {
-                (*c->f)();
-            } catch (...) {
-                c->ex.capture();
-            }
-        }, &ctx));
+        detail::check(wf_run(
+            p_,
+            [](void *arg) {
+                ctx_t *c = static_cast<ctx_t *>(arg);
+                try {
+                    (*c->f)();
+                } catch (...) {
+                    c->ex.capture();
+                }
+            },
+            &ctx));
         ctx.ex.rethrow();
     }
 
@@ -296,7 +322,8 @@ public:
             if (c->ex.failed())
                 return;
             try {
-                if constexpr (std::is_invocable_v<Fn &, std::size_t, std::size_t>) {
+                if constexpr (std::is_invocable_v<Fn &, std::size_t,
+                                                  std::size_t>) {
                     (*c->f)(b, e);
                 } else {
                     for (std::size_t i = b; i < e; i++)
@@ -312,8 +339,7 @@ public:
 
     /* Call every f in parallel and wait for all (wf_parallel_invoke);
      * throws the first exception one threw, after all have returned. */
-    template <class... F>
-    void parallel_invoke(F &&...fs)
+    template <class... F> void parallel_invoke(F &&...fs)
     {
         static_assert(sizeof...(F) > 0, "parallel_invoke of nothing");
         struct item {
@@ -343,8 +369,10 @@ public:
         ex.rethrow();
     }
 
-private:
-    pool(wf_pool *p, bool owned) : p_(p), owned_(owned) {}
+  private:
+    pool(wf_pool *p, bool owned) : p_(p), owned_(owned)
+    {
+    }
     void destroy() noexcept
     {
         if (p_ != nullptr && owned_)
@@ -356,21 +384,29 @@ private:
     bool owned_ = true;
 };
 
-/* ---- graphs --------------------------------------------------------------- */
+/* ---- graphs -------------------------------------------------------------- */
 
 /* A flow graph (wf_graph) on a pool; destroyed, after all its work, by the
  * destructor.  Movable, not copyable. */
-class graph {
-public:
+class graph
+{
+  public:
     /* A graph on the default pool. */
-    graph() : graph(static_cast<wf_pool *>(nullptr)) {}
+    graph() : graph(static_cast<wf_pool *>(nullptr))
+    {
+    }
     /* A graph on p, which must outlive it. */
-    explicit graph(pool &p) : graph(p.get()) {}
+    explicit graph(pool &p) : graph(p.get())
+    {
+    }
     explicit graph(wf_pool *p) : ex_(std::make_unique<detail::exception_slot>())
     {
         detail::check(wf_graph_create(&g_, p));
     }
-    graph(graph &&o) noexcept : g_(std::exchange(o.g_, nullptr)), ex_(std::move(o.ex_)) {}
+    graph(graph &&o) noexcept
+        : g_(std::exchange(o.g_, nullptr)), ex_(std::move(o.ex_))
+    {
+    }
     graph &operator=(graph &&o) noexcept
     {
         if (this != &o) {
@@ -382,10 +418,16 @@ public:
     }
     graph(const graph &) = delete;
     graph &operator=(const graph &) = delete;
-    ~graph() { destroy(); }
+    ~graph()
+    {
+        destroy();
+    }
 
     /* The C handle. */
-    wf_graph *get() const noexcept { return g_; }
+    wf_graph *get() const noexcept
+    {
+        return g_;
+    }
 
     /* Wait until no work is left (wf_graph_wait_for_all).  Throws the
      * first exception a body threw, else weft::error for the first error
@@ -398,15 +440,27 @@ public:
     }
     /* wf_graph_reset: empties the buffers, clears cancellation and errors
      * (WF_RESET_* flags, or-ed). */
-    void reset(unsigned flags = WF_RESET_PROTOCOL) { detail::check(wf_graph_reset(g_, flags)); }
+    void reset(unsigned flags = WF_RESET_PROTOCOL)
+    {
+        detail::check(wf_graph_reset(g_, flags));
+    }
     /* wf_graph_cancel. */
-    void cancel() { detail::check(wf_graph_cancel(g_)); }
-    bool is_cancelled() const noexcept { return wf_graph_is_cancelled(g_); }
+    void cancel()
+    {
+        detail::check(wf_graph_cancel(g_));
+    }
+    bool is_cancelled() const noexcept
+    {
+        return wf_graph_is_cancelled(g_);
+    }
 
     /* Where the bodies of this graph's nodes keep what they throw. */
-    detail::exception_slot &exceptions() noexcept { return *ex_; }
+    detail::exception_slot &exceptions() noexcept
+    {
+        return *ex_;
+    }
 
-private:
+  private:
     void destroy() noexcept
     {
         if (g_ != nullptr)
@@ -420,9 +474,12 @@ private:
 
 /* Any node: owns a wf_node and destroys it (wf_node_destroy, which waits
  * for the graph's work).  Movable, not copyable. */
-class node {
-public:
-    node(node &&o) noexcept : n_(std::exchange(o.n_, nullptr)) {}
+class node
+{
+  public:
+    node(node &&o) noexcept : n_(std::exchange(o.n_, nullptr))
+    {
+    }
     node &operator=(node &&o) noexcept
     {
         if (this != &o) {
@@ -433,18 +490,36 @@ public:
     }
     node(const node &) = delete;
     node &operator=(const node &) = delete;
-    ~node() { destroy(); }
+    ~node()
+    {
+        destroy();
+    }
 
     /* The C handle. */
-    wf_node *get() const noexcept { return n_; }
+    wf_node *get() const noexcept
+    {
+        return n_;
+    }
     /* Input and output port i, for the C functions that take a wf_port. */
-    wf_port input(unsigned i = 0) const noexcept { return wf_input_port(n_, i); }
-    wf_port output(unsigned i = 0) const noexcept { return wf_output_port(n_, i); }
+    wf_port input(unsigned i = 0) const noexcept
+    {
+        return wf_input_port(n_, i);
+    }
+    wf_port output(unsigned i = 0) const noexcept
+    {
+        return wf_output_port(n_, i);
+    }
     /* wf_node_set_name / wf_node_name. */
-    void set_name(const char *name) { detail::check(wf_node_set_name(n_, name)); }
-    const char *name() const noexcept { return wf_node_name(n_); }
+    void set_name(const char *name)
+    {
+        detail::check(wf_node_set_name(n_, name));
+    }
+    const char *name() const noexcept
+    {
+        return wf_node_name(n_);
+    }
 
-protected:
+  protected:
     node() = default;
     void destroy() noexcept
     {
@@ -468,28 +543,37 @@ inline void remove_edge(node &from, node &to)
 }
 
 /* A node that takes messages of type T. */
-template <class T>
-class receiver : public node {
-public:
+template <class T> class receiver : public node
+{
+  public:
     /* Offer v; true if the node took it (wf_try_put). */
-    bool try_put(const T &v) { return detail::check(wf_try_put(n_, &v)) == 1; }
+    bool try_put(const T &v)
+    {
+        return detail::check(wf_try_put(n_, &v)) == 1;
+    }
 
-protected:
-    receiver() { detail::check_message<T>(); }
+  protected:
+    receiver()
+    {
+        detail::check_message<T>();
+    }
 };
 
 /* A buffering node of T: a receiver that can also be pulled from. */
-template <class T>
-class buffering : public receiver<T> {
-public:
+template <class T> class buffering : public receiver<T>
+{
+  public:
     /* Take the next message into v; false when there is none. */
-    bool try_get(T &v) { return detail::check(wf_try_get(this->n_, &v)) == 1; }
+    bool try_get(T &v)
+    {
+        return detail::check(wf_try_get(this->n_, &v)) == 1;
+    }
 };
 
 /* queue_node: first in, first out (wf_queue_node_create). */
-template <class T>
-class queue_node : public buffering<T> {
-public:
+template <class T> class queue_node : public buffering<T>
+{
+  public:
     explicit queue_node(graph &g)
     {
         detail::check(wf_queue_node_create(&this->n_, g.get(), sizeof(T)));
@@ -497,9 +581,9 @@ public:
 };
 
 /* buffer_node: order unspecified (wf_buffer_node_create). */
-template <class T>
-class buffer_node : public buffering<T> {
-public:
+template <class T> class buffer_node : public buffering<T>
+{
+  public:
     explicit buffer_node(graph &g)
     {
         detail::check(wf_buffer_node_create(&this->n_, g.get(), sizeof(T)));
@@ -507,9 +591,9 @@ public:
 };
 
 /* broadcast_node: every message to every successor; keeps nothing. */
-template <class T>
-class broadcast_node : public receiver<T> {
-public:
+template <class T> class broadcast_node : public receiver<T>
+{
+  public:
     explicit broadcast_node(graph &g)
     {
         detail::check(wf_broadcast_node_create(&this->n_, g.get(), sizeof(T)));
@@ -521,9 +605,9 @@ public:
  * returns to every successor.  Out = void: no output port, the body
  * returns nothing.  A body that returns std::optional<Out> sends nothing
  * for std::nullopt (WF_NO_OUTPUT). */
-template <class In, class Out = void>
-class function_node : public receiver<In> {
-public:
+template <class In, class Out = void> class function_node : public receiver<In>
+{
+  public:
     template <class F>
     function_node(graph &g, unsigned concurrency, F &&body,
                   wf_fn_policy policy = WF_QUEUEING)
@@ -548,9 +632,12 @@ public:
         return *this;
     }
     /* The node goes first: it waits for the bodies that use body_. */
-    ~function_node() { this->destroy(); }
+    ~function_node()
+    {
+        this->destroy();
+    }
 
-private:
+  private:
     static constexpr std::size_t out_size()
     {
         if constexpr (std::is_void_v<Out>) {
@@ -566,9 +653,11 @@ private:
         virtual int invoke(const void *in, void *out) = 0;
     };
 
-    template <class F>
-    struct holder final : holder_base {
-        holder(F body, detail::exception_slot &slot) : f(std::move(body)), ex(&slot) {}
+    template <class F> struct holder final : holder_base {
+        holder(F body, detail::exception_slot &slot)
+            : f(std::move(body)), ex(&slot)
+        {
+        }
         int invoke(const void *in, void *out) override
         {
             try {
@@ -610,9 +699,9 @@ private:
 /* input_node: a source.  Once activate() is called, body() runs on the
  * pool and each T it returns goes to the successors; std::nullopt ends the
  * stream (until graph::reset). */
-template <class T>
-class input_node : public node {
-public:
+template <class T> class input_node : public node
+{
+  public:
     template <class F>
     input_node(graph &g, F &&body)
         : body_(std::make_unique<holder<std::decay_t<F>>>(std::forward<F>(body),
@@ -633,22 +722,33 @@ public:
         body_ = std::move(o.body_);
         return *this;
     }
-    ~input_node() { this->destroy(); }
+    ~input_node()
+    {
+        this->destroy();
+    }
 
     /* Start making messages (wf_input_node_activate). */
-    void activate() { detail::check(wf_input_node_activate(this->n_)); }
+    void activate()
+    {
+        detail::check(wf_input_node_activate(this->n_));
+    }
     /* Take the buffered (or a new) message into v; false when none. */
-    bool try_get(T &v) { return detail::check(wf_try_get(this->n_, &v)) == 1; }
+    bool try_get(T &v)
+    {
+        return detail::check(wf_try_get(this->n_, &v)) == 1;
+    }
 
-private:
+  private:
     struct holder_base {
         virtual ~holder_base() = default;
         virtual int invoke(void *out) = 0;
     };
 
-    template <class F>
-    struct holder final : holder_base {
-        holder(F body, detail::exception_slot &slot) : f(std::move(body)), ex(&slot) {}
+    template <class F> struct holder final : holder_base {
+        holder(F body, detail::exception_slot &slot)
+            : f(std::move(body)), ex(&slot)
+        {
+        }
         int invoke(void *out) override
         {
             try {

@@ -34,8 +34,8 @@ static size_t ring_bytes(int64_t capacity)
 static struct wf__ring *ring_new(wf_deque *dq, int64_t capacity)
 {
     size_t bytes = ring_bytes(capacity);
-    struct wf__ring *r = dq->alloc.alloc ? dq->alloc.alloc(bytes, dq->alloc.ctx)
-                                         : malloc(bytes);
+    struct wf__ring *r =
+        dq->alloc.alloc ? dq->alloc.alloc(bytes, dq->alloc.ctx) : malloc(bytes);
     if (r) {
         r->mask = capacity - 1;
         r->prev = NULL;

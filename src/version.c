@@ -8,6 +8,6 @@
 
 const char *wf_version(void)
 {
-    return WF__XSTR(WF_VERSION_MAJOR) "." WF__XSTR(WF_VERSION_MINOR) "."
-        WF__XSTR(WF_VERSION_PATCH);
+    return WF__XSTR(WF_VERSION_MAJOR) "." WF__XSTR(
+        WF_VERSION_MINOR) "." WF__XSTR(WF_VERSION_PATCH);
 }

@@ -85,17 +85,17 @@ static inline void watch(const char *what, unsigned s)
 
 /* main(): ARGS are a scenario name (none or "all": every one), then an
  * optional divisor for the iteration counts. */
-#define CALLER_TEST_MAIN(test, argc, argv, table)                            \
-    do {                                                                     \
-        main_tid = pthread_self();                                           \
-        watch_test = (test);                                                 \
-        if ((argc) > 2)                                                      \
-            divisor = atol((argv)[2]);                                       \
-        CHECK(divisor >= 1);                                                 \
-        struct sigaction sa_ = {.sa_handler = watch_alarm};                  \
-        sigemptyset(&sa_.sa_mask);                                           \
-        CHECK(sigaction(SIGALRM, &sa_, NULL) == 0);                          \
-        return CHECK_RUN_SCENARIOS(test, argc, argv, table);                 \
+#define CALLER_TEST_MAIN(test, argc, argv, table)                              \
+    do {                                                                       \
+        main_tid = pthread_self();                                             \
+        watch_test = (test);                                                   \
+        if ((argc) > 2)                                                        \
+            divisor = atol((argv)[2]);                                         \
+        CHECK(divisor >= 1);                                                   \
+        struct sigaction sa_ = {.sa_handler = watch_alarm};                    \
+        sigemptyset(&sa_.sa_mask);                                             \
+        CHECK(sigaction(SIGALRM, &sa_, NULL) == 0);                            \
+        return CHECK_RUN_SCENARIOS(test, argc, argv, table);                   \
     } while (0)
 
 #endif /* WEFT_TEST_CALLER_H */

@@ -8,7 +8,8 @@
  * A failed check prints file:line and the expression, then exits 1 at once:
  * a test that continues after a broken invariant mostly prints noise.  Under
  * the sanitizers exit() still runs LeakSanitizer, so leaks are reported too.
- * Every test program ends with CHECK_DONE(), which prints a one-line verdict. */
+ * Every test program ends with CHECK_DONE(), which prints a one-line
+ * verdict. */
 #ifndef WEFT_TEST_CHECK_H
 #define WEFT_TEST_CHECK_H
 
@@ -22,55 +23,56 @@
 
 #include <weft.h>
 
-#define CHECK(cond)                                                          \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, \
-                    #cond);                                                  \
-            exit(1);                                                         \
-        }                                                                    \
+#define CHECK(cond)                                                            \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__,   \
+                    #cond);                                                    \
+            exit(1);                                                           \
+        }                                                                      \
     } while (0)
 
-#define CHECK_MSG(cond, ...)                                                 \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, \
-                    #cond);                                                  \
-            fprintf(stderr, __VA_ARGS__);                                    \
-            fputc('\n', stderr);                                             \
-            exit(1);                                                         \
-        }                                                                    \
+#define CHECK_MSG(cond, ...)                                                   \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__,   \
+                    #cond);                                                    \
+            fprintf(stderr, __VA_ARGS__);                                      \
+            fputc('\n', stderr);                                               \
+            exit(1);                                                           \
+        }                                                                      \
     } while (0)
 
-#define CHECK_EQ(a, b)                                                       \
-    do {                                                                     \
-        long long check_a_ = (long long)(a), check_b_ = (long long)(b);      \
-        if (check_a_ != check_b_) {                                          \
-            fprintf(stderr, "%s:%d: CHECK_EQ failed: %s == %s (%lld vs %lld)\n", \
-                    __FILE__, __LINE__, #a, #b, check_a_, check_b_);         \
-            exit(1);                                                         \
-        }                                                                    \
+#define CHECK_EQ(a, b)                                                         \
+    do {                                                                       \
+        long long check_a_ = (long long)(a), check_b_ = (long long)(b);        \
+        if (check_a_ != check_b_) {                                            \
+            fprintf(stderr,                                                    \
+                    "%s:%d: CHECK_EQ failed: %s == %s (%lld vs %lld)\n",       \
+                    __FILE__, __LINE__, #a, #b, check_a_, check_b_);           \
+            exit(1);                                                           \
+        }                                                                      \
     } while (0)
 
 /* expr returns an int error code; it must be `want` (0 or a WF_E... code). */
-#define CHECK_ERR(expr, want)                                                \
-    do {                                                                     \
-        int check_got_ = (expr), check_want_ = (want);                       \
-        if (check_got_ != check_want_) {                                     \
-            fprintf(stderr, "%s:%d: %s returned %d (%s), expected %d (%s)\n", \
-                    __FILE__, __LINE__, #expr, check_got_,                   \
-                    wf_err_name(check_got_), check_want_,                    \
-                    wf_err_name(check_want_));                               \
-            exit(1);                                                         \
-        }                                                                    \
+#define CHECK_ERR(expr, want)                                                  \
+    do {                                                                       \
+        int check_got_ = (expr), check_want_ = (want);                         \
+        if (check_got_ != check_want_) {                                       \
+            fprintf(stderr, "%s:%d: %s returned %d (%s), expected %d (%s)\n",  \
+                    __FILE__, __LINE__, #expr, check_got_,                     \
+                    wf_err_name(check_got_), check_want_,                      \
+                    wf_err_name(check_want_));                                 \
+            exit(1);                                                           \
+        }                                                                      \
     } while (0)
 
 #define CHECK_OK(expr) CHECK_ERR(expr, 0)
 
-#define CHECK_DONE(name)                                                     \
-    do {                                                                     \
-        printf("%s: all checks passed\n", (name));                           \
-        return 0;                                                            \
+#define CHECK_DONE(name)                                                       \
+    do {                                                                       \
+        printf("%s: all checks passed\n", (name));                             \
+        return 0;                                                              \
     } while (0)
 
 /* Sanitizer builds are ~10x slower: tests use this to scale defaults. */
@@ -118,8 +120,8 @@ static inline void check_in_child(const char *what, void (*fn)(void))
 
 /* Run fn(arg) in a forked child whose stderr goes to err (up to n - 1
  * bytes, NUL-terminated); returns the child's wait status. */
-static inline int check_child_stderr(void (*fn)(void *), void *arg,
-                                     char *err, size_t n)
+static inline int check_child_stderr(void (*fn)(void *), void *arg, char *err,
+                                     size_t n)
 {
     fflush(NULL);
     int fds[2];
@@ -135,8 +137,8 @@ static inline int check_child_stderr(void (*fn)(void *), void *arg,
     }
     close(fds[1]);
     size_t got = 0;
-    for (ssize_t r; got + 1 < n &&
-                    (r = read(fds[0], err + got, n - 1 - got)) > 0;)
+    for (ssize_t r;
+         got + 1 < n && (r = read(fds[0], err + got, n - 1 - got)) > 0;)
         got += (size_t)r;
     err[got] = '\0';
     close(fds[0]);
@@ -155,9 +157,8 @@ static inline wf_pool *check_pool(unsigned threads)
     return p;
 }
 
-static inline int check_run_scenarios(const char *test, int argc,
-                                      char **argv, const check_scenario *sc,
-                                      size_t n)
+static inline int check_run_scenarios(const char *test, int argc, char **argv,
+                                      const check_scenario *sc, size_t n)
 {
     const char *name = argc > 1 ? argv[1] : "all";
     int found = 0;
@@ -173,8 +174,8 @@ static inline int check_run_scenarios(const char *test, int argc,
     CHECK_DONE(test);
 }
 
-#define CHECK_RUN_SCENARIOS(test, argc, argv, table)                         \
-    check_run_scenarios((test), (argc), (argv), (table),                     \
+#define CHECK_RUN_SCENARIOS(test, argc, argv, table)                           \
+    check_run_scenarios((test), (argc), (argv), (table),                       \
                         sizeof(table) / sizeof((table)[0]))
 
 /* Small fast PRNG for randomised tests (xorshift64*). */

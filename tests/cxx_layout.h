@@ -14,43 +14,43 @@
 #include <weft.h>
 
 /* Every type: its size and alignment. */
-#define CXX_LAYOUT_TYPES(X)                                                  \
-    X(wf_allocator)                                                          \
-    X(wf_deque)                                                              \
-    X(wf_task)                                                               \
-    X(wf_pool_config)                                                        \
-    X(wf_group_task)                                                         \
-    X(wf_group)                                                              \
-    X(wf_worker_stats)                                                       \
-    X(struct wf__fast)                                                       \
-    X(wf_port)                                                               \
-    X(wf_graph_config)                                                       \
-    X(wf_function_config)                                                    \
-    X(wf_join_config)                                                        \
-    X(wf_continue_config)                                                    \
-    X(wf_input_config)                                                       \
-    X(wf_multifunction_config)                                               \
-    X(wf_async_config)                                                       \
+#define CXX_LAYOUT_TYPES(X)                                                    \
+    X(wf_allocator)                                                            \
+    X(wf_deque)                                                                \
+    X(wf_task)                                                                 \
+    X(wf_pool_config)                                                          \
+    X(wf_group_task)                                                           \
+    X(wf_group)                                                                \
+    X(wf_worker_stats)                                                         \
+    X(struct wf__fast)                                                         \
+    X(wf_port)                                                                 \
+    X(wf_graph_config)                                                         \
+    X(wf_function_config)                                                      \
+    X(wf_join_config)                                                          \
+    X(wf_continue_config)                                                      \
+    X(wf_input_config)                                                         \
+    X(wf_multifunction_config)                                                 \
+    X(wf_async_config)                                                         \
     X(wf_tagged_msg)
 
 /* Every field that is atomic or aligned in C, and its neighbours. */
-#define CXX_LAYOUT_FIELDS(X)                                                 \
-    X(wf_deque, base)                                                        \
-    X(wf_deque, top)                                                         \
-    X(wf_deque, array)                                                       \
-    X(wf_deque, base_seen)                                                   \
-    X(wf_deque, alloc)                                                       \
-    X(wf_task, owner_)                                                       \
-    X(wf_task, thief_)                                                       \
-    X(wf_task, done_)                                                        \
-    X(wf_task, flags_)                                                       \
-    X(wf_group, owner_)                                                      \
-    X(wf_group, error_)                                                      \
-    X(wf_group, cancelled_)                                                  \
-    X(wf_group, state_)                                                      \
-    X(struct wf__fast, bp)                                                   \
-    X(struct wf__fast, spawns)                                               \
-    X(struct wf__fast, limit)                                                \
+#define CXX_LAYOUT_FIELDS(X)                                                   \
+    X(wf_deque, base)                                                          \
+    X(wf_deque, top)                                                           \
+    X(wf_deque, array)                                                         \
+    X(wf_deque, base_seen)                                                     \
+    X(wf_deque, alloc)                                                         \
+    X(wf_task, owner_)                                                         \
+    X(wf_task, thief_)                                                         \
+    X(wf_task, done_)                                                          \
+    X(wf_task, flags_)                                                         \
+    X(wf_group, owner_)                                                        \
+    X(wf_group, error_)                                                        \
+    X(wf_group, cancelled_)                                                    \
+    X(wf_group, state_)                                                        \
+    X(struct wf__fast, bp)                                                     \
+    X(struct wf__fast, spawns)                                                 \
+    X(struct wf__fast, limit)                                                  \
     X(wf_tagged_msg, value)
 
 #ifdef __cplusplus

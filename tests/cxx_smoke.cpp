@@ -21,24 +21,25 @@
 
 #include "cxx_layout.h"
 
-#define CHECK(cond)                                                          \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,     \
-                         __LINE__, #cond);                                   \
-            std::exit(1);                                                    \
-        }                                                                    \
+#define CHECK(cond)                                                            \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,        \
+                         __LINE__, #cond);                                     \
+            std::exit(1);                                                      \
+        }                                                                      \
     } while (0)
 
-#define CHECK_EQ(a, b)                                                       \
-    do {                                                                     \
-        long long check_a_ = (long long)(a), check_b_ = (long long)(b);      \
-        if (check_a_ != check_b_) {                                          \
-            std::fprintf(stderr, "%s:%d: CHECK_EQ failed: %s == %s "         \
-                         "(%lld vs %lld)\n", __FILE__, __LINE__, #a, #b,     \
-                         check_a_, check_b_);                                \
-            std::exit(1);                                                    \
-        }                                                                    \
+#define CHECK_EQ(a, b)                                                         \
+    do {                                                                       \
+        long long check_a_ = (long long)(a), check_b_ = (long long)(b);        \
+        if (check_a_ != check_b_) {                                            \
+            std::fprintf(stderr,                                               \
+                         "%s:%d: CHECK_EQ failed: %s == %s "                   \
+                         "(%lld vs %lld)\n",                                   \
+                         __FILE__, __LINE__, #a, #b, check_a_, check_b_);      \
+            std::exit(1);                                                      \
+        }                                                                      \
     } while (0)
 
 /* ---- layout ------------------------------------------------------------- */
@@ -51,9 +52,8 @@ static void test_layout()
 #define CXX_LAYOUT_FIELD_NAME(T, m) "offsetof(" #T ", " #m ")",
     static const size_t cxx[] = {CXX_LAYOUT_TYPES(CXX_LAYOUT_SIZE)
                                      CXX_LAYOUT_FIELDS(CXX_LAYOUT_OFFSET)};
-    static const char *const names[] = {
-        CXX_LAYOUT_TYPES(CXX_LAYOUT_NAME)
-            CXX_LAYOUT_FIELDS(CXX_LAYOUT_FIELD_NAME)};
+    static const char *const names[] = {CXX_LAYOUT_TYPES(
+        CXX_LAYOUT_NAME) CXX_LAYOUT_FIELDS(CXX_LAYOUT_FIELD_NAME)};
     const size_t n = sizeof cxx / sizeof cxx[0];
     CHECK_EQ(cxx_layout_c_count, n);
     CHECK_EQ(sizeof names / sizeof names[0], n);
@@ -125,7 +125,10 @@ static void fib_root(void *arg)
 }
 
 /* fib(n) spawns two tasks per call above the leaves: 2 * (fib(n+1) - 1). */
-static uint64_t fib_spawns(int n) { return 2 * (uint64_t)(fib_seq(n + 1) - 1); }
+static uint64_t fib_spawns(int n)
+{
+    return 2 * (uint64_t)(fib_seq(n + 1) - 1);
+}
 
 static void test_pool()
 {

@@ -23,26 +23,26 @@
 #include <string>
 #include <vector>
 
-#define CHECK(cond)                                                          \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,     \
-                         __LINE__, #cond);                                   \
-            std::exit(1);                                                    \
-        }                                                                    \
+#define CHECK(cond)                                                            \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,        \
+                         __LINE__, #cond);                                     \
+            std::exit(1);                                                      \
+        }                                                                      \
     } while (0)
 
 /* expr must throw E; then `check` (an expression of e) must hold. */
-#define CHECK_THROWS(expr, E, check)                                         \
-    do {                                                                     \
-        bool thrown_ = false;                                                \
-        try {                                                                \
-            expr;                                                            \
-        } catch (const E &e) {                                               \
-            thrown_ = true;                                                  \
-            CHECK(check);                                                    \
-        }                                                                    \
-        CHECK(thrown_);                                                      \
+#define CHECK_THROWS(expr, E, check)                                           \
+    do {                                                                       \
+        bool thrown_ = false;                                                  \
+        try {                                                                  \
+            expr;                                                              \
+        } catch (const E &e) {                                                 \
+            thrown_ = true;                                                    \
+            CHECK(check);                                                      \
+        }                                                                      \
+        CHECK(thrown_);                                                        \
     } while (0)
 
 static long fib_seq(int n)
@@ -170,8 +170,7 @@ static void test_graph()
 
     /* std::optional: only the even values pass, into a queue. */
     weft::function_node<int, int> evens(
-        g, weft::unlimited,
-        [](int v) -> std::optional<int> {
+        g, weft::unlimited, [](int v) -> std::optional<int> {
             return v % 2 ? std::nullopt : std::optional<int>(v);
         });
     weft::queue_node<int> out(g);

@@ -56,14 +56,15 @@ static void expect(void (*fn)(void), const char *debug, bool aborts,
     int st = in_child(fn, debug, err, sizeof err);
     if (aborts)
         CHECK_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT,
-                  "the child did not abort (status %#x); it said: %s", st,
-                  err);
+                  "the child did not abort (status %#x); it said: %s", st, err);
     else
         CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
                   "the child failed (status %#x): %s", st, err);
     if (said)
-        CHECK_MSG(strstr(err, said) != NULL, "expected \"%s\" on stderr, "
-                  "got: %s", said, err);
+        CHECK_MSG(strstr(err, said) != NULL,
+                  "expected \"%s\" on stderr, "
+                  "got: %s",
+                  said, err);
     else
         CHECK_MSG(strstr(err, "weft:") == NULL, "expected silence, got: %s",
                   err);
@@ -130,7 +131,7 @@ static void joined_child(void)
 static size_t seq_from_1(const void *msg, void *ctx)
 {
     (void)ctx;
-    return (size_t)*(const int *)msg; /* 1, 2, 3: 0 never comes */
+    return (size_t) * (const int *)msg; /* 1, 2, 3: 0 never comes */
 }
 
 static int count_body(const void *in, void *out, void *ctx)
@@ -216,14 +217,13 @@ static void scenario_stats(void)
 {
     char err[8192];
     int st = in_child(stats_child, "0", err, sizeof err);
-    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child: %#x: %s", st,
-              err);
-    CHECK_MSG(strstr(err, "weft: a pool of 2 threads (WEFT_STATS)"), "%s",
-              err);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child: %#x: %s", st, err);
+    CHECK_MSG(strstr(err, "weft: a pool of 2 threads (WEFT_STATS)"), "%s", err);
     const char *total = strstr(err, "weft:   total");
     unsigned long long spawns = 0, run = 0;
-    CHECK_MSG(total && sscanf(total, "weft:   total %llu %llu", &spawns,
-                              &run) == 2, "no total row: %s", err);
+    CHECK_MSG(total &&
+                  sscanf(total, "weft:   total %llu %llu", &spawns, &run) == 2,
+              "no total row: %s", err);
     CHECK_EQ(spawns, (unsigned long long)fib_seq(21) - 1); /* fib(20)'s */
     CHECK_EQ(run, spawns);
     printf("  %.*s", (int)(strchr(total, '\n') - total + 1), total);
@@ -253,7 +253,8 @@ static void scenario_sequencer(void)
 
 static void scenario_input(void)
 {
-    expect(input_child, "1", false, "input_node#0 holding 0 message(s) it "
+    expect(input_child, "1", false,
+           "input_node#0 holding 0 message(s) it "
            "has not passed on to its successors: never activated");
 }
 

@@ -12,7 +12,8 @@
  * Elements are pointers into a small array of K objects, and an object is
  * pushed again as soon as it has been taken: the same pointer value recurs
  * at ever larger indices, as a reused stack frame does (the ABA case of
- * docs/protocols.md).  Each push stamps the object with a fresh sequence number;
+ * docs/protocols.md).  Each push stamps the object with a fresh sequence
+ * number;
  * whoever takes it (owner pop, thief poll or the final drain) marks that
  * number in a side table, which must go from 0 to 1 exactly once, and then
  * poisons the object (ck's 0xdead) before handing it back.
@@ -33,7 +34,7 @@
 enum { FREE = 0, LIVE = 1 };
 
 typedef struct {
-    uint64_t seq;     /* stamp of the push that holds it, or POISON */
+    uint64_t seq;      /* stamp of the push that holds it, or POISON */
     _Atomic int state; /* FREE: the owner may push it again */
 } object;
 
@@ -59,8 +60,8 @@ static void take(void *x)
     CHECK_MSG(s != POISON, "object %ld taken twice (poisoned)",
               (long)(o - objs));
     CHECK_MSG(s < max_seq, "garbage stamp %llx", (unsigned long long)s);
-    unsigned char before = atomic_exchange_explicit(&taken_seq[s], 1,
-                                                    memory_order_relaxed);
+    unsigned char before =
+        atomic_exchange_explicit(&taken_seq[s], 1, memory_order_relaxed);
     CHECK_MSG(before == 0, "push #%llu taken twice", (unsigned long long)s);
     o->seq = POISON;
     /* Pairs with the owner's acquire before it stamps and pushes again. */

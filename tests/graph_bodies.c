@@ -16,7 +16,7 @@
 
 static wf_pool *pool;
 
-/* ---- a body that measures concurrency -------------------------------------- */
+/* ---- a body that measures concurrency ------------------------------------ */
 
 typedef struct {
     _Atomic int active, max_active, calls;
@@ -42,7 +42,7 @@ static void conc_leave(conc *c)
     atomic_fetch_sub(&c->active, 1);
 }
 
-/* ---- multifunction_node ------------------------------------------------------ */
+/* ---- multifunction_node -------------------------------------------------- */
 
 typedef struct {
     conc c;
@@ -254,7 +254,7 @@ static void test_multi_errors(void)
     GT_DESTROY(g, n, out);
 }
 
-/* ---- async_node --------------------------------------------------------------- */
+/* ---- async_node ---------------------------------------------------------- */
 
 typedef struct {
     service *svc;
@@ -313,7 +313,8 @@ static void test_async_wait(void)
     wf_graph *g = gt_graph(pool);
     async_ctx a = {.svc = &svc, .fail_at = -1};
     wf_node *an = gt_async(g, WF_UNLIMITED, WF_QUEUEING, &a);
-    wf_node *out1 = gt_queue(g, sizeof(long)), *out2 = gt_queue(g, sizeof(long));
+    wf_node *out1 = gt_queue(g, sizeof(long)),
+            *out2 = gt_queue(g, sizeof(long));
     CHECK_OK(wf_make_edge(an, out1));
     CHECK_OK(wf_make_edge(an, out2)); /* broadcast-push */
     for (int i = 0; i < 50; i++)
@@ -424,14 +425,15 @@ static void test_async_errors(void)
     service_stop(&svc);
 }
 
-/* ---- split_node and indexer_node ---------------------------------------------- */
+/* ---- split_node and indexer_node ----------------------------------------- */
 
 typedef struct {
     char c;
     short s;
 } small_pair; /* size 4, alignment 2 */
 
-static const size_t tsizes[3] = {sizeof(int), sizeof(double), sizeof(small_pair)};
+static const size_t tsizes[3] = {sizeof(int), sizeof(double),
+                                 sizeof(small_pair)};
 
 static void test_tuple_layout(void)
 {

@@ -51,7 +51,7 @@ static void see(counts *c, int port, long v)
         atomic_fetch_add(&c->seen[port][v], 1);
 }
 
-/* ---- producers --------------------------------------------------------------- */
+/* ---- producers ----------------------------------------------------------- */
 
 typedef struct {
     wf_node *to;
@@ -63,8 +63,9 @@ static void *producer(void *p)
 {
     producer_arg *a = p;
     for (long v = a->id; v < n_msgs; v += n_producers) {
-        int r = a->by_port ? wf_try_put(wf_input_port(a->to, (unsigned)(v % 3)), &v)
-                           : wf_try_put(a->to, &v);
+        int r = a->by_port
+                    ? wf_try_put(wf_input_port(a->to, (unsigned)(v % 3)), &v)
+                    : wf_try_put(a->to, &v);
         CHECK_MSG(r == 1, "put %ld: %d", v, r);
     }
     return NULL;
@@ -96,7 +97,7 @@ static int sink_body(const void *in, void *out, void *ctx)
     return 0;
 }
 
-/* ---- multifunction ----------------------------------------------------------- */
+/* ---- multifunction ------------------------------------------------------- */
 
 static int split_body(const void *in, wf_output_ports *ports, void *ctx)
 {
@@ -134,8 +135,10 @@ static void run_multifunction(wf_pool *pool)
     feed(mf, false);
     CHECK_OK(wf_graph_wait_for_all(g));
     for (long v = 0; v < n_msgs; v++) {
-        CHECK_MSG(atomic_load(&c->seen[0][v]) == (v % 2 == 0), "port 0: %ld", v);
-        CHECK_MSG(atomic_load(&c->seen[1][v]) == (v % 2 == 1), "port 1: %ld", v);
+        CHECK_MSG(atomic_load(&c->seen[0][v]) == (v % 2 == 0), "port 0: %ld",
+                  v);
+        CHECK_MSG(atomic_load(&c->seen[1][v]) == (v % 2 == 1), "port 1: %ld",
+                  v);
         CHECK_MSG(atomic_load(&c->seen[2][v]) == (v % 3 == 0 ? 2 : 0),
                   "port 2: %ld", v);
     }
@@ -145,7 +148,7 @@ static void run_multifunction(wf_pool *pool)
     printf("multifunction: %ld messages in %.2f s\n", n_msgs, check_now() - t0);
 }
 
-/* ---- indexer ------------------------------------------------------------------ */
+/* ---- indexer ------------------------------------------------------------- */
 
 static int tagged_body(const void *in, void *out, void *ctx)
 {
@@ -181,7 +184,7 @@ static void run_indexer(wf_pool *pool)
     printf("indexer: %ld messages in %.2f s\n", n_msgs, check_now() - t0);
 }
 
-/* ---- async --------------------------------------------------------------------- */
+/* ---- async --------------------------------------------------------------- */
 
 static service services[2];
 
@@ -228,7 +231,8 @@ static void run_async(wf_pool *pool)
                   atomic_load(&c->seen[0][v]));
     CHECK_EQ(atomic_load(&c->bad), 0);
     CHECK_EQ(atomic_load(&services[0].answered) +
-                 atomic_load(&services[1].answered), n_msgs);
+                 atomic_load(&services[1].answered),
+             n_msgs);
     GT_DESTROY(g, an, f);
     for (int i = 0; i < 2; i++) {
         CHECK_EQ(atomic_load(&services[i].put_failed), 0);

@@ -51,7 +51,7 @@ static wf_node *gt_overwrite(wf_graph *g, bool once)
     return n;
 }
 
-/* ---- priority_queue_node -------------------------------------------------- */
+/* ---- priority_queue_node ------------------------------------------------- */
 
 typedef struct {
     wf_node *to;
@@ -140,8 +140,8 @@ static void test_pq_successor_pulls_greatest(void)
     wf_graph *g = gt_graph(pool);
     wf_node *pq = gt_pq(g, NULL);
     gated s = {0};
-    wf_node *f = gt_function(g, sizeof(int), 0, WF_SERIAL, WF_REJECTING,
-                             gated_body, &s);
+    wf_node *f =
+        gt_function(g, sizeof(int), 0, WF_SERIAL, WF_REJECTING, gated_body, &s);
     CHECK_OK(wf_make_edge(pq, f));
     gt_put(pq, 0); /* taken by f, whose body waits for the gate */
     int later[] = {5, 3, 9, 1, 7};
@@ -169,7 +169,7 @@ static void test_pq_reservation(void)
     CHECK_EQ(wf_try_get(pq, &v), 0);     /* reserved */
     CHECK_EQ(wf_try_reserve(pq, &v), 0); /* one at a time */
     gt_put(pq, 10);                      /* greater than the reserved one */
-    CHECK_EQ(wf_try_consume(pq), 1);        /* removes 7, not 10 */
+    CHECK_EQ(wf_try_consume(pq), 1);     /* removes 7, not 10 */
     CHECK_ERR(wf_try_consume(pq), WF_ENOENT);
     CHECK_EQ(wf_try_reserve(pq, &v), 1);
     CHECK_EQ(v, 10);
@@ -190,15 +190,18 @@ static void test_pq_reservation(void)
     wf_node *n = NULL;
     CHECK_ERR(wf_priority_queue_node_create(&n, g, sizeof(int), NULL, NULL),
               WF_EINVAL);
-    CHECK_ERR(wf_priority_queue_node_create(&n, g, 0, int_cmp, NULL), WF_EINVAL);
-    CHECK_ERR(wf_priority_queue_node_create(NULL, g, 4, int_cmp, NULL), WF_EINVAL);
-    CHECK_ERR(wf_priority_queue_node_create(&n, NULL, 4, int_cmp, NULL), WF_EINVAL);
+    CHECK_ERR(wf_priority_queue_node_create(&n, g, 0, int_cmp, NULL),
+              WF_EINVAL);
+    CHECK_ERR(wf_priority_queue_node_create(NULL, g, 4, int_cmp, NULL),
+              WF_EINVAL);
+    CHECK_ERR(wf_priority_queue_node_create(&n, NULL, 4, int_cmp, NULL),
+              WF_EINVAL);
     CHECK(n == NULL);
     CHECK(strcmp(wf_node_kind(pq), "priority_queue_node") == 0);
     GT_DESTROY(g, pq);
 }
 
-/* ---- overwrite_node and write_once_node ------------------------------------ */
+/* ---- overwrite_node and write_once_node ---------------------------------- */
 
 static void test_overwrite(void)
 {
@@ -402,7 +405,7 @@ static void test_overwrite_errors(void)
     CHECK_OK(wf_node_destroy(ow));
 }
 
-/* ---- composite_node -------------------------------------------------------- */
+/* ---- composite_node ------------------------------------------------------ */
 
 static wf_node *gt_composite(wf_graph *g, unsigned n_in, const wf_port *in,
                              unsigned n_out, const wf_port *out)
@@ -586,21 +589,21 @@ static void test_composite_dot(void)
         "n0 -> n1 [label=\"push\"];",
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
-        CHECK_MSG(strstr(text, want[i]) != NULL, "missing [%s] in\n%s",
-                  want[i], text);
+        CHECK_MSG(strstr(text, want[i]) != NULL, "missing [%s] in\n%s", want[i],
+                  text);
     free(text);
     GT_DESTROY(g, c, f, q);
 }
 
-/* ---- queue_node: a put through an empty queue (G4's exception) ------------ */
+/* ---- queue_node: a put through an empty queue (G4's exception) ----------- */
 
 /* Serial body: each producer's messages (value = producer * PER + i) must
  * come in the order it put them, each once. */
 enum { DQ_N = 4, DQ_PER = 3000 };
 
 typedef struct {
-    int next[DQ_N];     /* the next i expected of each producer */
-    _Atomic int wrong;  /* out of order or repeated */
+    int next[DQ_N];    /* the next i expected of each producer */
+    _Atomic int wrong; /* out of order or repeated */
     _Atomic int calls;
 } dq_order;
 
@@ -632,8 +635,8 @@ static void test_queue_direct(void)
         wf_graph *g = gt_graph(pool);
         wf_node *q = gt_queue(g, sizeof(int));
         dq_order o = {0};
-        wf_node *f = gt_function(g, sizeof(int), 0, WF_SERIAL, policies[k],
-                                 dq_body, &o);
+        wf_node *f =
+            gt_function(g, sizeof(int), 0, WF_SERIAL, policies[k], dq_body, &o);
         CHECK_OK(wf_make_edge(q, f));
         pthread_t t[DQ_N];
         producer p[DQ_N];
@@ -661,8 +664,8 @@ static void test_queue_direct(void)
             CHECK_OK(wf_make_edge(chain[i - 1], chain[i]));
     }
     dq_order o = {0};
-    wf_node *f = gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING,
-                             dq_body, &o);
+    wf_node *f =
+        gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING, dq_body, &o);
     CHECK_OK(wf_make_edge(chain[CHAIN - 1], f));
     for (int i = 0; i < MSGS; i++)
         gt_put(chain[0], i);

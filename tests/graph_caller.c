@@ -44,7 +44,7 @@
 #include "caller_test.h"
 #include "graph_test.h"
 
-/* ---- bodies -------------------------------------------------------------------- */
+/* ---- bodies -------------------------------------------------------------- */
 
 /* A body that blocks its thread until released, unless it runs on main. */
 typedef struct {
@@ -116,7 +116,7 @@ static int count_src(const void *in, void *out, void *ctx)
     return count_pass(in, out, ctx);
 }
 
-/* ---- stuck_worker ------------------------------------------------------------ */
+/* ---- stuck_worker -------------------------------------------------------- */
 
 static void stuck_worker(void)
 {
@@ -155,7 +155,8 @@ static void stuck_worker(void)
                    atomic_load(&c[2].off_main)));
     CHECK_MSG(!timed_out,
               "B finished only after A's blocked bodies timed out (%.1f s): "
-              "the waiting thread did not run B's work", took);
+              "the waiting thread did not run B's work",
+              took);
     CHECK_MSG(still == blocked, "%d of A's %d blocked bodies returned early",
               blocked - still, blocked);
     for (int i = 0; i < 3; i++) {
@@ -176,7 +177,7 @@ static void stuck_worker(void)
     alarm(0);
 }
 
-/* ---- one_thread ---------------------------------------------------------------- */
+/* ---- one_thread ---------------------------------------------------------- */
 
 static void one_thread(void)
 {
@@ -212,16 +213,18 @@ static void one_thread(void)
         off += atomic_load(&c[i].off_main);
     }
     printf("one_thread: %ld round trips through %d nodes, %ld of %ld bodies "
-           "off the calling thread\n", rounds, LEN, off, rounds * LEN);
+           "off the calling thread\n",
+           rounds, LEN, off, rounds * LEN);
     CHECK_MSG(off == 0,
               "%ld bodies ran on another thread: a threads = 1 pool must "
-              "have no background worker", off);
+              "have no background worker",
+              off);
     GT_DESTROY(g, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7]);
     CHECK_OK(wf_pool_destroy(p));
     alarm(0);
 }
 
-/* ---- outside_threads, outside_shared --------------------------------------------- */
+/* ---- outside_threads, outside_shared ------------------------------------- */
 
 enum { NTHREADS = 4 };
 
@@ -236,7 +239,10 @@ typedef struct {
 } outside_arg;
 
 /* Rounds of 1..64 puts, each followed by a wait. */
-static long round_size(long r, int id) { return 1 + (r * 37 + id * 11) % 64; }
+static long round_size(long r, int id)
+{
+    return 1 + (r * 37 + id * 11) % 64;
+}
 
 static void *own_graph_thread(void *p)
 {
@@ -288,7 +294,8 @@ static void *own_graph_thread(void *p)
 static void outside_threads(void)
 {
     watch("outside_threads: 4 threads putting into and waiting on their "
-          "own graphs", WATCH_S);
+          "own graphs",
+          WATCH_S);
     wf_pool *p = gt_pool(2);
     long n = scaled(100000);
     pthread_t th[NTHREADS];
@@ -321,7 +328,8 @@ static void check_seen(_Atomic long *seen, long put, int id, long round,
     CHECK_MSG(got == put,
               "thread %d, round %ld: wf_graph_wait_for_all returned with "
               "node %d having run %ld of the %ld messages this thread put; "
-              "%s", id, round, node, got, put,
+              "%s",
+              id, round, node, got, put,
               later == put ? "the rest ran later: they were still in flight"
                            : "the rest never ran");
 }
@@ -359,8 +367,8 @@ static void outside_shared(void)
     pthread_t th[NTHREADS];
     outside_arg a[NTHREADS];
     for (int i = 0; i < NTHREADS; i++) {
-        a[i] = (outside_arg){.pool = p, .id = i, .n = n, .g = g, .in = bc,
-                             .c = c};
+        a[i] =
+            (outside_arg){.pool = p, .id = i, .n = n, .g = g, .in = bc, .c = c};
         CHECK(pthread_create(&th[i], NULL, shared_graph_thread, &a[i]) == 0);
     }
     for (int i = 0; i < NTHREADS; i++)
@@ -382,7 +390,7 @@ static void outside_shared(void)
     alarm(0);
 }
 
-/* ---- worker_park ----------------------------------------------------------------- */
+/* ---- worker_park --------------------------------------------------------- */
 
 typedef struct {
     _Atomic int started, done;
@@ -430,7 +438,10 @@ static void waiter_fn(void *arg)
     atomic_store(&w->finished, 1);
 }
 
-static void waiter_task(wf_task *t) { waiter_fn(t); }
+static void waiter_task(wf_task *t)
+{
+    waiter_fn(t);
+}
 
 #define MAX_WAIT_CPU 0.05
 
@@ -457,8 +468,8 @@ static waiter park_case(bool submitted)
         CHECK_OK(wf_run(p, waiter_fn, &w));
     }
     printf("worker_park: %s waited %.3f s (worker index %d): %.4f s of its "
-           "thread's CPU (limit %.2f)\n", how, w.wall, w.worker, w.cpu,
-           MAX_WAIT_CPU);
+           "thread's CPU (limit %.2f)\n",
+           how, w.wall, w.worker, w.cpu, MAX_WAIT_CPU);
     CHECK_OK(w.rc);
     CHECK_MSG(w.done_at_return, "%s: wait_for_all returned before the body",
               how);
@@ -483,8 +494,8 @@ static void worker_park(void)
               "the wf_run body burnt %.4f s of CPU in a %.3f s wait", a.cpu,
               a.wall);
     CHECK_MSG(b.cpu < MAX_WAIT_CPU,
-              "the submitted task burnt %.4f s of CPU in a %.3f s wait",
-              b.cpu, b.wall);
+              "the submitted task burnt %.4f s of CPU in a %.3f s wait", b.cpu,
+              b.wall);
     alarm(0);
 }
 

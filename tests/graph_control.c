@@ -83,7 +83,7 @@ static void test_continue_threshold(void)
         b[i] = gt_broadcast(g, WF_SIGNAL);
         CHECK_OK(wf_make_edge(b[i], c)); /* each raises the threshold */
     }
-    signal_from(g, b, 2, &s, 0); /* 2 of 3: nothing yet */
+    signal_from(g, b, 2, &s, 0);     /* 2 of 3: nothing yet */
     signal_from(g, b + 2, 1, &s, 1); /* the third completes the round */
     signal_from(g, b, 2, &s, 1);     /* counting started again from 0 */
     signal_from(g, b + 2, 1, &s, 2);
@@ -234,13 +234,13 @@ static void test_signal_ports(void)
     CHECK_OK(wf_make_edge(b, c));
     CHECK_EQ(wf_try_put(b, NULL), 1);
     int dummy = 5;
-    CHECK_EQ(wf_try_put(c, &dummy), 1); /* a signal ignores its bytes */
+    CHECK_EQ(wf_try_put(c, &dummy), 1);        /* a signal ignores its bytes */
     CHECK_ERR(wf_try_put(q, NULL), WF_EINVAL); /* NULL data message */
     CHECK_ERR(wf_try_put(bi, NULL), WF_EINVAL);
     CHECK_OK(wf_graph_wait_for_all(g));
     CHECK_EQ(atomic_load(&s.calls), 2); /* threshold 1: two rounds */
-    CHECK_EQ(wf_try_get(c, &dummy), 0);   /* continue keeps nothing */
-    CHECK_EQ(wf_try_get(b, NULL), 0);     /* nor does a broadcast */
+    CHECK_EQ(wf_try_get(c, &dummy), 0); /* continue keeps nothing */
+    CHECK_EQ(wf_try_get(b, NULL), 0);   /* nor does a broadcast */
     CHECK_ERR(wf_try_get(q, NULL), WF_EINVAL);
     CHECK(strcmp(wf_node_kind(c), "continue_node") == 0);
 
@@ -255,8 +255,8 @@ static void test_signal_ports(void)
     mc.body = signal_multi;
     wf_node *m = NULL;
     CHECK_OK(wf_multifunction_node_create(&m, g, &mc));
-    wf_node *f = gt_function(g, WF_SIGNAL, sizeof(int), WF_SERIAL,
-                             WF_QUEUEING, signal_body, (void *)&runs);
+    wf_node *f = gt_function(g, WF_SIGNAL, sizeof(int), WF_SERIAL, WF_QUEUEING,
+                             signal_body, (void *)&runs);
     wf_node *c0 = gt_continue(g, WF_SIGNAL, 0, &s);
     CHECK_OK(wf_make_edge(b, c0));
     CHECK_OK(wf_make_edge(c0, m));
@@ -275,7 +275,7 @@ static void test_signal_ports(void)
     GT_DESTROY(g, c, b, bi, q, m, f, c0);
 }
 
-/* ---- input_node ------------------------------------------------------------ */
+/* ---- input_node ---------------------------------------------------------- */
 
 typedef struct {
     int next, end; /* makes next, next+1, ..., end-1, then done */
@@ -347,7 +347,8 @@ static void test_input_push_and_done(void)
     CHECK_EQ(atomic_load(&c.calls), 101);
     CHECK_EQ(atomic_load(&c.off_worker), 0); /* bodies on the pool */
     /* broadcast: every successor gets every message */
-    CHECK_OK(wf_graph_reset(g, WF_RESET_PROTOCOL)); /* inactive again, not done */
+    CHECK_OK(
+        wf_graph_reset(g, WF_RESET_PROTOCOL)); /* inactive again, not done */
     c.next = 0;
     c.end = 20;
     wf_node *q2 = gt_queue(g, sizeof(int));
@@ -399,23 +400,23 @@ static void test_input_buffer_and_pull(void)
     CHECK_OK(wf_make_edge(lim, q));
     CHECK_OK(wf_input_node_activate(in));
     CHECK_OK(wf_graph_wait_for_all(g));
-    expect_run(q, 0, 2);                  /* the limiter took two */
-    CHECK_EQ(atomic_load(&c.calls), 3);   /* 2 was made and rejected */
+    expect_run(q, 0, 2);                /* the limiter took two */
+    CHECK_EQ(atomic_load(&c.calls), 3); /* 2 was made and rejected */
     int v = -1;
     CHECK_EQ(wf_try_reserve(in, &v), 1);
     CHECK_EQ(v, 2);
-    CHECK_EQ(wf_try_get(in, &v), 0);      /* reserved */
+    CHECK_EQ(wf_try_get(in, &v), 0); /* reserved */
     CHECK_EQ(wf_try_reserve(in, &v), 0);
     CHECK_EQ(wf_try_release(in), 1);
     CHECK_ERR(wf_try_release(in), WF_ENOENT);
     CHECK_ERR(wf_try_consume(in), WF_ENOENT);
     CHECK_EQ(wf_try_get(in, &v), 1);
-    CHECK_EQ(v, 2);                       /* the buffered one, not a new */
+    CHECK_EQ(v, 2); /* the buffered one, not a new */
     CHECK_EQ(atomic_load(&c.calls), 3);
-    CHECK_EQ(wf_try_get(in, &v), 1);      /* empty: the body makes one */
+    CHECK_EQ(wf_try_get(in, &v), 1); /* empty: the body makes one */
     CHECK_EQ(v, 3);
     CHECK_EQ(atomic_load(&c.calls), 4);
-    CHECK_EQ(wf_try_reserve(in, &v), 1);  /* made for a reservation */
+    CHECK_EQ(wf_try_reserve(in, &v), 1); /* made for a reservation */
     CHECK_EQ(v, 4);
     CHECK_EQ(wf_try_consume(in), 1);
     CHECK_OK(wf_graph_wait_for_all(g));
@@ -450,7 +451,7 @@ static void test_input(void)
     test_input_buffer_and_pull();
 }
 
-/* ---- limiter_node ---------------------------------------------------------- */
+/* ---- limiter_node -------------------------------------------------------- */
 
 static void test_limiter_counts(void)
 {
@@ -492,7 +493,7 @@ static void test_limiter_counts(void)
     CHECK_ERR(wf_limiter_node_create(NULL, g, 4, 3), WF_EINVAL);
     CHECK_ERR(wf_limiter_node_create(&n, NULL, 4, 3), WF_EINVAL);
     CHECK(n == NULL);
-    CHECK_ERR(wf_try_put(lim, &v), WF_ENOPORT);  /* two inputs: name one */
+    CHECK_ERR(wf_try_put(lim, &v), WF_ENOPORT); /* two inputs: name one */
     CHECK_ERR(wf_try_put(wf_input_port(lim, 2), &v), WF_ENOPORT);
     CHECK_ERR(wf_try_put(wf_input_port(lim, 0), NULL), WF_EINVAL);
     CHECK_ERR(wf_make_edge(bi, wf_input_port(lim, 1)), WF_ESIZE);
@@ -593,8 +594,8 @@ static void test_limiter_race(void)
         CHECK(pthread_join(th, NULL) == 0);
         CHECK_OK(wf_graph_wait_for_all(g));
         CHECK_MSG(atomic_load(&c.done) == N,
-                  "round %d: %d of %d messages got through the limiter",
-                  round, atomic_load(&c.done), N);
+                  "round %d: %d of %d messages got through the limiter", round,
+                  atomic_load(&c.done), N);
         CHECK_EQ(wf_try_get(src, &v), 0);
         GT_DESTROY(g, src, c.lim, f);
     }
@@ -637,15 +638,15 @@ static void test_limiter_counted(void)
     decrement_by(lim, 100); /* truncated at 0: 5 more, not 100 */
     CHECK_OK(wf_graph_wait_for_all(g));
     CHECK_EQ(drain_count(q), 5); /* 12 passed; the queue is empty */
-    decrement_by(lim, 2); /* count 3 */
-    decrement_by(lim, -1000); /* raised, truncated at the threshold */
+    decrement_by(lim, 2);        /* count 3 */
+    decrement_by(lim, -1000);    /* raised, truncated at the threshold */
     gt_put(src, 12);
     CHECK_OK(wf_graph_wait_for_all(g));
     CHECK_EQ(drain_count(q), 0); /* at the threshold: 12 waits in src */
     decrement_by(lim, 1);
     CHECK_OK(wf_graph_wait_for_all(g));
     CHECK_EQ(drain_count(q), 1);
-    decrement_by(lim, 0); /* nothing changes */
+    decrement_by(lim, 0);         /* nothing changes */
     decrement_by(lim, INT64_MIN); /* no overflow: the threshold again */
     GT_DESTROY(g, src, lim, q);
 }
@@ -691,7 +692,7 @@ static void test_limiter(void)
     test_limiter_counted();
 }
 
-/* ---- sequencer_node -------------------------------------------------------- */
+/* ---- sequencer_node ------------------------------------------------------ */
 
 typedef struct {
     size_t seq;
@@ -785,7 +786,8 @@ static void test_sequencer_order(void)
     CHECK_EQ(n1 + n2, 10);
     /* errors */
     wf_node *n = NULL;
-    CHECK_ERR(wf_sequencer_node_create(&n, g, sizeof(item), NULL, NULL), WF_EINVAL);
+    CHECK_ERR(wf_sequencer_node_create(&n, g, sizeof(item), NULL, NULL),
+              WF_EINVAL);
     CHECK_ERR(wf_sequencer_node_create(&n, g, 0, item_seq, NULL), WF_EINVAL);
     CHECK_ERR(wf_sequencer_node_create(NULL, g, 4, item_seq, NULL), WF_EINVAL);
     CHECK_ERR(wf_sequencer_node_create(&n, NULL, 4, item_seq, NULL), WF_EINVAL);
@@ -849,7 +851,7 @@ static void test_sequencer(void)
     test_sequencer_threads();
 }
 
-/* ---- the pipeline ---------------------------------------------------------- */
+/* ---- the pipeline -------------------------------------------------------- */
 
 /* input -> limiter -> function (serial, or unlimited) -> sequencer ->
  * consumer (serial function): the consumer sees 0, 1, 2, ... and each of
@@ -918,11 +920,11 @@ static void run_pipeline(unsigned concurrency, size_t n, int limit)
     CHECK_OK(wf_input_node_create(&in, g, &ic));
     CHECK_OK(wf_limiter_node_create(&lim, g, sizeof(item), (size_t)limit));
     p.limiter = lim;
-    work = gt_function(g, sizeof(item), sizeof(item), concurrency,
-                       WF_QUEUEING, pipe_work, &p);
+    work = gt_function(g, sizeof(item), sizeof(item), concurrency, WF_QUEUEING,
+                       pipe_work, &p);
     seq = gt_sequencer(g);
-    cons = gt_function(g, sizeof(item), 0, WF_SERIAL, WF_QUEUEING,
-                       pipe_consume, &p);
+    cons = gt_function(g, sizeof(item), 0, WF_SERIAL, WF_QUEUEING, pipe_consume,
+                       &p);
     CHECK_OK(wf_make_edge(in, wf_input_port(lim, 0)));
     CHECK_OK(wf_make_edge(lim, work));
     CHECK_OK(wf_make_edge(work, seq));
@@ -1022,8 +1024,8 @@ static void test_continue_wavefront(void)
         CHECK(fclose(f) == 0);
         char inner[96];
         snprintf(inner, sizeof inner,
-                 "put %d: accepted %d, rejected 0\\nforwarded %d\"",
-                 2 * sweep, 2 * sweep, 2 * sweep);
+                 "put %d: accepted %d, rejected 0\\nforwarded %d\"", 2 * sweep,
+                 2 * sweep, 2 * sweep);
         CHECK_EQ(occurrences(text, inner), (WAVE_N - 2) * (WAVE_N - 2));
         free(text);
     }
@@ -1047,10 +1049,8 @@ static void test_continue(void)
 int main(int argc, char **argv)
 {
     static const check_scenario sc[] = {
-        {"continue", test_continue},
-        {"input", test_input},
-        {"limiter", test_limiter},
-        {"sequencer", test_sequencer},
+        {"continue", test_continue}, {"input", test_input},
+        {"limiter", test_limiter},   {"sequencer", test_sequencer},
         {"pipeline", test_pipeline},
     };
     pool = gt_pool(2);

@@ -67,17 +67,25 @@ static void check_counts_through_tasks(wf_pool *pool, int n)
     CHECK_OK(wf_graph_wait_for_all(g));
     char *dot = dot_of(g);
     char want[160];
-    snprintf(want, sizeof want, "n0 [label=\"queue_node\\nholds 0\\nput %d: "
-             "accepted %d, rejected 0\\nforwarded %d\"];", n, n, n);
+    snprintf(want, sizeof want,
+             "n0 [label=\"queue_node\\nholds 0\\nput %d: "
+             "accepted %d, rejected 0\\nforwarded %d\"];",
+             n, n, n);
     expect(dot, want);
-    snprintf(want, sizeof want, "n1 [label=\"function_node\\nholds 0\\nput "
-             "%d: accepted %d, rejected 0\\nforwarded %d\"];", n, n, n);
+    snprintf(want, sizeof want,
+             "n1 [label=\"function_node\\nholds 0\\nput "
+             "%d: accepted %d, rejected 0\\nforwarded %d\"];",
+             n, n, n);
     expect(dot, want);
-    snprintf(want, sizeof want, "n2 [label=\"function_node\\nholds 0\\nput "
-             "%d: accepted %d, rejected 0\\nforwarded %d\"];", n, n, n);
+    snprintf(want, sizeof want,
+             "n2 [label=\"function_node\\nholds 0\\nput "
+             "%d: accepted %d, rejected 0\\nforwarded %d\"];",
+             n, n, n);
     expect(dot, want);
-    snprintf(want, sizeof want, "n3 [label=\"queue_node\\nholds %d\\nput %d: "
-             "accepted %d, rejected 0\\nforwarded 0\"];", n, n, n);
+    snprintf(want, sizeof want,
+             "n3 [label=\"queue_node\\nholds %d\\nput %d: "
+             "accepted %d, rejected 0\\nforwarded 0\"];",
+             n, n, n);
     expect(dot, want);
     free(dot);
     GT_DESTROY(g, in, f1, f2, out);
@@ -95,9 +103,10 @@ static void expect_pipe(const char *dot, int k)
             snprintf(want, sizeof want, "n%d [label=\"%s\\nholds 0\"];", i,
                      kind[i]);
         else
-            snprintf(want, sizeof want, "n%d [label=\"%s\\nholds 0\\nput %d: "
-                     "accepted %d, rejected 0\\nforwarded %d\"];", i, kind[i],
-                     k, k, i == 2 ? 0 : k);
+            snprintf(want, sizeof want,
+                     "n%d [label=\"%s\\nholds 0\\nput %d: "
+                     "accepted %d, rejected 0\\nforwarded %d\"];",
+                     i, kind[i], k, k, i == 2 ? 0 : k);
         expect(dot, want);
     }
 }
@@ -130,8 +139,8 @@ static pipe_graph make_pipe(wf_pool *pool)
 {
     pipe_graph p = {.g = gt_graph(pool)};
     p.in = gt_queue(p.g, sizeof(int));
-    p.f = gt_function(p.g, sizeof(int), sizeof(int), WF_UNLIMITED,
-                      WF_QUEUEING, add_one, NULL);
+    p.f = gt_function(p.g, sizeof(int), sizeof(int), WF_UNLIMITED, WF_QUEUEING,
+                      add_one, NULL);
     p.out = gt_queue(p.g, sizeof(int));
     CHECK_OK(wf_make_edge(p.in, p.f));
     CHECK_OK(wf_make_edge(p.f, p.out));
@@ -213,7 +222,8 @@ int main(int argc, char **argv)
     wf_graph *g = gt_graph(one);
     CHECK_OK(wf_graph_set_counting(g, true));
     wf_node *bn = gt_broadcast(g, sizeof(int));
-    wf_node *buf1 = gt_buffer(g, sizeof(int)), *buf2 = gt_buffer(g, sizeof(int));
+    wf_node *buf1 = gt_buffer(g, sizeof(int)),
+            *buf2 = gt_buffer(g, sizeof(int));
     size_t sizes[2] = {sizeof(int), sizeof(int)};
     wf_node *jn = gt_join(g, 2, sizes, WF_JOIN_RESERVING);
     wf_node *out = gt_buffer(g, wf_port_msg_size(wf_output_port(jn, 0)));
@@ -239,11 +249,16 @@ int main(int argc, char **argv)
 
     char *dot = dot_of(g);
     expect(dot, "digraph weft {");
-    expect(dot, "n0 [label=\"broadcast_node\\nbn\\nholds 0\\nput 1: accepted 1, rejected 0\\nforwarded 0\"];");
-    expect(dot, "n1 [label=\"buffer_node\\nbuf1\\nholds 0\\nput 1: accepted 1, rejected 0\\nforwarded 0\"];");
-    expect(dot, "n2 [label=\"buffer_node\\nbuf2\\nholds 1\\nput 2: accepted 2, rejected 0\\nforwarded 0\"];");
-    expect(dot, "n3 [label=\"join_node<reserving>\\njn\\nholds 0\\nput 3: accepted 0, rejected 3\\nforwarded 1\"];");
-    expect(dot, "n4 [label=\"buffer_node\\nbuf_out\\nholds 1\\nput 1: accepted 1, rejected 0\\nforwarded 0\"];");
+    expect(dot, "n0 [label=\"broadcast_node\\nbn\\nholds 0\\nput 1: accepted "
+                "1, rejected 0\\nforwarded 0\"];");
+    expect(dot, "n1 [label=\"buffer_node\\nbuf1\\nholds 0\\nput 1: accepted 1, "
+                "rejected 0\\nforwarded 0\"];");
+    expect(dot, "n2 [label=\"buffer_node\\nbuf2\\nholds 1\\nput 2: accepted 2, "
+                "rejected 0\\nforwarded 0\"];");
+    expect(dot, "n3 [label=\"join_node<reserving>\\njn\\nholds 0\\nput 3: "
+                "accepted 0, rejected 3\\nforwarded 1\"];");
+    expect(dot, "n4 [label=\"buffer_node\\nbuf_out\\nholds 1\\nput 1: accepted "
+                "1, rejected 0\\nforwarded 0\"];");
     expect(dot, "n0 -> n3 [label=\"push\", headlabel=\"0\"];");
     expect(dot, "n1 -> n3 [label=\"push\", headlabel=\"0\"];");
     expect(dot, "n2 -> n3 [label=\"pull\", style=dashed, headlabel=\"1\"];");
@@ -258,7 +273,8 @@ int main(int argc, char **argv)
     CHECK_OK(wf_node_set_name(buf1, NULL));
     char *renamed = dot_of(g);
     expect(renamed, "say \\\"hi\\\"");
-    expect(renamed, "n1 [label=\"buffer_node\\nholds 0\\nput 1: accepted 1, rejected 0\\nforwarded 0\"];");
+    expect(renamed, "n1 [label=\"buffer_node\\nholds 0\\nput 1: accepted 1, "
+                    "rejected 0\\nforwarded 0\"];");
     free(fresh);
     free(dot);
     free(renamed);

@@ -47,8 +47,8 @@ static void test_edges_while_flowing(wf_pool *pool)
     wf_graph *g = gt_graph(pool);
     counter c = {calloc((size_t)n_msgs, 1)};
     wf_node *src = gt_queue(g, sizeof(int)), *a = gt_queue(g, sizeof(int));
-    wf_node *f = gt_function(g, sizeof(int), 0, WF_SERIAL, WF_REJECTING,
-                             count_body, &c);
+    wf_node *f =
+        gt_function(g, sizeof(int), 0, WF_SERIAL, WF_REJECTING, count_body, &c);
     pthread_t th[2];
     prod_arg args[2] = {{src, 0}, {src, 1}};
     for (int i = 0; i < 2; i++)
@@ -77,7 +77,7 @@ static void test_edges_while_flowing(wf_pool *pool)
     GT_DESTROY(g, src, a, f);
 }
 
-/* ---- key matching with concurrent puts ---------------------------------------- */
+/* ---- key matching with concurrent puts ----------------------------------- */
 
 typedef struct {
     int key, port;

@@ -228,8 +228,8 @@ static void test_body_errors(void)
 static void wait_on_worker(void *arg)
 {
     wf_graph *g = arg;
-    wf_node *f = gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING,
-                             nop_body, NULL);
+    wf_node *f =
+        gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING, nop_body, NULL);
     gt_put(f, 1);
     CHECK_OK(wf_graph_wait_for_all(g));
     CHECK_OK(wf_node_destroy(f));

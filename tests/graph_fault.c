@@ -34,7 +34,7 @@ static test_alloc ta;
 static const char *run_name; /* "allocation k fails" or "... on fail" */
 static int msgs = 64;
 static _Atomic int seen[PATHS][MAX_MSGS]; /* deliveries per id */
-static int acc[PATHS + 1][2][MAX_MSGS];       /* accepted puts per id (port) */
+static int acc[PATHS + 1][2][MAX_MSGS];   /* accepted puts per id (port) */
 
 typedef struct {
     int path;
@@ -63,7 +63,7 @@ static int pass_on(const void *in, void *out, void *ctx)
 static size_t seq_of(const void *msg, void *ctx)
 {
     (void)ctx;
-    return (size_t)*(const int *)msg;
+    return (size_t) * (const int *)msg;
 }
 
 static int cmp_int(const void *a, const void *b, void *ctx)
@@ -149,8 +149,7 @@ static int drain(wf_node *n, int path, int port)
     int id, k = 0;
     while (n && wf_try_get(n, &id) == 1) {
         CHECK(id >= 0 && id < msgs);
-        CHECK_MSG(acc[path][port][id] > 0, "path %d: %d taken twice", path,
-                  id);
+        CHECK_MSG(acc[path][port][id] > 0, "path %d: %d taken twice", path, id);
         acc[path][port][id]--; /* held, not to be delivered */
         k++;
     }
@@ -163,9 +162,12 @@ static void check_path(int path, int err, int (*want)(int path, int id))
 {
     for (int id = 0; id < msgs; id++) {
         int got = atomic_load(&seen[path][id]), w = want(path, id);
-        CHECK_MSG(got <= w, "path %d: message %d delivered %d times, %d "
-                  "accepted", path, id, got, w);
-        CHECK_MSG(err != 0 || got == w, "path %d: message %d accepted %d "
+        CHECK_MSG(got <= w,
+                  "path %d: message %d delivered %d times, %d "
+                  "accepted",
+                  path, id, got, w);
+        CHECK_MSG(err != 0 || got == w,
+                  "path %d: message %d accepted %d "
                   "times, delivered %d, and wait_for_all returned 0 (%s %ld)",
                   path, id, w, got, run_name, atomic_load(&ta.fail_at));
     }
@@ -205,8 +207,9 @@ static void extra_kinds(prog *p, wf_node *bcast)
     made(p, wf_split_node_create(&n, p->g, 2, two), &n);
     wf_node *ix = made(p, wf_indexer_node_create(&n, p->g, 2, two), &n);
     connect(wf_output_port(bcast, 0), wf_input_port(ix, 1));
-    made(p, wf_continue_node_create(&n, p->g, &(wf_continue_config){
-                                                  .body = cont_body}),
+    made(p,
+         wf_continue_node_create(&n, p->g,
+                                 &(wf_continue_config){.body = cont_body}),
          &n);
 }
 
@@ -253,16 +256,20 @@ static bool run_program(wf_pool *pool, int mode, long k)
      * broadcast -> sink, sink, priority queue (and the extra kinds). */
     wf_node *q = made(&p, wf_queue_node_create(&n, p.g, sizeof(int)), &n);
     wf_node *fn = made(&p, wf_function_node_create(&n, p.g, &fc), &n);
-    wf_node *seq = made(&p, wf_sequencer_node_create(&n, p.g, sizeof(int),
-                                                         seq_of, NULL), &n);
+    wf_node *seq = made(
+        &p, wf_sequencer_node_create(&n, p.g, sizeof(int), seq_of, NULL), &n);
     wf_node *qa = made(&p, wf_queue_node_create(&n, p.g, sizeof(int)), &n);
     wf_node *qb = made(&p, wf_queue_node_create(&n, p.g, sizeof(int)), &n);
-    wf_node *jq = made(&p, wf_join_node_create(&n, p.g, &(wf_join_config){
-                              .ports = 2, .msg_sizes = two}), &n);
+    wf_node *jq =
+        made(&p,
+             wf_join_node_create(
+                 &n, p.g, &(wf_join_config){.ports = 2, .msg_sizes = two}),
+             &n);
     wf_node *jk = key_join(&p);
     wf_node *b = made(&p, wf_broadcast_node_create(&n, p.g, sizeof(int)), &n);
-    wf_node *pq = made(&p, wf_priority_queue_node_create(
-                                  &n, p.g, sizeof(int), cmp_int, NULL), &n);
+    wf_node *pq = made(
+        &p, wf_priority_queue_node_create(&n, p.g, sizeof(int), cmp_int, NULL),
+        &n);
     bool join_a = connect(wf_output_port(qa, 0), wf_input_port(jq, 0));
     bool join_b = connect(wf_output_port(qb, 0), wf_input_port(jq, 1));
     bool ok[PATHS] = {
@@ -306,9 +313,9 @@ static bool run_program(wf_pool *pool, int mode, long k)
     drain(qb, P_JOIN, 1);
     for (prefix = 0; prefix < msgs && acc[P_SEQ][0][prefix]; prefix++)
         continue;
-    int (*want[PATHS])(int, int) = {
-        want_port0, want_port0, want_prefix, want_pair, want_pair,
-        want_port0, want_port0};
+    int (*want[PATHS])(int, int) = {want_port0, want_port0, want_prefix,
+                                    want_pair,  want_pair,  want_port0,
+                                    want_port0};
     for (int i = 0; i < PATHS; i++)
         if (ok[i])
             check_path(i, err, want[i]);
@@ -334,9 +341,12 @@ int main(int argc, char **argv)
             runs[m]++;
     }
     printf("graph_fault: %ld allocations swept one at a time and from each "
-           "on, %d messages a path, %u threads\n", runs[0], msgs, threads);
-    CHECK_MSG(runs[0] > 100, "only %ld allocations: the program is not "
-              "what this test means to sweep", runs[0]);
+           "on, %d messages a path, %u threads\n",
+           runs[0], msgs, threads);
+    CHECK_MSG(runs[0] > 100,
+              "only %ld allocations: the program is not "
+              "what this test means to sweep",
+              runs[0]);
     CHECK_OK(wf_pool_destroy(pool));
     CHECK_DONE("graph_fault");
 }

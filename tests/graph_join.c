@@ -70,7 +70,7 @@ static void test_queueing_unequal(void)
     GT_DESTROY(g, j, out);
 }
 
-/* ---- key and tag matching --------------------------------------------------- */
+/* ---- key and tag matching ------------------------------------------------ */
 
 typedef struct {
     char key[8]; /* multi-byte key, compared bytewise */
@@ -264,7 +264,7 @@ static void test_tag_matching(void)
     GT_DESTROY(g, j, out);
 }
 
-/* ---- reserving -------------------------------------------------------------- */
+/* ---- reserving ----------------------------------------------------------- */
 
 #define PRODUCERS 4
 
@@ -309,18 +309,19 @@ static int sink_body(const void *in, void *out, void *ctx)
     return 0;
 }
 
-static void check_reserving_flow(int per_thread, unsigned conc, wf_fn_policy pol,
-                                 long sleep_us)
+static void check_reserving_flow(int per_thread, unsigned conc,
+                                 wf_fn_policy pol, long sleep_us)
 {
     wf_graph *g = gt_graph(pool);
     size_t sizes[2] = {sizeof(int), sizeof(int)};
     wf_node *q0 = gt_queue(g, sizeof(int)), *q1 = gt_queue(g, sizeof(int));
     wf_node *j = gt_join(g, 2, sizes, WF_JOIN_RESERVING);
     int total = PRODUCERS * per_thread;
-    sink s = {.join = j, .seen = calloc(total, sizeof(_Atomic int)),
+    sink s = {.join = j,
+              .seen = calloc(total, sizeof(_Atomic int)),
               .sleep_us = sleep_us};
-    wf_node *f = gt_function(g, wf_port_msg_size(wf_output_port(j, 0)), 0,
-                             conc, pol, sink_body, &s);
+    wf_node *f = gt_function(g, wf_port_msg_size(wf_output_port(j, 0)), 0, conc,
+                             pol, sink_body, &s);
     CHECK_OK(wf_make_edge(q0, wf_input_port(j, 0)));
     CHECK_OK(wf_make_edge(q1, wf_input_port(j, 1)));
     CHECK_OK(wf_make_edge(j, f));
@@ -348,7 +349,8 @@ static void test_reserving_broadcast_port(void)
 {
     wf_graph *g = gt_graph(pool);
     size_t sizes[2] = {sizeof(int), sizeof(int)};
-    wf_node *bn = gt_broadcast(g, sizeof(int)), *buf = gt_buffer(g, sizeof(int));
+    wf_node *bn = gt_broadcast(g, sizeof(int)),
+            *buf = gt_buffer(g, sizeof(int));
     wf_node *j = gt_join(g, 2, sizes, WF_JOIN_RESERVING);
     wf_node *out = gt_buffer(g, wf_port_msg_size(wf_output_port(j, 0)));
     CHECK_OK(wf_make_edge(bn, wf_input_port(j, 0)));
@@ -389,13 +391,13 @@ static void test_queueing_try_get(void)
     GT_DESTROY(g, j);
 }
 
-/* ---- tuples offered by the put that formed them (store.c) ------------------ */
+/* ---- tuples offered by the put that formed them (store.c) ---------------- */
 
 enum { DT_N = 3000 };
 
 typedef struct {
     wf_node *join;
-    int next;           /* serial body: the next pair expected */
+    int next; /* serial body: the next pair expected */
     _Atomic int wrong;
 } dt_state;
 
@@ -454,7 +456,7 @@ static void test_queueing_direct_tuples(void)
     GT_DESTROY(g, j, f);
 }
 
-/* ---- a reserving join that keeps the next messages lent (join.c) ---------- */
+/* ---- a reserving join that keeps the next messages lent (join.c) --------- */
 
 static void put_range(wf_node *q, int from, int to, int mul)
 {
@@ -476,8 +478,8 @@ static void test_reserving_keeps_order(void)
     wf_node *q0 = gt_buffer(g, sizeof(int)), *q1 = gt_queue(g, sizeof(int));
     wf_node *j = gt_join(g, 2, sizes, WF_JOIN_RESERVING);
     dt_state s = {.join = j};
-    wf_node *f = gt_function(g, 2 * sizeof(int), 0, WF_SERIAL, WF_QUEUEING,
-                             dt_body, &s);
+    wf_node *f =
+        gt_function(g, 2 * sizeof(int), 0, WF_SERIAL, WF_QUEUEING, dt_body, &s);
     CHECK_OK(wf_make_edge(q0, wf_input_port(j, 0)));
     CHECK_OK(wf_make_edge(q1, wf_input_port(j, 1)));
     CHECK_OK(wf_make_edge(j, f));

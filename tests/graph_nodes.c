@@ -83,7 +83,7 @@ static void test_broadcast_and_single_push(void)
     GT_DESTROY(g, bn, buf, q[0], q[1], q[2], r[0], r[1]);
 }
 
-/* ---- function nodes -------------------------------------------------------- */
+/* ---- function nodes ------------------------------------------------------ */
 
 typedef struct {
     _Atomic int active, max_active, calls;

@@ -29,8 +29,7 @@ static _Atomic long failed;
 
 void *malloc(size_t size)
 {
-    if (atomic_load_explicit(&failing, memory_order_relaxed) &&
-        size >= 16384) {
+    if (atomic_load_explicit(&failing, memory_order_relaxed) && size >= 16384) {
         atomic_fetch_add_explicit(&failed, 1, memory_order_relaxed);
         return NULL;
     }
@@ -74,11 +73,11 @@ static int put_counted(wf_node *n, const void *msg)
 static void check_outcome(int err, int accepted)
 {
     CHECK_MSG(atomic_load(&failed) > 0, "no allocation failed: the test did "
-              "not reach the queue's growth");
+                                        "not reach the queue's growth");
     CHECK_MSG(err == WF_ENOMEM || (err == 0 && atomic_load(&ran) == accepted),
               "wait_for_all returned %s with %d of %d accepted messages run: "
-              "messages were lost without an error", wf_err_name(err),
-              atomic_load(&ran), accepted);
+              "messages were lost without an error",
+              wf_err_name(err), atomic_load(&ran), accepted);
 }
 
 /* queue -> serial function: the queue's forwarder offers to a node whose
@@ -108,9 +107,9 @@ static void queue_to_function(wf_pool *pool)
         held++;
     printf("graph_oom: queue -> function: %d accepted, %d ran, %d held in "
            "the queue, %d left in the function's queue (the graph failed, "
-           "so they did not start); wait_for_all: %s\n", accepted,
-           atomic_load(&ran), held, accepted - atomic_load(&ran) - held,
-           wf_err_name(err));
+           "so they did not start); wait_for_all: %s\n",
+           accepted, atomic_load(&ran), held,
+           accepted - atomic_load(&ran) - held, wf_err_name(err));
     check_outcome(err, accepted);
     GT_DESTROY(g, q, sink);
 }
@@ -133,8 +132,8 @@ int main(void)
     int err = wf_graph_wait_for_all(g);
     atomic_store(&failing, 0);
     printf("graph_oom: %d of %d accepted messages ran, %ld allocations "
-           "failed, wait_for_all: %s\n", atomic_load(&ran), accepted,
-           atomic_load(&failed), wf_err_name(err));
+           "failed, wait_for_all: %s\n",
+           atomic_load(&ran), accepted, atomic_load(&failed), wf_err_name(err));
     check_outcome(err, accepted);
     CHECK_OK(wf_graph_reset(g, WF_RESET_PROTOCOL)); /* usable again */
     atomic_store(&ran, 0);

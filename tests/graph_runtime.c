@@ -47,7 +47,7 @@ static int square(const void *in, void *out, void *ctx)
     return 0;
 }
 
-/* ---- errors --------------------------------------------------------------- */
+/* ---- errors -------------------------------------------------------------- */
 
 typedef struct {
     _Atomic int ran, max_seen;
@@ -82,8 +82,8 @@ static void test_errors(void)
     wf_pool *pool = gt_pool(2);
     wf_graph *g = gt_graph(pool);
     fail_ctx c = {0};
-    wf_node *f = gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING,
-                             fail_at_7, &c);
+    wf_node *f =
+        gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING, fail_at_7, &c);
     CHECK(wf_graph_failed_node(g) == NULL);
     /* Unnamed: its kind and number, as DOT numbers it. */
     CHECK_MSG(strcmp(wf_node_name(f), "function_node#0") == 0, "name %s",
@@ -91,7 +91,8 @@ static void test_errors(void)
     CHECK_OK(wf_node_set_name(f, "parser"));
     for (int i = 0; i < 20; i++) {
         int rc = wf_try_put(f, &i);
-        CHECK_MSG(rc == 1 || (i > 7 && rc == WF_ECANCELED), "put %d: %d", i, rc);
+        CHECK_MSG(rc == 1 || (i > 7 && rc == WF_ECANCELED), "put %d: %d", i,
+                  rc);
     }
     CHECK_ERR(wf_graph_wait_for_all(g), -1000); /* not -2000: 9 never ran */
     CHECK(wf_graph_failed_node(g) == f);
@@ -111,8 +112,8 @@ static void test_errors(void)
     CHECK_ERR(wf_node_set_cancel(NULL, NULL, NULL), WF_EINVAL);
     CHECK_ERR(wf_node_set_body_reset(NULL, NULL, NULL), WF_EINVAL);
     reset_self_ctx rs = {.g = g};
-    wf_node *w = gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING,
-                             reset_self, &rs);
+    wf_node *w =
+        gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING, reset_self, &rs);
     gt_put(w, 1);
     CHECK_OK(wf_graph_wait_for_all(g));
     CHECK_EQ(atomic_load(&rs.rc), WF_EPERM);
@@ -125,7 +126,7 @@ static void test_errors(void)
     CHECK_OK(wf_pool_destroy(pool));
 }
 
-/* ---- cancel callbacks ----------------------------------------------------- */
+/* ---- cancel callbacks ---------------------------------------------------- */
 
 typedef struct {
     _Atomic int stop, calls, started;
@@ -164,10 +165,10 @@ static void test_cancel(void)
     wf_pool *pool = gt_pool(2);
     wf_graph *g = gt_graph(pool);
     long_ctx lc = {0}, fc = {0};
-    wf_node *l = gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING,
-                             long_body, &lc);
-    wf_node *f = gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING,
-                             fail_soon, &lc);
+    wf_node *l =
+        gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING, long_body, &lc);
+    wf_node *f =
+        gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING, fail_soon, &lc);
     CHECK_OK(wf_node_set_cancel(l, on_cancel, &lc));
     CHECK_OK(wf_node_set_cancel(f, on_cancel, &fc));
     gt_put(l, 1);
@@ -197,7 +198,7 @@ static void test_cancel(void)
     CHECK_OK(wf_pool_destroy(pool));
 }
 
-/* ---- reset, 1000 rounds ---------------------------------------------------- */
+/* ---- reset, 1000 rounds -------------------------------------------------- */
 
 typedef struct {
     long sum;
@@ -290,8 +291,8 @@ static void test_reset(int rounds)
         }
         /* Bodies are reset every other round, and after a failure (the
          * sink saw part of a round). */
-        unsigned flags = (r % 2 == 0 || failing) ? WF_RESET_BODIES
-                                                 : WF_RESET_PROTOCOL;
+        unsigned flags =
+            (r % 2 == 0 || failing) ? WF_RESET_BODIES : WF_RESET_PROTOCOL;
         CHECK_OK(wf_graph_reset(g, flags));
         if (flags & WF_RESET_BODIES) {
             expect_sum = expect_count = 0;
@@ -301,7 +302,9 @@ static void test_reset(int rounds)
         CHECK(!wf_graph_is_cancelled(g));
         if (r == 0) {
             char *dot = dot_text(g);
-            CHECK_EQ(count_of(dot, "put 0: accepted 0, rejected 0\\nforwarded 0"), 5);
+            CHECK_EQ(
+                count_of(dot, "put 0: accepted 0, rejected 0\\nforwarded 0"),
+                5);
             CHECK_EQ(count_of(dot, " -> "), 4); /* protocol keeps edges */
             free(dot);
         }
@@ -346,7 +349,7 @@ static void test_clear_edges(void)
     CHECK_OK(wf_pool_destroy(pool));
 }
 
-/* ---- reset racing puts ---------------------------------------------------- */
+/* ---- reset racing puts --------------------------------------------------- */
 
 /* One thread puts into queue -> function while another resets the graph
  * (and cancels it now and then).  A reset that emptied the queue while a
@@ -468,16 +471,16 @@ static void test_priority(void)
     wf_graph *g = gt_graph(pool);
     prio_log l = {0};
     prio_ctx lo = {&l, 'L'}, mid = {&l, 'M'}, hi = {&l, 'H'};
-    wf_node *gate = gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING,
-                                gate_body, &l);
+    wf_node *gate =
+        gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING, gate_body, &l);
     wf_node *b = gt_broadcast(g, sizeof(int));
     /* Low is made (and so fed) first: its task is queued first. */
-    wf_node *fl = gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING,
-                              tag_body, &lo);
-    wf_node *fm = gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING,
-                              tag_body, &mid);
-    wf_node *fh = gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING,
-                              tag_body, &hi);
+    wf_node *fl =
+        gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING, tag_body, &lo);
+    wf_node *fm =
+        gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING, tag_body, &mid);
+    wf_node *fh =
+        gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING, tag_body, &hi);
     CHECK_OK(wf_node_set_priority(fm, 1));
     CHECK_OK(wf_node_set_priority(fh, 5));
     CHECK_OK(wf_make_edge(b, fl));
@@ -502,7 +505,7 @@ static void test_priority(void)
     CHECK_OK(wf_pool_destroy(pool));
 }
 
-/* ---- tracing -------------------------------------------------------------- */
+/* ---- tracing ------------------------------------------------------------- */
 
 /* A JSON syntax check: value, then nothing but space.  Enough to know
  * that Perfetto's parser will not stop at a typo. */
@@ -680,8 +683,7 @@ static void test_trace_forkjoin(const char *path)
     const char *end = json_value(text);
     CHECK_MSG(end != NULL && *json_space(end) == '\0', "invalid JSON");
     CHECK_EQ(count_of(text, "\"cat\":\"run\",\"name\":\"wf_run\""), 1);
-    CHECK(count_of(text, "\"cat\":\"steal\",\"name\":\"stolen task\"") >=
-          1);
+    CHECK(count_of(text, "\"cat\":\"steal\",\"name\":\"stolen task\"") >= 1);
     free(text);
     remove(path);
 }

@@ -20,7 +20,7 @@
 #include "graph_test.h"
 
 typedef struct {
-    wf_node *in[2];   /* the two buffers feeding the join */
+    wf_node *in[2]; /* the two buffers feeding the join */
     wf_node *join;
     _Atomic unsigned char *seen;
     _Atomic uint64_t sum, squares;
@@ -56,7 +56,7 @@ static int count_body(const void *in, void *out, void *ctx)
     return 0;
 }
 
-/* ---- producers --------------------------------------------------------------- */
+/* ---- producers ----------------------------------------------------------- */
 
 typedef struct {
     topo *t;
@@ -105,7 +105,7 @@ static void feed(wf_pool *pool, topo *t)
         pthread_join(th[i], NULL);
 }
 
-/* ---- one topology ------------------------------------------------------------- */
+/* ---- one topology -------------------------------------------------------- */
 
 static void check(topo *t)
 {
@@ -136,8 +136,8 @@ static void run(wf_pool *pool, wf_join_policy policy, const char *name)
         t.in[i] = policy == WF_JOIN_QUEUEING ? gt_queue(g, sizeof(uint32_t))
                                              : gt_buffer(g, sizeof(uint32_t));
     t.join = gt_join(g, 2, sizes, policy);
-    wf_node *f = gt_function(g, wf_port_msg_size(wf_output_port(t.join, 0)),
-                             0, WF_UNLIMITED, WF_QUEUEING, count_body, &t);
+    wf_node *f = gt_function(g, wf_port_msg_size(wf_output_port(t.join, 0)), 0,
+                             WF_UNLIMITED, WF_QUEUEING, count_body, &t);
     CHECK_OK(wf_make_edge(t.in[0], wf_input_port(t.join, 0)));
     CHECK_OK(wf_make_edge(t.in[1], wf_input_port(t.join, 1)));
     CHECK_OK(wf_make_edge(t.join, f));

@@ -73,10 +73,10 @@ static inline wf_node *gt_join(wf_graph *g, unsigned ports, const size_t *sizes,
 }
 
 /* Put the int v into x (a node or a port); it must be accepted. */
-#define gt_put(x, v)                                                         \
-    do {                                                                     \
-        int gt_v_ = (v);                                                     \
-        CHECK_EQ(wf_try_put((x), &gt_v_), 1);                               \
+#define gt_put(x, v)                                                           \
+    do {                                                                       \
+        int gt_v_ = (v);                                                       \
+        CHECK_EQ(wf_try_put((x), &gt_v_), 1);                                  \
     } while (0)
 
 /* Everything left in an int buffer, in order; returns how many. */
@@ -103,10 +103,10 @@ static inline void gt_destroy(wf_graph *g, wf_node **nodes, size_t n)
     CHECK_OK(wf_graph_destroy(g));
 }
 
-#define GT_DESTROY(g, ...)                                                   \
-    do {                                                                     \
-        wf_node *gt_nodes_[] = {__VA_ARGS__};                                \
-        gt_destroy((g), gt_nodes_, sizeof gt_nodes_ / sizeof gt_nodes_[0]);  \
+#define GT_DESTROY(g, ...)                                                     \
+    do {                                                                       \
+        wf_node *gt_nodes_[] = {__VA_ARGS__};                                  \
+        gt_destroy((g), gt_nodes_, sizeof gt_nodes_ / sizeof gt_nodes_[0]);    \
     } while (0)
 
 #endif /* WEFT_TEST_GRAPH_H */

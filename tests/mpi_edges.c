@@ -52,35 +52,38 @@
 
 static int rank, nranks;
 
-#define CHECK(cond)                                                          \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "rank %d: %s:%d: CHECK failed: %s\n", rank,      \
-                    __FILE__, __LINE__, #cond);                              \
-            exit(1);                                                         \
-        }                                                                    \
+#define CHECK(cond)                                                            \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            fprintf(stderr, "rank %d: %s:%d: CHECK failed: %s\n", rank,        \
+                    __FILE__, __LINE__, #cond);                                \
+            exit(1);                                                           \
+        }                                                                      \
     } while (0)
 
-#define CHECK_EQ(a, b)                                                       \
-    do {                                                                     \
-        long long a_ = (long long)(a), b_ = (long long)(b);                  \
-        if (a_ != b_) {                                                      \
-            fprintf(stderr, "rank %d: %s:%d: CHECK_EQ failed: %s == %s "     \
-                    "(%lld vs %lld)\n", rank, __FILE__, __LINE__, #a, #b,    \
-                    a_, b_);                                                 \
-            exit(1);                                                         \
-        }                                                                    \
+#define CHECK_EQ(a, b)                                                         \
+    do {                                                                       \
+        long long a_ = (long long)(a), b_ = (long long)(b);                    \
+        if (a_ != b_) {                                                        \
+            fprintf(stderr,                                                    \
+                    "rank %d: %s:%d: CHECK_EQ failed: %s == %s "               \
+                    "(%lld vs %lld)\n",                                        \
+                    rank, __FILE__, __LINE__, #a, #b, a_, b_);                 \
+            exit(1);                                                           \
+        }                                                                      \
     } while (0)
 
-#define CHECK_ERR(expr, want)                                                \
-    do {                                                                     \
-        int got_ = (expr), want_ = (want);                                   \
-        if (got_ != want_) {                                                 \
-            fprintf(stderr, "rank %d: %s:%d: %s returned %d (%s), expected " \
-                    "%d (%s)\n", rank, __FILE__, __LINE__, #expr, got_,      \
-                    wf_err_name(got_), want_, wf_err_name(want_));           \
-            exit(1);                                                         \
-        }                                                                    \
+#define CHECK_ERR(expr, want)                                                  \
+    do {                                                                       \
+        int got_ = (expr), want_ = (want);                                     \
+        if (got_ != want_) {                                                   \
+            fprintf(stderr,                                                    \
+                    "rank %d: %s:%d: %s returned %d (%s), expected "           \
+                    "%d (%s)\n",                                               \
+                    rank, __FILE__, __LINE__, #expr, got_, wf_err_name(got_),  \
+                    want_, wf_err_name(want_));                                \
+            exit(1);                                                           \
+        }                                                                      \
     } while (0)
 
 #define MAX_RANKS 16
@@ -182,7 +185,7 @@ static wf_node *checker_node(wf_graph *g, checker *c, wf_fn_policy policy)
     return n;
 }
 
-/* ---- counts: exact counts, order and content, all to all ------------------ */
+/* ---- counts: exact counts, order and content, all to all ----------------- */
 
 static void scenario_counts(long n, size_t size)
 {
@@ -240,7 +243,7 @@ static void scenario_counts(long n, size_t size)
                nranks, nranks, n, size, mode);
 }
 
-/* ---- backpressure ----------------------------------------------------------- */
+/* ---- backpressure -------------------------------------------------------- */
 
 typedef struct {
     int dst;
@@ -265,7 +268,8 @@ static void scenario_backpressure(long n)
     /* rank 0 -> every other rank: channel 1 rejecting (fed by an
      * input_node, whose edge turns to pull), channel 2 queueing (fed by
      * puts from here). */
-    wf_node *src[MAX_RANKS] = {0}, *snd[MAX_RANKS] = {0}, *snd2[MAX_RANKS] = {0};
+    wf_node *src[MAX_RANKS] = {0}, *snd[MAX_RANKS] = {0},
+            *snd2[MAX_RANKS] = {0};
     source_ctx sc[MAX_RANKS];
     wf_node *rcv = NULL, *rcv2 = NULL, *chk = NULL, *chk2 = NULL;
     checker c = {0}, c2 = {0};
@@ -341,11 +345,11 @@ static void scenario_backpressure(long n)
     if (rank == 0)
         printf("mpi_edges backpressure: %ld messages per channel to %d slow "
                "ranks, at most %llu in flight and %llu queued with %u "
-               "credits, in order (ok)\n", n, nranks - 1, gx[0], gx[1],
-               credits);
+               "credits, in order (ok)\n",
+               n, nranks - 1, gx[0], gx[1], credits);
 }
 
-/* ---- failure: a body fails on one rank; cancel ------------------------------ */
+/* ---- failure: a body fails on one rank; cancel --------------------------- */
 
 static void scenario_fail(bool cancel)
 {
@@ -405,7 +409,7 @@ static void scenario_fail(bool cancel)
                nranks, worst);
 }
 
-/* ---- potato: work made by work, on any rank ----------------------------------- */
+/* ---- potato: work made by work, on any rank ------------------------------ */
 
 /* A message that every rank forwards to another until its hops run out:
  * work created remotely by work, the case termination detection exists
@@ -448,7 +452,8 @@ static void scenario_potato(long k, int hops)
         CHECK_ERR(wf_mpi_sender_create(&snd, m, p, 9, sizeof(potato)), 0);
         CHECK_ERR(wf_mpi_receiver_create(&rcv, m, p, 9, sizeof(potato)), 0);
         CHECK_ERR(wf_make_edge_ports(wf_output_port(router, (unsigned)p),
-                                     wf_input_port(snd, 0)), 0);
+                                     wf_input_port(snd, 0)),
+                  0);
         CHECK_ERR(wf_make_edge(rcv, router), 0);
     }
     for (int round = 1; round <= 2; round++) {
@@ -473,7 +478,7 @@ static void scenario_potato(long k, int hops)
                nranks, k, hops);
 }
 
-/* ---- destroy while messages are in flight; progress by hand ------------------ */
+/* ---- destroy while messages are in flight; progress by hand -------------- */
 
 /* Every rank streams to the next one and destroys its context at once,
  * without wait_all: destroy must drain what was posted and return on
@@ -534,10 +539,11 @@ static void scenario_destroy_busy(void)
     if (rank == 0)
         printf("mpi_edges destroy_busy: a context destroyed with messages in "
                "flight drained on all %d ranks; the next one carried all %ld "
-               "(ok)\n", nranks, n);
+               "(ok)\n",
+               nranks, n);
 }
 
-/* ---- bad arguments, size mismatch, unmatched endpoints ----------------------- */
+/* ---- bad arguments, size mismatch, unmatched endpoints ------------------- */
 
 static void scenario_badargs(void)
 {
@@ -572,7 +578,8 @@ static void scenario_badargs(void)
     CHECK_ERR(wf_mpi_sender_create(&n, m, 0, -1, 8), WF_ERANGE);
     CHECK_ERR(wf_mpi_sender_create(&n, m, 0, wf_mpi_max_channel(m) + 1, 8),
               WF_ERANGE);
-    CHECK_ERR(wf_mpi_sender_create(&n, m, 0, 4, (size_t)INT_MAX + 1), WF_ERANGE);
+    CHECK_ERR(wf_mpi_sender_create(&n, m, 0, 4, (size_t)INT_MAX + 1),
+              WF_ERANGE);
     CHECK_ERR(wf_mpi_receiver_create(&n, m, nranks, 4, 8), WF_EINVAL);
     CHECK_ERR(wf_mpi_receiver_create(&n, m, 0, 4, 0), WF_EINVAL);
     CHECK_ERR(wf_mpi_receiver_create(&n, m, 0, INT_MIN, 8), WF_ERANGE);
@@ -649,11 +656,11 @@ static void scenario_mismatch(bool unmatched)
     CHECK_ERR(wf_graph_destroy(g), 0);
     if (rank == 0)
         printf("mpi_edges %s: wf_mpi_graph_wait_all returned %s on all %d "
-               "ranks (ok)\n", unmatched ? "unmatched" : "mismatch",
-               wf_err_name(want), nranks);
+               "ranks (ok)\n",
+               unmatched ? "unmatched" : "mismatch", wf_err_name(want), nranks);
 }
 
-/* ---- idle: no CPU when nothing happens ------------------------------------------- */
+/* ---- idle: no CPU when nothing happens ----------------------------------- */
 
 #define IDLE_CPU 0.05
 
@@ -703,7 +710,8 @@ static void scenario_idle(void)
     CHECK_ERR(wf_graph_destroy(g), 0);
     if (rank == 0)
         printf("mpi_edges idle: at most %.4f s of CPU per rank in %.2f s idle "
-               "(limit %.2f) (ok)\n", worst, wall, IDLE_CPU);
+               "(limit %.2f) (ok)\n",
+               worst, wall, IDLE_CPU);
 }
 
 int main(int argc, char **argv)

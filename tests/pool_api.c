@@ -50,15 +50,15 @@
  * below the ctest TIMEOUT, so a hang fails with a message. */
 #define WAIT_LIMIT 20.0
 
-#define WAIT_UNTIL(cond, what)                                               \
-    do {                                                                     \
-        double wait_t0_ = check_now();                                       \
-        while (!(cond)) {                                                    \
-            CHECK_MSG(check_now() - wait_t0_ < WAIT_LIMIT,                   \
-                      "no progress after %.0f s waiting for %s", WAIT_LIMIT, \
-                      (what));                                               \
-            sched_yield();                                                   \
-        }                                                                    \
+#define WAIT_UNTIL(cond, what)                                                 \
+    do {                                                                       \
+        double wait_t0_ = check_now();                                         \
+        while (!(cond)) {                                                      \
+            CHECK_MSG(check_now() - wait_t0_ < WAIT_LIMIT,                     \
+                      "no progress after %.0f s waiting for %s", WAIT_LIMIT,   \
+                      (what));                                                 \
+            sched_yield();                                                     \
+        }                                                                      \
     } while (0)
 
 static const unsigned pool_sizes[] = {1, 2, 4};
@@ -90,7 +90,10 @@ static void run_from(int inside, wf_pool *p, on_pool_fn fn, void *arg)
     CHECK_OK(wf_run(p, inside_trampoline, &j));
 }
 
-static const char *where(int inside) { return inside ? "inside" : "outside"; }
+static const char *where(int inside)
+{
+    return inside ? "inside" : "outside";
+}
 
 /* Pieces of at most `grain` needed to cover n elements (no overflow). */
 static size_t ceil_div(size_t n, size_t grain)
@@ -120,8 +123,7 @@ static void for_body(size_t b, size_t e, void *c)
     CHECK_MSG(wf_current_pool() == x->pool, "body ran outside the pool");
     atomic_fetch_add_explicit(&x->pieces, 1, memory_order_relaxed);
     for (size_t i = b; i < e; i++)
-        atomic_fetch_add_explicit(&seen[i - x->begin], 1,
-                                  memory_order_relaxed);
+        atomic_fetch_add_explicit(&seen[i - x->begin], 1, memory_order_relaxed);
 }
 
 static void check_for(wf_pool *p, size_t begin, size_t n, size_t grain)
@@ -137,11 +139,10 @@ static void check_for(wf_pool *p, size_t begin, size_t n, size_t grain)
                   wf_pool_threads(p));
     long pieces = atomic_load(&x.pieces);
     size_t want_min = grain ? ceil_div(n, grain)
-                            : (n < wf_pool_threads(p) ? n
-                                                      : wf_pool_threads(p));
+                            : (n < wf_pool_threads(p) ? n : wf_pool_threads(p));
     CHECK_MSG(pieces >= (long)want_min && pieces <= (long)n,
-              "%ld pieces for %zu elements, grain %zu, %u workers", pieces,
-              n, grain, wf_pool_threads(p));
+              "%ld pieces for %zu elements, grain %zu, %u workers", pieces, n,
+              grain, wf_pool_threads(p));
 }
 
 static void never_range(size_t b, size_t e, void *c)
@@ -153,19 +154,19 @@ static void never_range(size_t b, size_t e, void *c)
 static void for_cases(wf_pool *p, void *arg)
 {
     (void)arg;
-    check_for(p, 0, BIG, 0);         /* adaptive, many cheap iterations */
-    check_for(p, 7, SMALL, 0);       /* adaptive, few iterations */
-    check_for(p, 0, BIG, 1000);      /* fixed grains */
+    check_for(p, 0, BIG, 0);    /* adaptive, many cheap iterations */
+    check_for(p, 7, SMALL, 0);  /* adaptive, few iterations */
+    check_for(p, 0, BIG, 1000); /* fixed grains */
     check_for(p, 3, SMALL, 1);
     check_for(p, 0, SMALL, 3);
-    check_for(p, 0, SMALL, SIZE_MAX); /* grain larger than any range: one piece */
+    check_for(p, 0, SMALL,
+              SIZE_MAX); /* grain larger than any range: one piece */
     check_for(p, 11, 1, 0);
     check_for(p, SIZE_MAX - SMALL, SMALL, 0); /* no overflow at the top */
     check_for(p, SIZE_MAX - SMALL, SMALL, 7);
     CHECK_OK(wf_parallel_for(p, 5, 5, 0, never_range, NULL));
     CHECK_ERR(wf_parallel_for(p, 6, 5, 0, never_range, NULL), WF_EINVAL);
-    CHECK_ERR(wf_parallel_for(p, SIZE_MAX, 0, 1, never_range, NULL),
-              WF_EINVAL);
+    CHECK_ERR(wf_parallel_for(p, SIZE_MAX, 0, 1, never_range, NULL), WF_EINVAL);
     CHECK_ERR(wf_parallel_for(p, 0, 10, 1, NULL, NULL), WF_EINVAL);
     CHECK_ERR(wf_parallel_for(NULL, 0, 10, 1, never_range, NULL), WF_EINVAL);
 }
@@ -223,12 +224,14 @@ static void scenario_for_lazy_split(void)
     int others = 0;
     for (size_t i = 0; i < LAZY_HEAVY; i++)
         others += atomic_load(&lazy_ran_on[i]) != first;
-    CHECK_MSG(others > 0, "one worker ran all %d heavy iterations of the "
-                          "first piece: it never split on demand",
+    CHECK_MSG(others > 0,
+              "one worker ran all %d heavy iterations of the "
+              "first piece: it never split on demand",
               LAZY_HEAVY);
     CHECK_OK(wf_pool_destroy(p));
     printf("for_lazy_split: %d of %d heavy iterations moved to the other "
-           "worker\n", others, LAZY_HEAVY);
+           "worker\n",
+           others, LAZY_HEAVY);
 }
 
 /* ======================================================================== */
@@ -390,8 +393,8 @@ static void check_sum(wf_pool *p, size_t b, size_t n, size_t grain)
                                 sum_body, sum_combine, NULL));
     /* b + (b+1) + ... + (b+n-1), modulo 2^64 like the sum itself. */
     uint64_t want = (uint64_t)n * b + (uint64_t)n * (n - 1) / 2;
-    CHECK_MSG(got == want, "sum of [%zu, +%zu) grain %zu: %llu, want %llu",
-              b, n, grain, (unsigned long long)got, (unsigned long long)want);
+    CHECK_MSG(got == want, "sum of [%zu, +%zu) grain %zu: %llu, want %llu", b,
+              n, grain, (unsigned long long)got, (unsigned long long)want);
     CHECK_EQ(zero, 0); /* the identity is not written */
 }
 
@@ -427,7 +430,8 @@ static void check_mat(wf_pool *p, size_t b, size_t n, size_t grain)
                                 &mat_identity, mat_body, mat_combine, NULL));
     CHECK_MSG(memcmp(&got, &want, sizeof got) == 0,
               "matrix product over [%zu, +%zu) grain %zu differs from the "
-              "sequential one", b, n, grain);
+              "sequential one",
+              b, n, grain);
 }
 
 static void check_hist(wf_pool *p, size_t n, size_t grain)
@@ -453,19 +457,26 @@ static void check_reduce_errors(wf_pool *p)
 {
     uint64_t r = 7, id = 0;
     CHECK_ERR(wf_parallel_reduce(NULL, 0, 10, 0, &r, 8, &id, never_reduce,
-                                 sum_combine, NULL), WF_EINVAL);
+                                 sum_combine, NULL),
+              WF_EINVAL);
     CHECK_ERR(wf_parallel_reduce(p, 0, 10, 0, NULL, 8, &id, never_reduce,
-                                 sum_combine, NULL), WF_EINVAL);
+                                 sum_combine, NULL),
+              WF_EINVAL);
     CHECK_ERR(wf_parallel_reduce(p, 0, 10, 0, &r, 8, NULL, never_reduce,
-                                 sum_combine, NULL), WF_EINVAL);
-    CHECK_ERR(wf_parallel_reduce(p, 0, 10, 0, &r, 8, &id, NULL, sum_combine,
-                                 NULL), WF_EINVAL);
-    CHECK_ERR(wf_parallel_reduce(p, 0, 10, 0, &r, 8, &id, never_reduce,
-                                 NULL, NULL), WF_EINVAL);
+                                 sum_combine, NULL),
+              WF_EINVAL);
+    CHECK_ERR(
+        wf_parallel_reduce(p, 0, 10, 0, &r, 8, &id, NULL, sum_combine, NULL),
+        WF_EINVAL);
+    CHECK_ERR(
+        wf_parallel_reduce(p, 0, 10, 0, &r, 8, &id, never_reduce, NULL, NULL),
+        WF_EINVAL);
     CHECK_ERR(wf_parallel_reduce(p, 0, 10, 0, &r, 0, &id, never_reduce,
-                                 sum_combine, NULL), WF_EINVAL);
+                                 sum_combine, NULL),
+              WF_EINVAL);
     CHECK_ERR(wf_parallel_reduce(p, 10, 9, 0, &r, 8, &id, never_reduce,
-                                 sum_combine, NULL), WF_EINVAL);
+                                 sum_combine, NULL),
+              WF_EINVAL);
     CHECK_EQ(r, 7); /* nothing written on error */
 }
 
@@ -520,8 +531,7 @@ static void check_fp_deterministic(wf_pool *p, size_t n, size_t grain)
         run_from(run & 1, p, fp_run, &j);
         CHECK_MSG(memcmp(&j.out, &first.out, sizeof j.out) == 0,
                   "run %d (%s, %u workers, grain %zu): %.17g != %.17g", run,
-                  where(run & 1), wf_pool_threads(p), grain, j.out,
-                  first.out);
+                  where(run & 1), wf_pool_threads(p), grain, j.out, first.out);
     }
 }
 
@@ -545,16 +555,16 @@ static void scenario_reduce(void)
 /* ---- parallel_invoke --------------------------------------------------- */
 
 enum { MAXFN = 100, NKINDS = 4 };
-static _Atomic int fn_hits[MAXFN];  /* per call, through ctx */
+static _Atomic int fn_hits[MAXFN];    /* per call, through ctx */
 static _Atomic int kind_hits[NKINDS]; /* per function, when ctx is NULL */
 
-#define KIND_FN(k)                                                           \
-    static void kind##k(void *ctx)                                           \
-    {                                                                        \
-        if (ctx)                                                             \
-            atomic_fetch_add((_Atomic int *)ctx, 1);                         \
-        else                                                                 \
-            atomic_fetch_add(&kind_hits[k], 1);                              \
+#define KIND_FN(k)                                                             \
+    static void kind##k(void *ctx)                                             \
+    {                                                                          \
+        if (ctx)                                                               \
+            atomic_fetch_add((_Atomic int *)ctx, 1);                           \
+        else                                                                   \
+            atomic_fetch_add(&kind_hits[k], 1);                                \
     }
 KIND_FN(0)
 KIND_FN(1)
@@ -574,8 +584,10 @@ static void check_invoke(wf_pool *p, size_t n, int with_ctx)
     }
     CHECK_OK(wf_parallel_invoke(p, n, fns, with_ctx ? ctxs : NULL));
     for (size_t i = 0; i < n && with_ctx; i++)
-        CHECK_MSG(atomic_load(&fn_hits[i]) == 1, "fns[%zu] of %zu ran %d "
-                  "times", i, n, atomic_load(&fn_hits[i]));
+        CHECK_MSG(atomic_load(&fn_hits[i]) == 1,
+                  "fns[%zu] of %zu ran %d "
+                  "times",
+                  i, n, atomic_load(&fn_hits[i]));
     for (size_t k = 0; k < NKINDS; k++)
         CHECK_EQ(atomic_load(&kind_hits[k]),
                  with_ctx ? 0 : (long long)(n / NKINDS + (k < n % NKINDS)));
@@ -690,8 +702,8 @@ static int run_child_group(gtask *t, int kind)
     /* pool NULL: a task runs on a worker, where the pool is not used. */
     CHECK_OK(wf_group_init(&child, NULL, t->g));
     for (int i = 0; i < 10; i++) {
-        sub[i] = (gtask){.sh = t->sh, .g = &child, .idx = t->idx * 10 + i,
-                         .kind = kind};
+        sub[i] = (gtask){
+            .sh = t->sh, .g = &child, .idx = t->idx * 10 + i, .kind = kind};
         int err = wf_group_spawn(&child, &sub[i].gt, gtask_body);
         /* The parent may be cancelled already: then so is the child. */
         CHECK_MSG(err == 0 || (err == WF_ECANCELED && kind == G_CHILD_HOLD),
@@ -711,33 +723,24 @@ static int gtask_body(wf_group_task *wt)
                   (void *)wf_current_pool(), (void *)sh->expect);
         atomic_fetch_add(&sh->hits[t->idx], 1);
         return 0;
-    case G_FAIL:
-        atomic_fetch_add(&sh->started, 1);
-        return t->ret;
+    case G_FAIL: atomic_fetch_add(&sh->started, 1); return t->ret;
     case G_FAIL_GATED:
         atomic_fetch_add(&sh->started, 1);
         WAIT_UNTIL(atomic_load(sh->gate), "the gate of a failing task");
         return t->ret;
-    case G_HOLD:
-        hold_until_cancelled(t, &sh->started);
-        return 0;
-    case G_CHILD_HOLD:
-        hold_until_cancelled(t, &sh->child_started);
-        return 0;
-    case G_HOLD_FAIL:
-        hold_until_cancelled(t, &sh->late_started);
-        return t->ret;
+    case G_HOLD: hold_until_cancelled(t, &sh->started); return 0;
+    case G_CHILD_HOLD: hold_until_cancelled(t, &sh->child_started); return 0;
+    case G_HOLD_FAIL: hold_until_cancelled(t, &sh->late_started); return t->ret;
     case G_CHILDREN: {
         int err = run_child_group(t, G_CHILD_HOLD);
         atomic_store(&sh->child_err, err);
         return err;
     }
-    case G_NESTED:
-        return run_child_group(t, G_COUNT);
+    case G_NESTED: return run_child_group(t, G_COUNT);
     case G_SELF_SPAWN: {
         gtask *next = &tasks[t->idx + 1];
-        *next = (gtask){.sh = sh, .g = t->g, .idx = t->idx + 1,
-                        .kind = G_COUNT};
+        *next =
+            (gtask){.sh = sh, .g = t->g, .idx = t->idx + 1, .kind = G_COUNT};
         atomic_store(&sh->self_spawn_err,
                      wf_group_spawn(t->g, &next->gt, gtask_body));
         return 0;
@@ -750,9 +753,8 @@ static int gtask_body(wf_group_task *wt)
 static void check_hits(int n, const char *what)
 {
     for (int i = 0; i < n; i++)
-        CHECK_MSG(atomic_load(&shared.hits[i]) == 1,
-                  "%s: task %d ran %d times", what, i,
-                  atomic_load(&shared.hits[i]));
+        CHECK_MSG(atomic_load(&shared.hits[i]) == 1, "%s: task %d ran %d times",
+                  what, i, atomic_load(&shared.hits[i]));
 }
 
 /* 1000 tasks, twice through the same frames (a waited group can be
@@ -798,12 +800,12 @@ static void group_fail_one_worker(wf_pool *p, void *arg)
     CHECK_OK(wf_group_init(&g, p, NULL));
     int spawned = 0;
     for (int i = 0; i < NTASKS; i++) {
-        tasks[i] = (gtask){.sh = &shared, .g = &g, .idx = i, .kind = G_FAIL,
-                           .ret = -1000 - i};
+        tasks[i] = (gtask){
+            .sh = &shared, .g = &g, .idx = i, .kind = G_FAIL, .ret = -1000 - i};
         int err = wf_group_spawn(&g, &tasks[i].gt, gtask_body);
         /* From outside the first task may have failed already. */
-        CHECK_MSG(err == 0 || (err == WF_ECANCELED && !inside),
-                  "spawn %d: %s", i, wf_err_name(err));
+        CHECK_MSG(err == 0 || (err == WF_ECANCELED && !inside), "spawn %d: %s",
+                  i, wf_err_name(err));
         if (err == 0)
             spawned++;
         else
@@ -898,8 +900,9 @@ static void group_cancel_queued(void)
  * runs: running tasks see it, the others never start. */
 static void *cancel_thread(void *arg)
 {
-    WAIT_UNTIL(atomic_load(&shared.started) + atomic_load(&shared.child_started) >= 1,
-               "a held task to start");
+    WAIT_UNTIL(
+        atomic_load(&shared.started) + atomic_load(&shared.child_started) >= 1,
+        "a held task to start");
     CHECK_OK(wf_group_cancel(arg));
     return NULL;
 }
@@ -995,7 +998,10 @@ static void *foreign_thread(void *arg)
     return NULL;
 }
 
-static void foreign_worker(void *arg) { foreign_checks(arg); }
+static void foreign_worker(void *arg)
+{
+    foreign_checks(arg);
+}
 
 static void group_lifecycle(wf_pool *p)
 {
@@ -1053,8 +1059,9 @@ static void scenario_group(void)
         for (int inside = 0; inside < 2; inside++) {
             run_from(inside, p, group_count, p);
             run_from(inside, p, group_cancel_before, NULL);
-            run_from(inside, p, pool_sizes[s] == 1 ? group_fail_one_worker
-                                                   : group_fail_gated,
+            run_from(inside, p,
+                     pool_sizes[s] == 1 ? group_fail_one_worker
+                                        : group_fail_gated,
                      NULL);
         }
         if (pool_sizes[s] > 1) {

@@ -219,9 +219,7 @@ static void run_phase(wf_pool *p, int n, int from, unsigned max_slots,
     atomic_store(&ph->max_index, INT_MIN);
     rv_init(&ph->rv, n);
     switch (from) {
-    case FROM_GROUP_OUTSIDE:
-        group_of_visits(ph, n);
-        break;
+    case FROM_GROUP_OUTSIDE: group_of_visits(ph, n); break;
     case FROM_GROUP_INSIDE: {
         group_job j = {ph, n};
         CHECK_OK(wf_run(p, group_job_fn, &j));
@@ -277,7 +275,7 @@ static int thread_count(void)
     return n;
 }
 
-/* ---- scenarios ------------------------------------------------------------- */
+/* ---- scenarios ----------------------------------------------------------- */
 
 static void scenario_barrier(void)
 {
@@ -342,7 +340,10 @@ static void scenario_bounded(void)
 }
 
 /* Wait until the process is back to `baseline` threads. */
-static void nop(void *arg) { (void)arg; }
+static void nop(void *arg)
+{
+    (void)arg;
+}
 
 /* Wait until the process is back to `baseline` threads.  With nudge, each
  * round also runs an empty task on p: its submission wakes a parked
@@ -353,8 +354,8 @@ static void wait_spares_retired(wf_pool *p, int baseline, const char *when,
     double t0 = check_now();
     while (thread_count() > baseline) {
         CHECK_MSG(check_now() - t0 < limit,
-                  "%s: %d spare threads still alive after %.1f s idle",
-                  when, thread_count() - baseline, limit);
+                  "%s: %d spare threads still alive after %.1f s idle", when,
+                  thread_count() - baseline, limit);
         if (nudge)
             CHECK_OK(wf_run(p, nop, NULL));
         usleep(1000);
@@ -376,8 +377,7 @@ static void blocking_phases(int nudge)
         char when[64];
         snprintf(when, sizeof when, "after phase %d (%s)", phase_no,
                  from_name[phase_no % NFROM]);
-        wait_spares_retired(p, baseline, when, nudge ? WAIT_LIMIT : 2.0,
-                            nudge);
+        wait_spares_retired(p, baseline, when, nudge ? WAIT_LIMIT : 2.0, nudge);
     }
     CHECK_OK(wf_pool_destroy(p));
 }
@@ -425,8 +425,10 @@ static void scenario_retire(void)
         int n = wf_pool_stats(p, st, SPARE + 1);
         if (n == SPARE + 1 && st[SPARE].parks > 0)
             break;
-        CHECK_MSG(check_now() - t0 < WAIT_LIMIT, "no spare parked (%d "
-                  "slots)", n);
+        CHECK_MSG(check_now() - t0 < WAIT_LIMIT,
+                  "no spare parked (%d "
+                  "slots)",
+                  n);
         usleep(100);
     }
     atomic_store(&b.release, 1);
@@ -489,9 +491,12 @@ static void trickle_every(double gap_us, double work_us)
     CHECK_OK(wf_pool_wait_idle(p));
     CHECK_EQ(atomic_load(&trickle_runs), submitted);
     printf("trickle every %.0f us: %d tasks; the spare retired after %.3f s "
-           "of them\n", gap_us, submitted, gone);
-    CHECK_MSG(gone >= 0, "the surplus spare was still alive after %d tasks "
-              "over 2 s", submitted);
+           "of them\n",
+           gap_us, submitted, gone);
+    CHECK_MSG(gone >= 0,
+              "the surplus spare was still alive after %d tasks "
+              "over 2 s",
+              submitted);
     CHECK_OK(wf_pool_destroy(p));
 }
 
@@ -638,8 +643,8 @@ static void scenario_index(void)
  * undefined behaviour). */
 #ifndef WF_TEST_SANITIZED
 enum { SPY_MAX = 256 };
-typedef int (*create_fn)(pthread_t *, const pthread_attr_t *,
-                         void *(*)(void *), void *);
+typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
+                         void *);
 typedef int (*join_fn)(pthread_t, void **);
 static create_fn real_create;
 static join_fn real_join;
@@ -655,8 +660,8 @@ __attribute__((constructor)) static void spy_init(void)
     CHECK(real_create != NULL && real_join != NULL);
 }
 
-int pthread_create(pthread_t *t, const pthread_attr_t *a,
-                   void *(*fn)(void *), void *arg)
+int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *),
+                   void *arg)
 {
     int err = real_create(t, a, fn, arg);
     if (err == 0 && atomic_load(&spy_on)) {

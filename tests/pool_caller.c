@@ -52,15 +52,18 @@
 
 /* Every spawned task's body: counts the ones that ran off main. */
 static _Atomic long fib_off_main;
-#define FIB_TASK_HOOK()                                                      \
-    (on_main() ? (void)0                                                     \
-               : (void)atomic_fetch_add_explicit(&fib_off_main, 1,           \
+#define FIB_TASK_HOOK()                                                        \
+    (on_main() ? (void)0                                                       \
+               : (void)atomic_fetch_add_explicit(&fib_off_main, 1,             \
                                                  memory_order_relaxed))
 #include "fib_task.h"
 
-static wf_pool *make_pool(unsigned threads) { return check_pool(threads); }
+static wf_pool *make_pool(unsigned threads)
+{
+    return check_pool(threads);
+}
 
-/* ---- blocking tasks ------------------------------------------------------------- */
+/* ---- blocking tasks ------------------------------------------------------ */
 
 enum { MAX_BLOCKERS = 64 };
 
@@ -121,7 +124,7 @@ static void unblock(blocker *b, wf_pool *p)
     CHECK_EQ(atomic_load(&b->returned), atomic_load(&b->started));
 }
 
-/* ---- threads ------------------------------------------------------------------------ */
+/* ---- threads ------------------------------------------------------------- */
 
 static void threads_case(void)
 {
@@ -134,10 +137,12 @@ static void threads_case(void)
         CHECK(b != NULL);
         int blocked = block_workers(b, p, 20.0, t > 1 ? 5.0 : 1.5);
         printf("threads: threads = %u: %d task(s) blocked at once on "
-               "background threads\n", t, blocked);
+               "background threads\n",
+               t, blocked);
         CHECK_MSG(blocked == (int)t - 1,
                   "threads = %u: %d background threads ran tasks, expected "
-                  "%u (the waiting caller is the T-th)", t, blocked, t - 1);
+                  "%u (the waiting caller is the T-th)",
+                  t, blocked, t - 1);
         watch("threads: wf_pool_wait_idle after the release", WATCH_S);
         unblock(b, p);
         CHECK(!atomic_load(&b->timed_out));
@@ -147,7 +152,7 @@ static void threads_case(void)
     alarm(0);
 }
 
-/* ---- one_thread_run ----------------------------------------------------------------- */
+/* ---- one_thread_run ------------------------------------------------------ */
 
 typedef struct {
     int n;
@@ -175,7 +180,8 @@ static void one_thread_run(void)
     CHECK_OK(wf_run(p, main_root, &j));
     long off = atomic_load(&fib_off_main);
     printf("one_thread_run: fib(%d) = %ld; root on main: %s; %ld spawned "
-           "tasks off main\n", n, j.out, j.root_on_main ? "yes" : "no", off);
+           "tasks off main\n",
+           n, j.out, j.root_on_main ? "yes" : "no", off);
     CHECK_MSG(j.out == fib_seq(n), "fib(%d) = %ld, expected %ld", n, j.out,
               fib_seq(n));
     CHECK_MSG(j.in_pool, "the body did not run as part of the pool");
@@ -191,7 +197,7 @@ static void one_thread_run(void)
     alarm(0);
 }
 
-/* ---- spawn_default, group_pool ----------------------------------------------------- */
+/* ---- spawn_default, group_pool ------------------------------------------- */
 
 enum { NTASKS = 100 };
 
@@ -223,11 +229,12 @@ static void check_counts(const char *what, blocker *b, int blocked, double took)
     int timed_out = atomic_load(&b->timed_out);
     int still = atomic_load(&b->started) - atomic_load(&b->returned);
     printf("%s: %d background worker(s) blocked; %d tasks done in %.3f s, "
-           "%d on main\n", what, blocked, NTASKS, took,
-           atomic_load(&task_on_main));
+           "%d on main\n",
+           what, blocked, NTASKS, took, atomic_load(&task_on_main));
     CHECK_MSG(!timed_out,
               "%s: the tasks finished only after the blocked ones timed out "
-              "(%.1f s): the waiting thread did not run them", what, took);
+              "(%.1f s): the waiting thread did not run them",
+              what, took);
     CHECK_MSG(still == blocked, "%s: %d of %d blocked tasks returned early",
               what, blocked - still, blocked);
     for (int i = 0; i < NTASKS; i++)
@@ -315,7 +322,7 @@ static void group_pool(void)
     alarm(0);
 }
 
-/* ---- wait_idle_one ------------------------------------------------------------------ */
+/* ---- wait_idle_one ------------------------------------------------------- */
 
 enum { NSUBMIT = 1000 };
 
@@ -355,7 +362,8 @@ static void wait_idle_one(void)
                   atomic_load(&f[i].runs));
     CHECK_MSG(early == 0,
               "%d tasks ran in 0.1 s before anyone waited: a threads = 1 pool "
-              "must have no background worker", early);
+              "must have no background worker",
+              early);
     CHECK_MSG(off == 0, "%d tasks ran off the waiting thread", off);
     /* Idle now: waiting again returns at once. */
     CHECK_OK(wf_pool_wait_idle(p));
@@ -365,7 +373,7 @@ static void wait_idle_one(void)
     alarm(0);
 }
 
-/* ---- outside_run, idle_after --------------------------------------------------------- */
+/* ---- outside_run, idle_after --------------------------------------------- */
 
 typedef struct {
     wf_task task;
@@ -487,15 +495,15 @@ static void idle_after(void)
     for (double now; (now = check_now()) < end;)
         sleep_us((long)((end - now) * 1e6) + 1);
     double cpu = process_cpu() - c0, wall = check_now() - t0;
-    printf("idle_after: %.4f s of CPU in %.3f s idle (limit %.2f)\n", cpu,
-           wall, MAX_IDLE_CPU);
+    printf("idle_after: %.4f s of CPU in %.3f s idle (limit %.2f)\n", cpu, wall,
+           MAX_IDLE_CPU);
     CHECK_MSG(cpu < MAX_IDLE_CPU, "%.4f s of CPU in %.3f s while idle", cpu,
               wall);
     CHECK_OK(wf_pool_destroy(p));
     alarm(0);
 }
 
-/* ---- slots_full ----------------------------------------------------------------------- */
+/* ---- slots_full ---------------------------------------------------------- */
 
 static _Atomic int holders_in, holders_release, main_ran;
 
@@ -544,7 +552,7 @@ static void slots_full(void)
     alarm(0);
 }
 
-/* ---- nested_pools ---------------------------------------------------------------------- */
+/* ---- nested_pools -------------------------------------------------------- */
 
 typedef struct {
     wf_pool *a, *b;
@@ -592,7 +600,7 @@ static void nested_pools(void)
     alarm(0);
 }
 
-/* ---- group_one ------------------------------------------------------------------------ */
+/* ---- group_one ----------------------------------------------------------- */
 
 enum { NGROUP = 1000 };
 
@@ -649,7 +657,8 @@ static void group_one(void)
     printf("group_one: %d tasks, %d off main\n", NGROUP, off);
     CHECK_MSG(off == 0,
               "%d group tasks ran off the waiting thread on a threads = 1 "
-              "pool", off);
+              "pool",
+              off);
 
     /* Two fail: the first to run wins, the other never starts. */
     watch("group_one: a group with failing tasks", WATCH_S);
@@ -657,7 +666,9 @@ static void group_one(void)
     CHECK_OK(wf_group_init(&g, p, NULL));
     for (int i = 0; i < NGROUP; i++) {
         f[i] = (gframe){.idx = i,
-                        .ret = i == 300 ? -1001 : i == 700 ? -1002 : 0};
+                        .ret = i == 300   ? -1001
+                               : i == 700 ? -1002
+                                          : 0};
         CHECK_OK(wf_group_spawn(&g, &f[i].gt, gone_body));
     }
     int err = wf_group_wait(&g);
@@ -668,13 +679,15 @@ static void group_one(void)
         ran += atomic_load(&g_runs[i]);
     }
     printf("group_one: failing group: wait returned %d, %d of %d tasks ran, "
-           "%d off main\n", err, ran, NGROUP, atomic_load(&g_off_main));
+           "%d off main\n",
+           err, ran, NGROUP, atomic_load(&g_off_main));
     CHECK_MSG(first == -1001 || first == -1002, "no failing task ran");
     CHECK_EQ(err, first);
     CHECK_EQ(atomic_load(&g_runs[300]) + atomic_load(&g_runs[700]), 1);
     CHECK_MSG(atomic_load(&g_late) == 0,
               "%d tasks started after the error (one thread runs them, so "
-              "none may)", atomic_load(&g_late));
+              "none may)",
+              atomic_load(&g_late));
     CHECK(wf_group_is_cancelled(&g));
     CHECK_ERR(wf_group_wait(&g), WF_ESTATE);
     CHECK_MSG(atomic_load(&g_off_main) == 0, "%d group tasks ran off main",
@@ -685,16 +698,11 @@ static void group_one(void)
 }
 
 static const check_scenario scenarios[] = {
-    {"threads", threads_case},
-    {"one_thread_run", one_thread_run},
-    {"spawn_default", spawn_default},
-    {"group_pool", group_pool},
-    {"wait_idle_one", wait_idle_one},
-    {"outside_run", outside_run},
-    {"idle_after", idle_after},
-    {"group_one", group_one},
-    {"slots_full", slots_full},
-    {"nested_pools", nested_pools},
+    {"threads", threads_case},        {"one_thread_run", one_thread_run},
+    {"spawn_default", spawn_default}, {"group_pool", group_pool},
+    {"wait_idle_one", wait_idle_one}, {"outside_run", outside_run},
+    {"idle_after", idle_after},       {"group_one", group_one},
+    {"slots_full", slots_full},       {"nested_pools", nested_pools},
 };
 
 int main(int argc, char **argv)

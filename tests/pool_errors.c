@@ -19,9 +19,18 @@
 
 #include "fib_task.h"
 
-static void nop_task(wf_task *t) { (void)t; }
-static void nop_fn(void *arg) { (void)arg; }
-static void nop_range(size_t b, size_t e, void *c) { (void)b, (void)e, (void)c; }
+static void nop_task(wf_task *t)
+{
+    (void)t;
+}
+static void nop_fn(void *arg)
+{
+    (void)arg;
+}
+static void nop_range(size_t b, size_t e, void *c)
+{
+    (void)b, (void)e, (void)c;
+}
 static void *never_alloc(size_t size, void *ctx)
 {
     (void)size, (void)ctx;
@@ -29,7 +38,10 @@ static void *never_alloc(size_t size, void *ctx)
     return NULL;
 }
 
-static wf_pool *make_pool(unsigned threads) { return check_pool(threads); }
+static wf_pool *make_pool(unsigned threads)
+{
+    return check_pool(threads);
+}
 
 static void test_config(void)
 {

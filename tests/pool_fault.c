@@ -11,7 +11,8 @@
  *                   sweep goes on.
  * thread_start      a 64 TiB thread stack: creation fails with WF_EAGAIN,
  *                   leak-free; stack_size 1 gives WF_ERANGE; (normal build)
- *                   an address-space limit that lets a few workers start before one fails.
+ *                   an address-space limit that lets a few workers start
+ *                   before one fails.
  * grow_failure      memory runs out after creation; 10000 spawns before
  *                   the first join, and fib, still run every task once.
  * env_junk          WEFT_NUM_THREADS / WEFT_SPIN out of range or not a
@@ -108,15 +109,17 @@ static void scenario_create_sweep(void)
             if (!WIFEXITED(st) ||
                 (WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 3)) {
                 bad++;
-                fprintf(stderr, "create_sweep: failing %s allocation, k=%ld: "
-                        "%s %d\n", names[m], k,
+                fprintf(stderr,
+                        "create_sweep: failing %s allocation, k=%ld: "
+                        "%s %d\n",
+                        names[m], k,
                         WIFSIGNALED(st) ? "killed by signal" : "exit status",
                         WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
             }
         }
         CHECK_MSG(k < 1000, "pool never created");
-        printf("create_sweep (%s): %ld allocations before success\n",
-               names[m], k);
+        printf("create_sweep (%s): %ld allocations before success\n", names[m],
+               k);
     }
     CHECK_MSG(bad == 0, "%d failing allocation points mishandled", bad);
     /* And a pool made with this allocator frees all it took. */
@@ -212,8 +215,7 @@ static void env_child_main(void *arg)
     }
 }
 
-static void env_child(const char *name, const char *value, char *err,
-                      size_t n)
+static void env_child(const char *name, const char *value, char *err, size_t n)
 {
     env_setting e = {name, value};
     int st = check_child_stderr(env_child_main, &e, err, n);
@@ -352,7 +354,8 @@ static void fork_child(void)
 static void scenario_fork(void)
 {
 #if defined(__SANITIZE_THREAD__)
-    printf("fork: skipped under TSan (no threads after a multi-threaded fork)\n");
+    printf(
+        "fork: skipped under TSan (no threads after a multi-threaded fork)\n");
 #else
     /* The parent uses its default pool, a pool of its own and a graph. */
     fib_frame f = {.n = 15};
@@ -416,8 +419,8 @@ static void scenario_grow_failure(void)
         memset(j.hits, 0, WIDE * sizeof(_Atomic int));
         CHECK_OK(wf_run(p, wide_root, &j));
         for (int i = 0; i < WIDE; i++)
-            CHECK_MSG(atomic_load(&j.hits[i]) == 1, "task %d ran %d times",
-                      i, atomic_load(&j.hits[i]));
+            CHECK_MSG(atomic_load(&j.hits[i]) == 1, "task %d ran %d times", i,
+                      atomic_load(&j.hits[i]));
     }
     check_fib_on(p, 20 - SCALE / 2);
     long failed = atomic_load(&ta.failures);
@@ -459,12 +462,13 @@ static void scenario_reduce_oom(void)
     enum { N = 100000 };
     big_acc zero = {{0}}, got = {{1}};
     ta_fail_from_now(&ta, 1);
-    CHECK_ERR(wf_parallel_reduce(p, 0, N, 0, &got, sizeof got, &zero,
-                                 big_body, big_combine, NULL), WF_ENOMEM);
+    CHECK_ERR(wf_parallel_reduce(p, 0, N, 0, &got, sizeof got, &zero, big_body,
+                                 big_combine, NULL),
+              WF_ENOMEM);
     CHECK_EQ(got.bin[0], 1u); /* unchanged */
     ta_fail_from_now(&ta, 0);
-    CHECK_OK(wf_parallel_reduce(p, 0, N, 0, &got, sizeof got, &zero,
-                                big_body, big_combine, NULL));
+    CHECK_OK(wf_parallel_reduce(p, 0, N, 0, &got, sizeof got, &zero, big_body,
+                                big_combine, NULL));
     for (int k = 0; k < BIG_ACC; k++) { /* k + (k + 64) + ... below N */
         uint64_t m = (N - 1 - (uint64_t)k) / BIG_ACC + 1;
         CHECK_EQ(got.bin[k], m * (uint64_t)k + BIG_ACC * m * (m - 1) / 2);

@@ -43,8 +43,8 @@ static void check_idle_cpu(const char *what, double window)
     double c0 = cpu_seconds(), t0 = check_now();
     sleep_seconds(window);
     double cpu = cpu_seconds() - c0, wall = check_now() - t0;
-    printf("pool_idle: %s: %.4f s CPU in %.3f s wall (limit %.2f)\n", what,
-           cpu, wall, MAX_CPU);
+    printf("pool_idle: %s: %.4f s CPU in %.3f s wall (limit %.2f)\n", what, cpu,
+           wall, MAX_CPU);
     CHECK_MSG(cpu < MAX_CPU, "%s: %.4f s of CPU while idle", what, cpu);
 }
 
@@ -63,7 +63,10 @@ static void sleeper_body(wf_task *t)
     usleep(500000);
 }
 
-static void dummy_body(wf_task *t) { (void)t; }
+static void dummy_body(wf_task *t)
+{
+    (void)t;
+}
 
 static void stolen_join_root(void *arg)
 {
@@ -120,7 +123,8 @@ int main(int argc, char **argv)
     /* Starting 1023 threads costs some CPU too, well under the limit. */
     double settle = cpu_seconds() - c0;
     printf("pool_idle: %u threads: %.3f s CPU from creation to 0.5 s after "
-           "fib(20) (limit 2)\n", big.threads, settle);
+           "fib(20) (limit 2)\n",
+           big.threads, settle);
     CHECK_MSG(settle < 2.0, "%u threads: %.3f s of CPU to start and settle",
               big.threads, settle);
     snprintf(what, sizeof what, "%u threads, 0.5 s after fib(20), %g s",
@@ -131,7 +135,8 @@ int main(int argc, char **argv)
     double cpu = -1;
     CHECK_OK(wf_run(p, stolen_join_root, &cpu));
     printf("pool_idle: joiner waiting 0.5 s on a stolen task: %.4f s CPU "
-           "(limit %.2f)\n", cpu, MAX_CPU);
+           "(limit %.2f)\n",
+           cpu, MAX_CPU);
     CHECK_MSG(cpu < MAX_CPU, "joiner used %.4f s of CPU while waiting", cpu);
     CHECK_OK(wf_pool_destroy(p));
     CHECK_DONE("pool_idle");

@@ -219,7 +219,7 @@ static void scenario_blocking(void)
     CHECK_OK(wf_pool_destroy(p));
 }
 
-/* ---- oversubscription ----------------------------------------------------- */
+/* ---- oversubscription ---------------------------------------------------- */
 static void count_range(size_t b, size_t e, void *ctx)
 {
     (void)ctx;

@@ -72,20 +72,20 @@ typedef struct stage_state {
     _Atomic long calls;
     _Atomic int inbody;
     _Atomic int max_inbody;
-    long expect; /* in order: the next item's number */
+    long expect;  /* in order: the next item's number */
     uint64_t sum; /* serial: the items it saw (order-free check) */
 } stage_state;
 
 typedef struct pipe_test {
-    long items;            /* the first stage makes 0 .. items-1 */
+    long items; /* the first stage makes 0 .. items-1 */
     size_t tokens;
-    unsigned work;         /* spin per parallel call, scaled by the item */
-    long made;             /* the first stage's own */
+    unsigned work; /* spin per parallel call, scaled by the item */
+    long made;     /* the first stage's own */
     _Atomic long in_flight, max_in_flight, through;
-    _Atomic long late;     /* stage calls begun after the failure */
+    _Atomic long late; /* stage calls begun after the failure */
     _Atomic long dropped;
     _Atomic int failed;
-    long fail_at;          /* -1: never */
+    long fail_at; /* -1: never */
     int fail_stage, fail_code;
     stage_state st[MAX_STAGES];
     size_t n;
@@ -146,7 +146,7 @@ static void *first_stage(void *item, void *ctx, wf_pipeline_ctl *ctl)
         long i = t->made++;
         atomic_max(&t->max_in_flight, atomic_fetch_add(&t->in_flight, 1) + 1);
         out = (void *)(uintptr_t)i; /* item 0 is NULL */
-        if (t->n == 1) { /* through already */
+        if (t->n == 1) {            /* through already */
             CHECK_EQ(atomic_fetch_add(&t->seen[i], 1), 0);
             atomic_fetch_sub(&t->in_flight, 1);
             atomic_fetch_add(&t->through, 1);
@@ -158,8 +158,9 @@ static void *first_stage(void *item, void *ctx, wf_pipeline_ctl *ctl)
 
 /* The value stage k returns for an item: the item, tagged with k (the
  * first stage's, tag 0, is the item itself). */
-#define TAGGED(item, k) ((void *)(uintptr_t)((uint64_t)(item) | (uint64_t)(k) << 32))
-#define ITEM_OF(v) ((long)((uintptr_t)(v) & 0xffffffffu))
+#define TAGGED(item, k)                                                        \
+    ((void *)(uintptr_t)((uint64_t)(item) | (uint64_t)(k) << 32))
+#define ITEM_OF(v) ((long)((uintptr_t)(v)&0xffffffffu))
 #define TAG_OF(v) ((int)((uint64_t)(uintptr_t)(v) >> 32))
 
 /* Stage k (k >= 1) gets the item tagged k - 1 and returns it tagged k. */
@@ -169,21 +170,21 @@ static void *later_stage(void *v, void *ctx, wf_pipeline_ctl *ctl)
     pipe_test *t = s->t;
     long item = ITEM_OF(v);
     CHECK_MSG(TAG_OF(v) == s->index - 1 && item < t->items,
-              "stage %d got item %ld from stage %d", s->index, item,
-              TAG_OF(v));
+              "stage %d got item %ld from stage %d", s->index, item, TAG_OF(v));
     if (atomic_load(&t->failed))
         atomic_fetch_add(&t->late, 1);
     int in = atomic_fetch_add(&s->inbody, 1) + 1;
     atomic_max_int(&s->max_inbody, in);
     atomic_fetch_add(&s->calls, 1);
     if (s->mode == WF_STAGE_SERIAL_IN_ORDER)
-        CHECK_MSG(item == s->expect++, "in-order stage %d: item %ld, "
-                  "expected %ld", s->index, item, s->expect - 1);
+        CHECK_MSG(item == s->expect++,
+                  "in-order stage %d: item %ld, "
+                  "expected %ld",
+                  s->index, item, s->expect - 1);
     if (s->mode != WF_STAGE_PARALLEL)
         s->sum += (uint64_t)item;
     else
-        (void)spin_for(t->work ? (unsigned)(item * 2654435761u % t->work)
-                               : 0);
+        (void)spin_for(t->work ? (unsigned)(item * 2654435761u % t->work) : 0);
     maybe_fail(t, s, item, ctl);
     atomic_fetch_sub(&s->inbody, 1);
     if ((size_t)s->index == t->n - 1) {
@@ -226,8 +227,8 @@ static int test_run(wf_pool *pool, pipe_test *t, wf_group *g)
 {
     wf_stage stages[MAX_STAGES];
     for (size_t i = 0; i < t->n; i++)
-        stages[i] = (wf_stage){t->st[i].mode, i ? later_stage : first_stage,
-                               &t->st[i]};
+        stages[i] =
+            (wf_stage){t->st[i].mode, i ? later_stage : first_stage, &t->st[i]};
     wf_pipeline_config cfg = WF_PIPELINE_CONFIG_INIT;
     cfg.group = g;
     cfg.drop = drop_item;
@@ -282,7 +283,7 @@ static void run_complete(wf_pool *pool, long items, size_t tokens,
     free(t);
 }
 
-/* ---- order ---------------------------------------------------------------- */
+/* ---- order --------------------------------------------------------------- */
 
 #define P WF_STAGE_PARALLEL
 #define I WF_STAGE_SERIAL_IN_ORDER
@@ -292,10 +293,11 @@ static const struct {
     size_t n;
     wf_stage_mode m[MAX_STAGES];
 } shapes[] = {
-    {2, {I, I}},       {2, {I, P}},          {2, {O, O}},
-    {3, {I, P, I}},    {3, {O, P, I}},       {3, {I, P, O}},
-    {4, {I, P, P, I}}, {4, {I, O, P, I}},    {5, {I, P, I, P, I}},
-    {6, {O, P, O, P, I, O}},
+    {2, {I, I}},          {2, {I, P}},
+    {2, {O, O}},          {3, {I, P, I}},
+    {3, {O, P, I}},       {3, {I, P, O}},
+    {4, {I, P, P, I}},    {4, {I, O, P, I}},
+    {5, {I, P, I, P, I}}, {6, {O, P, O, P, I, O}},
 };
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
 
@@ -353,7 +355,7 @@ static void scenario_tokens1(void)
     }
 }
 
-/* ---- buffers used in turn --------------------------------------------------- */
+/* ---- buffers used in turn ------------------------------------------------ */
 
 /* With an in-order last stage, item i is made after the last stage is done
  * with item i - max_tokens: the first stage writes buffer i % max_tokens
@@ -411,8 +413,10 @@ static void scenario_buffers(void)
             ring_test r = {.tokens = tokens[k], .items = scaled(3000)};
             r.bufs = calloc(r.tokens, sizeof *r.bufs);
             CHECK(r.bufs != NULL);
-            wf_stage st[4] = {{O, ring_input, &r}, {P, ring_pass, NULL},
-                              {O, ring_pass, NULL}, {I, ring_output, &r}};
+            wf_stage st[4] = {{O, ring_input, &r},
+                              {P, ring_pass, NULL},
+                              {O, ring_pass, NULL},
+                              {I, ring_output, &r}};
             CHECK_OK(wf_parallel_pipeline(pool, r.tokens, st, 4));
             CHECK_EQ(r.expect, r.items);
             free(r.bufs);
@@ -421,7 +425,7 @@ static void scenario_buffers(void)
     }
 }
 
-/* ---- n = 1 ------------------------------------------------------------------ */
+/* ---- n = 1 --------------------------------------------------------------- */
 
 static void *stop_at_once(void *item, void *ctx, wf_pipeline_ctl *ctl)
 {
@@ -444,7 +448,7 @@ static void scenario_single(void)
     CHECK_OK(wf_pool_destroy(pool));
 }
 
-/* ---- bad arguments --------------------------------------------------------- */
+/* ---- bad arguments ------------------------------------------------------- */
 
 static _Atomic long never_calls;
 
@@ -488,7 +492,7 @@ static void scenario_args(void)
     CHECK_OK(wf_pool_destroy(pool));
 }
 
-/* ---- memory ----------------------------------------------------------------- */
+/* ---- memory -------------------------------------------------------------- */
 
 /* The records come from the pool's allocator: when it fails, WF_ENOMEM and
  * nothing runs; when everything after them fails (the deques cannot grow,
@@ -521,7 +525,7 @@ static void scenario_alloc(void)
     }
 }
 
-/* ---- failure ---------------------------------------------------------------- */
+/* ---- failure ------------------------------------------------------------- */
 
 /* Made = through + dropped, each item exactly once; what the failure
  * allows: one late call per other token, nothing made after it but what
@@ -595,8 +599,8 @@ static void *count_last(void *v, void *ctx, wf_pipeline_ctl *ctl)
 static void stop_from_later(wf_pool *pool)
 {
     long made = 0, expect = 0;
-    wf_stage st[3] = {{I, endless, &made}, {P, stop_later, NULL},
-                      {I, count_last, &expect}};
+    wf_stage st[3] = {
+        {I, endless, &made}, {P, stop_later, NULL}, {I, count_last, &expect}};
     CHECK_OK(wf_parallel_pipeline(pool, 8, st, 3));
     CHECK(made > 100);
     CHECK_EQ(expect, made);
@@ -622,7 +626,7 @@ static void scenario_fail(void)
     }
 }
 
-/* ---- cancellation ------------------------------------------------------------ */
+/* ---- cancellation -------------------------------------------------------- */
 
 typedef struct {
     wf_group_task gt;
@@ -699,7 +703,8 @@ static void scenario_cancel(void)
         /* Cancelled by a stage, through the group. */
         CHECK_OK(wf_group_init(&g, pool, NULL));
         long made = 0, expect = 0;
-        wf_stage st[3] = {{I, endless, &made}, {P, cancel_in_stage, &g},
+        wf_stage st[3] = {{I, endless, &made},
+                          {P, cancel_in_stage, &g},
                           {I, count_last, &expect}};
         wf_pipeline_config cfg = WF_PIPELINE_CONFIG_INIT;
         cfg.group = &g;
@@ -713,7 +718,7 @@ static void scenario_cancel(void)
     }
 }
 
-/* ---- nested calls ------------------------------------------------------------ */
+/* ---- nested calls -------------------------------------------------------- */
 
 static wf_pool *nested_pool;
 static _Atomic long inner_runs;
@@ -766,7 +771,8 @@ static void scenario_nested(void)
         /* In a parallel stage of a pipeline on the same pool. */
         counted c = {0, 12};
         long expect = 0;
-        wf_stage st[3] = {{I, count_input, &c}, {P, outer_stage, NULL},
+        wf_stage st[3] = {{I, count_input, &c},
+                          {P, outer_stage, NULL},
                           {I, count_last, &expect}};
         CHECK_OK(wf_parallel_pipeline(nested_pool, 4, st, 3));
         CHECK_EQ(expect, 12);
@@ -786,7 +792,7 @@ static void scenario_nested(void)
     }
 }
 
-/* ---- stress ------------------------------------------------------------------ */
+/* ---- stress -------------------------------------------------------------- */
 
 static void scenario_stress(void)
 {
@@ -811,13 +817,12 @@ static void scenario_stress(void)
 int main(int argc, char **argv)
 {
     if (argc > 2)
-        divisor = strtol(argv[2], NULL, 10) > 0 ? strtol(argv[2], NULL, 10)
-                                                 : 1;
+        divisor = strtol(argv[2], NULL, 10) > 0 ? strtol(argv[2], NULL, 10) : 1;
     static const check_scenario scenarios[] = {
-        {"order", scenario_order},   {"tokens1", scenario_tokens1},
-        {"single", scenario_single}, {"args", scenario_args},
-        {"fail", scenario_fail},     {"cancel", scenario_cancel},
-        {"nested", scenario_nested}, {"stress", scenario_stress},
+        {"order", scenario_order},     {"tokens1", scenario_tokens1},
+        {"single", scenario_single},   {"args", scenario_args},
+        {"fail", scenario_fail},       {"cancel", scenario_cancel},
+        {"nested", scenario_nested},   {"stress", scenario_stress},
         {"buffers", scenario_buffers}, {"alloc", scenario_alloc},
     };
     return CHECK_RUN_SCENARIOS("pool_pipeline", argc, argv, scenarios);

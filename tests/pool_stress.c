@@ -74,9 +74,12 @@ static uint64_t tree_par(uint64_t seed, int depth, long *nodes)
         CHECK_OK(wf_spawn(&c[i].task, node_body));
     }
     v += tree_par(mix(seed + 1), depth - 1, nodes);
-    unsigned order = (unsigned)(seed >> 40) % 3; /* in order, reversed, rotated */
+    unsigned order =
+        (unsigned)(seed >> 40) % 3; /* in order, reversed, rotated */
     for (int j = 0; j < k - 1; j++) {
-        int i = order == 0 ? 1 + j : order == 1 ? k - 1 - j : 1 + (j + 1) % (k - 1);
+        int i = order == 0   ? 1 + j
+                : order == 1 ? k - 1 - j
+                             : 1 + (j + 1) % (k - 1);
         CHECK_OK(wf_join(&c[i].task));
     }
     for (int i = 1; i < k; i++) {
@@ -197,8 +200,10 @@ int main(int argc, char **argv)
     }
     CHECK_OK(wf_pool_wait_idle(p));
     for (int i = 0; i < NSUB; i++)
-        CHECK_MSG(atomic_load(&sub_hits[i]) == 1, "submitted task %d ran %d "
-                  "times", i, atomic_load(&sub_hits[i]));
+        CHECK_MSG(atomic_load(&sub_hits[i]) == 1,
+                  "submitted task %d ran %d "
+                  "times",
+                  i, atomic_load(&sub_hits[i]));
     wf_worker_stats st[64];
     int n = wf_pool_stats(p, st, 64);
     CHECK_EQ(n, threads - 1 + WF_CALLER_SLOTS);

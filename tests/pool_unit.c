@@ -88,8 +88,8 @@ static void test_submit(void)
 {
     wf_pool *p = make_pool(2);
     /* Three threads submit at once: main and two helpers. */
-    submitter s[3] = {{p, 0, NSUB / 3}, {p, NSUB / 3, 2 * NSUB / 3},
-                      {p, 2 * NSUB / 3, NSUB}};
+    submitter s[3] = {
+        {p, 0, NSUB / 3}, {p, NSUB / 3, 2 * NSUB / 3}, {p, 2 * NSUB / 3, NSUB}};
     pthread_t th[2];
     CHECK(pthread_create(&th[0], NULL, submit_range, &s[1]) == 0);
     CHECK(pthread_create(&th[1], NULL, submit_range, &s[2]) == 0);
@@ -205,8 +205,10 @@ static void check_loop(wf_pool *p, size_t base, size_t n, size_t grain)
     CHECK(c.hits != NULL);
     CHECK_OK(wf_parallel_for(p, base, base + n, grain, loop_body, &c));
     for (size_t i = 0; i < n; i++)
-        CHECK_MSG(atomic_load(&c.hits[i]) == 1, "index %zu visited %d times "
-                  "(grain %zu)", base + i, atomic_load(&c.hits[i]), grain);
+        CHECK_MSG(atomic_load(&c.hits[i]) == 1,
+                  "index %zu visited %d times "
+                  "(grain %zu)",
+                  base + i, atomic_load(&c.hits[i]), grain);
     if (grain)
         CHECK(atomic_load(&c.calls) >= (long)((n + grain - 1) / grain));
     free(c.hits);
@@ -375,7 +377,10 @@ static void sum_stats(wf_pool *p, wf_worker_stats *sum)
     }
 }
 
-static void nop_task(wf_task *t) { (void)t; }
+static void nop_task(wf_task *t)
+{
+    (void)t;
+}
 
 static void test_stats(void)
 {
@@ -439,13 +444,13 @@ static void test_error_text(void)
 {
     int seen = 0;
     unsigned long long used = 0; /* bit k: code -(k+1) is in the table */
-#define CHECK_CODE(name, val, msg)                                           \
-    CHECK_EQ(WF_##name, (val));                                              \
-    CHECK((val) < 0 && (val) > -64);                                         \
-    CHECK(!(used & (1ull << (-(val)-1)))); /* codes are distinct */          \
-    used |= 1ull << (-(val)-1);                                              \
-    CHECK(strcmp(wf_strerror(WF_##name), (msg)) == 0);                       \
-    CHECK(strcmp(wf_err_name(WF_##name), "WF_" #name) == 0);                 \
+#define CHECK_CODE(name, val, msg)                                             \
+    CHECK_EQ(WF_##name, (val));                                                \
+    CHECK((val) < 0 && (val) > -64);                                           \
+    CHECK(!(used & (1ull << (-(val)-1)))); /* codes are distinct */            \
+    used |= 1ull << (-(val)-1);                                                \
+    CHECK(strcmp(wf_strerror(WF_##name), (msg)) == 0);                         \
+    CHECK(strcmp(wf_err_name(WF_##name), "WF_" #name) == 0);                   \
     seen++;
     WF_ERRNO_MAP(CHECK_CODE)
 #undef CHECK_CODE

@@ -32,7 +32,7 @@ typedef struct test_alloc {
     wf_allocator iface;
 } test_alloc;
 
-#define TA_MAGIC 0x77656674u   /* "weft" */
+#define TA_MAGIC 0x77656674u /* "weft" */
 #define TA_FREED 0xdeadbeefu
 
 typedef struct {
@@ -67,8 +67,9 @@ static void ta_free(void *p, size_t size, void *ctx)
         return;
     ta_header *h = (ta_header *)p - 1;
     if (h->magic != TA_MAGIC || h->size != size) {
-        fprintf(stderr, "test_alloc: bad free of %p: size %zu given, %zu "
-                        "allocated, magic %#zx\n",
+        fprintf(stderr,
+                "test_alloc: bad free of %p: size %zu given, %zu "
+                "allocated, magic %#zx\n",
                 p, size, h->size, h->magic);
         atomic_fetch_add(&a->bad_frees, 1);
         return; /* do not touch what may not be ours */

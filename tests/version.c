@@ -13,12 +13,16 @@ int main(void)
 
     const char *v = wf_version();
     CHECK(v != NULL);
-    CHECK_MSG(strcmp(v, WEFT_PROJECT_VERSION) == 0, "wf_version() = \"%s\", "
-              "project() says \"%s\"", v, WEFT_PROJECT_VERSION);
+    CHECK_MSG(strcmp(v, WEFT_PROJECT_VERSION) == 0,
+              "wf_version() = \"%s\", "
+              "project() says \"%s\"",
+              v, WEFT_PROJECT_VERSION);
     char want[64];
-    snprintf(want, sizeof want, "%d.%d.%d", WF_VERSION_MAJOR,
-             WF_VERSION_MINOR, WF_VERSION_PATCH);
-    CHECK_MSG(strcmp(v, want) == 0, "wf_version() = \"%s\", headers say "
-              "\"%s\"", v, want);
+    snprintf(want, sizeof want, "%d.%d.%d", WF_VERSION_MAJOR, WF_VERSION_MINOR,
+             WF_VERSION_PATCH);
+    CHECK_MSG(strcmp(v, want) == 0,
+              "wf_version() = \"%s\", headers say "
+              "\"%s\"",
+              v, want);
     CHECK_DONE("version");
 }

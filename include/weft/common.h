@@ -48,22 +48,23 @@ extern "C" {
 WF_API const char *wf_version(void);
 
 /* X-macro table of error codes: (NAME, value, message). */
-#define WF_ERRNO_MAP(X)                                                      \
-    X(EINVAL, -1, "invalid argument")                                        \
-    X(ENOMEM, -2, "out of memory")                                           \
-    X(EPERM, -3, "not permitted here: on the default pool, on another "     \
-                 "thread's task, or a wait for itself")                      \
-    X(EAGAIN, -4, "resource temporarily unavailable (threads)")             \
-    X(ENOTSPAWNED, -5, "task was never spawned")                             \
-    X(EJOINED, -6, "task was already joined")                                \
-    X(ERANGE, -7, "value out of range (a configuration field, a size)")     \
-    X(EBUSY, -8, "object is busy")                                           \
-    X(ECANCELED, -9, "operation canceled")                                   \
-    X(ESTATE, -10, "object is not in a state that allows this")              \
-    X(ESIZE, -11, "message sizes of the two ports differ")                   \
-    X(EEXIST, -12, "it already exists (an edge added twice)")                \
-    X(ENOPORT, -13, "no such port (index out of range, or ambiguous)")       \
-    X(ENOENT, -14, "no such object (edge, reservation)")                     \
+#define WF_ERRNO_MAP(X)                                                        \
+    X(EINVAL, -1, "invalid argument")                                          \
+    X(ENOMEM, -2, "out of memory")                                             \
+    X(EPERM, -3,                                                               \
+      "not permitted here: on the default pool, on another "                   \
+      "thread's task, or a wait for itself")                                   \
+    X(EAGAIN, -4, "resource temporarily unavailable (threads)")                \
+    X(ENOTSPAWNED, -5, "task was never spawned")                               \
+    X(EJOINED, -6, "task was already joined")                                  \
+    X(ERANGE, -7, "value out of range (a configuration field, a size)")        \
+    X(EBUSY, -8, "object is busy")                                             \
+    X(ECANCELED, -9, "operation canceled")                                     \
+    X(ESTATE, -10, "object is not in a state that allows this")                \
+    X(ESIZE, -11, "message sizes of the two ports differ")                     \
+    X(EEXIST, -12, "it already exists (an edge added twice)")                  \
+    X(ENOPORT, -13, "no such port (index out of range, or ambiguous)")         \
+    X(ENOENT, -14, "no such object (edge, reservation)")                       \
     X(EDESTROYED, -15, "the node's graph was destroyed")
 
 /* The codes: WF_OK (0, success), and a WF_E... constant for each row of

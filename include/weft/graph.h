@@ -64,7 +64,10 @@ typedef struct wf_graph_config {
                                   Copied: it need not outlive the call */
 } wf_graph_config;
 
-#define WF_GRAPH_CONFIG_INIT {NULL, NULL}
+#define WF_GRAPH_CONFIG_INIT                                                   \
+    {                                                                          \
+        NULL, NULL                                                             \
+    }
 
 /* wf_graph_create with a configuration (cfg not NULL).  Every node of the
  * graph allocates through cfg->alloc, until the node is destroyed (also
@@ -126,7 +129,7 @@ WF_API int wf_graph_write_dot(wf_graph *g, FILE *f);
  * or WF_EINVAL (g NULL). */
 WF_API int wf_graph_set_counting(wf_graph *g, bool on);
 
-/* ---- ports ----------------------------------------------------------------- */
+/* ---- ports --------------------------------------------------------------- */
 
 /* A port names one input or output of a node.  It is a small value, built
  * by the functions below and checked when used: a NULL node gives
@@ -169,21 +172,25 @@ static inline wf_port wf__only_out(wf_node *node)
     return p;
 }
 
-static inline wf_port wf__port_self(wf_port p) { return p; }
+static inline wf_port wf__port_self(wf_port p)
+{
+    return p;
+}
 
 /* A port stays a port; anything else (a node, NULL) is a node's only port.
  * In C++ the same choice is made by overloads, at the end of this file. */
 #ifndef __cplusplus
-#define wf__as_in(x) _Generic((x), wf_port: wf__port_self, default: wf__only_in)(x)
-#define wf__as_out(x) \
-    _Generic((x), wf_port: wf__port_self, default: wf__only_out)(x)
+#define wf__as_in(x)                                                           \
+    _Generic((x), wf_port : wf__port_self, default : wf__only_in)(x)
+#define wf__as_out(x)                                                          \
+    _Generic((x), wf_port : wf__port_self, default : wf__only_out)(x)
 #endif
 
 /* Message size of a port, or 0 when the port does not exist (or carries
  * signals: WF_SIGNAL, below). */
 WF_API size_t wf_port_msg_size(wf_port p);
 
-/* ---- edges ----------------------------------------------------------------- */
+/* ---- edges --------------------------------------------------------------- */
 
 /* Join an output port to an input port; the edge starts in push state.  A
  * buffering sender that holds messages starts offering them at once.
@@ -192,16 +199,17 @@ WF_API size_t wf_port_msg_size(wf_port p);
  * WF_ENOPORT, WF_ESIZE (message sizes differ), WF_EEXIST (that edge
  * exists), WF_EDESTROYED, WF_ENOMEM.  Nothing changes on error. */
 WF_API int wf_make_edge_ports(wf_port from, wf_port to);
-#define wf_make_edge(from, to) wf_make_edge_ports(wf__as_out(from), wf__as_in(to))
+#define wf_make_edge(from, to)                                                 \
+    wf_make_edge_ports(wf__as_out(from), wf__as_in(to))
 
 /* Remove the edge: no message is pushed or pulled along it afterwards
  * (one already on its way may still arrive).  WF_ENOENT if there is none;
  * otherwise the errors of wf_make_edge. */
 WF_API int wf_remove_edge_ports(wf_port from, wf_port to);
-#define wf_remove_edge(from, to) \
+#define wf_remove_edge(from, to)                                               \
     wf_remove_edge_ports(wf__as_out(from), wf__as_in(to))
 
-/* ---- messages -------------------------------------------------------------- */
+/* ---- messages ------------------------------------------------------------ */
 
 /* Offer msg (msg_size bytes, copied; NULL on a WF_SIGNAL port, whose
  * message is a signal with no data) to an input port.  Returns 1 when the
@@ -229,7 +237,7 @@ WF_API int wf_try_consume_port(wf_port from);
 #define wf_try_release(from) wf_try_release_port(wf__as_out(from))
 #define wf_try_consume(from) wf_try_consume_port(wf__as_out(from))
 
-/* ---- nodes ----------------------------------------------------------------- */
+/* ---- nodes --------------------------------------------------------------- */
 
 /* Largest message (and key) size a node accepts; above it a constructor
  * returns WF_ERANGE, before any size arithmetic can wrap. */
@@ -245,7 +253,8 @@ WF_API int wf_try_consume_port(wf_port from);
 /* broadcast_node: passes each message to every successor in push state;
  * keeps nothing and cannot be pulled from or reserved.  msg_size may be
  * WF_SIGNAL (0): a broadcast of signals, to start continue_nodes. */
-WF_API int wf_broadcast_node_create(wf_node **out, wf_graph *g, size_t msg_size);
+WF_API int wf_broadcast_node_create(wf_node **out, wf_graph *g,
+                                    size_t msg_size);
 
 /* buffer_node: keeps messages, offers each to one successor (single-push);
  * try_get / reserve / release / consume.  Order unspecified (FIFO today).
@@ -271,15 +280,18 @@ typedef enum wf_fn_policy {
 } wf_fn_policy;
 
 typedef struct wf_function_config {
-    size_t in_size;     /* input message size; WF_SIGNAL: signals, and
+    size_t in_size;       /* input message size; WF_SIGNAL: signals, and
                            `in` points to no data                       */
-    size_t out_size;    /* output message size; 0 = no output port       */
+    size_t out_size;      /* output message size; 0 = no output port       */
     unsigned concurrency; /* WF_UNLIMITED (0), WF_SERIAL (1), or N      */
     wf_fn_policy policy;  /* WF_QUEUEING (default) or WF_REJECTING       */
     wf_body_fn body;
     void *ctx; /* passed to body */
 } wf_function_config;
-#define WF_FUNCTION_CONFIG_INIT {0, 0, 0, WF_QUEUEING, NULL, NULL}
+#define WF_FUNCTION_CONFIG_INIT                                                \
+    {                                                                          \
+        0, 0, 0, WF_QUEUEING, NULL, NULL                                       \
+    }
 
 /* function_node: one input port of cfg->in_size, an output port of
  * cfg->out_size unless it is 0; runs cfg->body on each input, at most
@@ -312,15 +324,18 @@ typedef void (*wf_key_fn)(const void *msg, void *key, void *ctx);
 typedef uint64_t (*wf_tag_fn)(const void *msg, void *ctx);
 
 typedef struct wf_join_config {
-    unsigned ports;            /* number of input ports               */
-    const size_t *msg_sizes;   /* ports entries, each > 0             */
+    unsigned ports;          /* number of input ports               */
+    const size_t *msg_sizes; /* ports entries, each > 0             */
     wf_join_policy policy;
-    size_t key_size;           /* WF_JOIN_KEY_MATCHING                */
-    const wf_key_fn *key_fns;  /* WF_JOIN_KEY_MATCHING: ports entries */
-    const wf_tag_fn *tag_fns;  /* WF_JOIN_TAG_MATCHING: ports entries */
-    void *ctx;                 /* passed to the key / tag functions   */
+    size_t key_size;          /* WF_JOIN_KEY_MATCHING                */
+    const wf_key_fn *key_fns; /* WF_JOIN_KEY_MATCHING: ports entries */
+    const wf_tag_fn *tag_fns; /* WF_JOIN_TAG_MATCHING: ports entries */
+    void *ctx;                /* passed to the key / tag functions   */
 } wf_join_config;
-#define WF_JOIN_CONFIG_INIT {0, NULL, WF_JOIN_QUEUEING, 0, NULL, NULL, NULL}
+#define WF_JOIN_CONFIG_INIT                                                    \
+    {                                                                          \
+        0, NULL, WF_JOIN_QUEUEING, 0, NULL, NULL, NULL                         \
+    }
 
 /* Create a join_node as cfg says (read during the call only).  Returns the
  * constructor errors above; WF_EINVAL also when cfg is NULL, ports is not
@@ -335,7 +350,7 @@ WF_API int wf_join_node_create(wf_node **out, wf_graph *g,
  * NULL when join is neither a join nor a split node, or i is out of range. */
 WF_API void *wf_tuple_get(const void *msg, const wf_node *join, unsigned i);
 
-/* ---- continue_node, input_node, limiter_node, sequencer_node -------------- */
+/* ---- continue_node, input_node, limiter_node, sequencer_node ------------- */
 
 /* A continue message is a signal with no data: a port of message size 0,
  * put with wf_try_put(port, NULL).  WF_SIGNAL names that size. */
@@ -353,7 +368,10 @@ typedef struct wf_continue_config {
     wf_continue_fn body;
     void *ctx;
 } wf_continue_config;
-#define WF_CONTINUE_CONFIG_INIT {WF_SIGNAL, 0, NULL, NULL}
+#define WF_CONTINUE_CONFIG_INIT                                                \
+    {                                                                          \
+        WF_SIGNAL, 0, NULL, NULL                                               \
+    }
 
 /* continue_node: one input port of WF_SIGNAL size.  It counts signals and
  * runs its body when the count reaches the number of predecessors (its
@@ -373,9 +391,12 @@ typedef int (*wf_input_fn)(void *out, void *ctx);
 typedef struct wf_input_config {
     size_t out_size; /* message size (> 0) */
     wf_input_fn body;
-    void *ctx;       /* passed to body */
+    void *ctx; /* passed to body */
 } wf_input_config;
-#define WF_INPUT_CONFIG_INIT {0, NULL, NULL}
+#define WF_INPUT_CONFIG_INIT                                                   \
+    {                                                                          \
+        0, NULL, NULL                                                          \
+    }
 
 /* input_node: no input port, one output port.  Created inactive; after
  * wf_input_node_activate it calls its body on a pool worker and broadcasts
@@ -428,11 +449,10 @@ typedef size_t (*wf_sequence_fn)(const void *msg, void *ctx);
  * whose number was already let out or is waiting is rejected (try_put
  * returns 0).  A number far ahead of the next one makes the node allocate
  * room up to it: WF_ENOMEM when it cannot.  seq is called with ctx. */
-WF_API int wf_sequencer_node_create(wf_node **out, wf_graph *g,
-                                    size_t msg_size, wf_sequence_fn seq,
-                                    void *ctx);
+WF_API int wf_sequencer_node_create(wf_node **out, wf_graph *g, size_t msg_size,
+                                    wf_sequence_fn seq, void *ctx);
 
-/* ---- priority_queue_node, overwrite_node, write_once_node, composite nodes - */
+/* ---- priority_queue, overwrite, write_once and composite nodes ----------- */
 
 /* Order of two messages, as qsort's comparator: negative when a is less
  * than b, 0 when they are equal, positive when a is greater.  Called inside
@@ -459,13 +479,15 @@ WF_API int wf_priority_queue_node_create(wf_node **out, wf_graph *g,
  * (WF_ENOENT when none is held) and leave the value in place, so a
  * reserving join can use it again and again.  The value stays until
  * wf_overwrite_node_clear or wf_graph_reset. */
-WF_API int wf_overwrite_node_create(wf_node **out, wf_graph *g, size_t msg_size);
+WF_API int wf_overwrite_node_create(wf_node **out, wf_graph *g,
+                                    size_t msg_size);
 
 /* write_once_node: an overwrite_node that keeps its first value: while it
  * holds one, a put is rejected (wf_try_put returns 0, and a predecessor
  * keeps or drops the message as it would after any rejection) until
  * wf_overwrite_node_clear or wf_graph_reset. */
-WF_API int wf_write_once_node_create(wf_node **out, wf_graph *g, size_t msg_size);
+WF_API int wf_write_once_node_create(wf_node **out, wf_graph *g,
+                                     size_t msg_size);
 
 /* For an overwrite_node or a write_once_node: 1 if it holds a value, 0 if
  * not, WF_EINVAL for NULL or another kind of node, WF_EDESTROYED. */
@@ -492,7 +514,7 @@ WF_API int wf_composite_node_create(wf_node **out, wf_graph *g, unsigned n_in,
                                     const wf_port *inputs, unsigned n_out,
                                     const wf_port *outputs);
 
-/* ---- multifunction_node, async_node, split_node, indexer_node -------------- */
+/* ---- multifunction_node, async_node, split_node, indexer_node ------------ */
 
 /* multifunction_node: one input port and `out_ports` output ports.  Its
  * body may send any number of messages (none included) to any of its
@@ -523,7 +545,10 @@ typedef struct wf_multifunction_config {
     wf_multifunction_fn body;
     void *ctx; /* passed to body */
 } wf_multifunction_config;
-#define WF_MULTIFUNCTION_CONFIG_INIT {0, 0, NULL, 0, WF_QUEUEING, NULL, NULL}
+#define WF_MULTIFUNCTION_CONFIG_INIT                                           \
+    {                                                                          \
+        0, 0, NULL, 0, WF_QUEUEING, NULL, NULL                                 \
+    }
 
 /* Create a multifunction_node as cfg says (read during the call only).
  * Returns the constructor errors above; WF_EINVAL also when cfg, its body
@@ -568,7 +593,10 @@ typedef struct wf_async_config {
     wf_async_fn body;
     void *ctx; /* passed to body */
 } wf_async_config;
-#define WF_ASYNC_CONFIG_INIT {0, 0, 0, WF_QUEUEING, NULL, NULL}
+#define WF_ASYNC_CONFIG_INIT                                                   \
+    {                                                                          \
+        0, 0, 0, WF_QUEUEING, NULL, NULL                                       \
+    }
 
 /* Create an async_node as cfg says (read during the call only).  Returns
  * the constructor errors above; WF_EINVAL also when cfg or its body is
@@ -619,10 +647,10 @@ typedef struct wf_tagged_msg {
 #ifdef __cplusplus
 #pragma GCC diagnostic pop
 #endif
-#define WF_TAGGED_MSG_SIZE(max_value_size)                                   \
-    (sizeof(wf_tagged_msg) +                                                 \
-     ((max_value_size) + sizeof(wf_tagged_msg) - 1) /                        \
-         sizeof(wf_tagged_msg) * sizeof(wf_tagged_msg))
+#define WF_TAGGED_MSG_SIZE(max_value_size)                                     \
+    (sizeof(wf_tagged_msg) + ((max_value_size) + sizeof(wf_tagged_msg) - 1) /  \
+                                 sizeof(wf_tagged_msg) *                       \
+                                 sizeof(wf_tagged_msg))
 
 /* indexer_node: `ports` input ports (1..WF_JOIN_MAX_PORTS) of the given
  * sizes, one output port of wf_tagged_msg.  Each message is tagged with
@@ -631,12 +659,11 @@ typedef struct wf_tagged_msg {
 WF_API int wf_indexer_node_create(wf_node **out, wf_graph *g, unsigned ports,
                                   const size_t *msg_sizes);
 
-
-/* ---- node priorities, errors, cancellation, reset, tracing ----------------- */
+/* ---- node priorities, errors, cancellation, reset, tracing --------------- */
 
 /* Reset flags for wf_graph_reset, or-ed. */
-#define WF_RESET_PROTOCOL 0u    /* buffers, edge states, error, cancel: always */
-#define WF_RESET_BODIES 1u      /* also call every node's body-reset callback */
+#define WF_RESET_PROTOCOL 0u /* buffers, edge states, error, cancel: always */
+#define WF_RESET_BODIES 1u   /* also call every node's body-reset callback */
 #define WF_RESET_CLEAR_EDGES 2u /* also remove every edge of the graph */
 
 /* When bodies of several nodes are ready, one of the node with the higher
@@ -697,9 +724,21 @@ WF_API int wf_node_destroy(wf_node *node);
 /* C++: the choice wf_make_edge, wf_try_put and the other port macros make
  * with _Generic in C.  A wf_port stays a port; a node (or NULL) is the
  * node's only port of that direction. */
-static inline wf_port wf__as_in(wf_port p) { return p; }
-static inline wf_port wf__as_in(wf_node *node) { return wf__only_in(node); }
-static inline wf_port wf__as_out(wf_port p) { return p; }
-static inline wf_port wf__as_out(wf_node *node) { return wf__only_out(node); }
+static inline wf_port wf__as_in(wf_port p)
+{
+    return p;
+}
+static inline wf_port wf__as_in(wf_node *node)
+{
+    return wf__only_in(node);
+}
+static inline wf_port wf__as_out(wf_port p)
+{
+    return p;
+}
+static inline wf_port wf__as_out(wf_node *node)
+{
+    return wf__only_out(node);
+}
 #endif
 #endif /* WEFT_GRAPH_H */

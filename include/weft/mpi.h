@@ -74,19 +74,22 @@ typedef enum wf_mpi_mode {
 
 /* Context configuration.  Zero means "default" in every field. */
 typedef struct wf_mpi_config {
-    unsigned credits;     /* messages in flight per channel, granted by the
+    unsigned credits;      /* messages in flight per channel, granted by the
                              receiver; 0: 64, fewer for large messages (at
                              most 8 MiB of receive buffer), at least 2 */
-    unsigned poll_max_us; /* longest sleep of the idle progress loop;
+    unsigned poll_max_us;  /* longest sleep of the idle progress loop;
                              0: WEFT_MPI_POLL_MAX_US, else 10000 */
     unsigned poll_spin_us; /* after the last event, microseconds of
                              polling (yielding the CPU between polls)
                              before the first sleep; 0:
                              WEFT_MPI_POLL_SPIN_US, else 100 */
-    wf_mpi_mode mode;     /* WF_MPI_AUTO (0) or a lower mode */
+    wf_mpi_mode mode;      /* WF_MPI_AUTO (0) or a lower mode */
 } wf_mpi_config;
 
-#define WF_MPI_CONFIG_INIT {0, 0, 0, WF_MPI_AUTO}
+#define WF_MPI_CONFIG_INIT                                                     \
+    {                                                                          \
+        0, 0, 0, WF_MPI_AUTO                                                   \
+    }
 
 /* Largest accepted credits per channel; larger ones give WF_ERANGE. */
 #define WF_MPI_MAX_CREDITS 65536u
@@ -135,7 +138,10 @@ typedef struct wf_mpi_channel_config {
                             any node that rejects) */
 } wf_mpi_channel_config;
 
-#define WF_MPI_CHANNEL_CONFIG_INIT {0, 0, 0, 0, WF_QUEUEING}
+#define WF_MPI_CHANNEL_CONFIG_INIT                                             \
+    {                                                                          \
+        0, 0, 0, 0, WF_QUEUEING                                                \
+    }
 
 /* A node of the context's graph with one input port of cfg->msg_size
  * bytes and no output: every message it takes goes to the receiver of
@@ -155,8 +161,8 @@ WF_API int wf_mpi_sender_create_with(wf_node **out, wf_mpi *m,
                                      const wf_mpi_channel_config *cfg);
 
 /* wf_mpi_sender_create_with for {dest, channel, msg_size} and defaults. */
-WF_API int wf_mpi_sender_create(wf_node **out, wf_mpi *m, int dest,
-                                int channel, size_t msg_size);
+WF_API int wf_mpi_sender_create(wf_node **out, wf_mpi *m, int dest, int channel,
+                                size_t msg_size);
 
 /* A node of the context's graph with no input and one output port of
  * cfg->msg_size bytes: it broadcasts, in order, the messages that the
@@ -215,15 +221,15 @@ typedef struct wf_mpi_stats {
     uint64_t data_delivered; /* messages receivers passed to a successor */
     uint64_t ctrl_sent;      /* credit, hello and abort messages */
     uint64_t ctrl_received;
-    uint64_t credit_waits;   /* times a sender ran out of credits */
-    uint64_t rejections;     /* deliveries that every successor rejected */
-    uint64_t max_in_flight;  /* most messages of one channel sent and not
+    uint64_t credit_waits;  /* times a sender ran out of credits */
+    uint64_t rejections;    /* deliveries that every successor rejected */
+    uint64_t max_in_flight; /* most messages of one channel sent and not
                                 yet credited back, seen by its sender */
-    uint64_t max_queued;     /* most messages of one channel received and
+    uint64_t max_queued;    /* most messages of one channel received and
                                 not yet delivered, seen by its receiver */
-    uint64_t polls;          /* iterations of the progress loop */
-    uint64_t sleeps;         /* of which ended in a sleep */
-    uint64_t rounds;         /* termination-detection rounds (allreduces) */
+    uint64_t polls;         /* iterations of the progress loop */
+    uint64_t sleeps;        /* of which ended in a sleep */
+    uint64_t rounds;        /* termination-detection rounds (allreduces) */
 } wf_mpi_stats;
 
 /* Copy the context's counters into *out.  Any thread; the counters are

@@ -42,10 +42,10 @@ extern "C" {
 
 /* How a stage's calls may overlap (oneTBB's filter_mode). */
 typedef enum wf_stage_mode {
-    WF_STAGE_PARALLEL = 0,        /* any number at once, any order        */
-    WF_STAGE_SERIAL_IN_ORDER,     /* one at a time, in the first stage's
+    WF_STAGE_PARALLEL = 0,       /* any number at once, any order        */
+    WF_STAGE_SERIAL_IN_ORDER,    /* one at a time, in the first stage's
                                      order                                 */
-    WF_STAGE_SERIAL_OUT_OF_ORDER  /* one at a time, in any order           */
+    WF_STAGE_SERIAL_OUT_OF_ORDER /* one at a time, in any order           */
 } wf_stage_mode;
 
 /* What a stage function is given to stop the input or fail the pipeline;
@@ -88,7 +88,10 @@ typedef struct wf_pipeline_config {
     void *drop_ctx;
 } wf_pipeline_config;
 
-#define WF_PIPELINE_CONFIG_INIT {NULL, NULL, NULL}
+#define WF_PIPELINE_CONFIG_INIT                                                \
+    {                                                                          \
+        NULL, NULL, NULL                                                       \
+    }
 
 /* Run the n stages over the items the first one makes, at most max_tokens
  * items in flight, and return when every item has passed every stage (or

@@ -56,30 +56,33 @@ typedef void (*wf_task_fn)(wf_task *task);
  * private to weft. */
 struct wf_task {
     wf_task_fn fn;
-    void *owner_;                   /* spawning thread's token, or a mark  */
-    WF__ATOMIC(void *) thief_;      /* worker that stole it (a hint)       */
-    WF__ATOMIC(uint32_t) done_;     /* 0, WF__DONE, WF__WAITING, WF__HELPING */
+    void *owner_;               /* spawning thread's token, or a mark  */
+    WF__ATOMIC(void *) thief_;  /* worker that stole it (a hint)       */
+    WF__ATOMIC(uint32_t) done_; /* 0, WF__DONE, WF__WAITING, WF__HELPING */
     uint32_t flags_;
 };
 
 /* Pool configuration.  Zero means "default" in every field. */
 typedef struct wf_pool_config {
-    unsigned threads;       /* threads - 1 background workers + a caller;
+    unsigned threads;          /* threads - 1 background workers + a caller;
                                0 = WEFT_NUM_THREADS, else the CPUs this
                                process may use (affinity, cgroup quota), at
                                least 2 */
-    size_t deque_capacity;  /* initial slots per worker (power of two) */
-    unsigned spin;          /* steal rounds before an idle worker parks;
+    size_t deque_capacity;     /* initial slots per worker (power of two) */
+    unsigned spin;             /* steal rounds before an idle worker parks;
                                0 = WEFT_SPIN or 1024 */
-    size_t stack_size;      /* worker thread stack, bytes; 0 = system's;
+    size_t stack_size;         /* worker thread stack, bytes; 0 = system's;
                                below the system's minimum: WF_ERANGE */
     const wf_allocator *alloc; /* memory for the pool and its deques;
                                copied: it need not outlive the call */
-    unsigned max_spares;    /* spare workers started for blocked ones;
+    unsigned max_spares;       /* spare workers started for blocked ones;
                                0 = 256 (ForkJoinPool's maximumSpares) */
 } wf_pool_config;
 
-#define WF_POOL_CONFIG_INIT {0, 0, 0, 0, NULL, 0}
+#define WF_POOL_CONFIG_INIT                                                    \
+    {                                                                          \
+        0, 0, 0, 0, NULL, 0                                                    \
+    }
 
 /* Largest accepted values; larger ones give WF_ERANGE. */
 #define WF_MAX_THREADS 1024
@@ -212,8 +215,8 @@ typedef void (*wf_invoke_fn)(void *ctx);
 
 /* Call fns[i](ctxs[i]) for i < n in parallel (ctxs may be NULL: every ctx
  * is NULL).  Returns 0, or WF_EINVAL (pool or fns NULL, a NULL function). */
-WF_API int wf_parallel_invoke(wf_pool *pool, size_t n,
-                              const wf_invoke_fn *fns, void *const *ctxs);
+WF_API int wf_parallel_invoke(wf_pool *pool, size_t n, const wf_invoke_fn *fns,
+                              void *const *ctxs);
 
 /* ---- task groups --------------------------------------------------------- */
 /* A group runs any number of tasks and waits for them together.  A task
@@ -273,7 +276,7 @@ WF_API int wf_group_cancel(wf_group *g);
 /* True if g or an enclosing group is cancelled.  Any thread. */
 WF_API bool wf_group_is_cancelled(const wf_group *g);
 
-/* ---- blocking inside a task ------------------------------------------------ */
+/* ---- blocking inside a task ---------------------------------------------- */
 
 /* Bracket a blocking call (I/O, a lock, a condition variable) made from a
  * task.  While a worker is blocked the pool may start a spare worker, so
@@ -287,7 +290,7 @@ WF_API bool wf_group_is_cancelled(const wf_group *g);
 WF_API int wf_blocking_begin(void);
 WF_API int wf_blocking_end(void);
 
-/* ---- tracing and statistics ----------------------------------------------- */
+/* ---- tracing and statistics ---------------------------------------------- */
 
 /* Write a Chrome trace (JSON "traceEvents", opened by Perfetto,
  * chrome://tracing and tools/trace_view.html) to path: one track per
@@ -355,7 +358,7 @@ struct wf__fast {
 #else
 #define WF__THREAD_LOCAL _Thread_local
 #define WF__LOAD_RELAXED(p) atomic_load_explicit((p), memory_order_relaxed)
-#define WF__STORE_RELAXED(p, v) \
+#define WF__STORE_RELAXED(p, v)                                                \
     atomic_store_explicit((p), (v), memory_order_relaxed)
 #endif
 
@@ -398,7 +401,8 @@ static inline int wf_spawn(wf_task *t, wf_task_fn fn)
     /* owner_ above WF__JOINED: spawned and not yet joined (WF_EBUSY). */
     if (__builtin_expect(t == NULL || fn == NULL ||
                              (uintptr_t)t->owner_ > (uintptr_t)WF__JOINED ||
-                             (uintptr_t)w->sp >= (uintptr_t)limit, 0))
+                             (uintptr_t)w->sp >= (uintptr_t)limit,
+                         0))
         return wf__spawn_slow(t, fn); /* not a worker, full, asked, bad */
     t->fn = fn;
     t->owner_ = w;

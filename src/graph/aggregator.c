@@ -5,9 +5,9 @@
  * until it stores 0.  A caller that finds the node free (busy 0 and the
  * mailbox empty) takes busy and applies its own operation directly: one
  * locked instruction and no record traffic, the common case.  That path is
- * inline (wf__agg_execute in internal/graph/agg.h), so a node kind that passes its
- * own handler for one op type gets no call and no dispatch on the type;
- * a queued record carries its handler, so a batch applies each op with
+ * inline (wf__agg_execute in internal/graph/agg.h), so a node kind that
+ * passes its own handler for one op type gets no call and no dispatch on the
+ * type; a queued record carries its handler, so a batch applies each op with
  * the handler its caller chose.
  *
  * Otherwise, as in oneTBB's aggregator, the caller pushes its operation

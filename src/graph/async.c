@@ -18,13 +18,13 @@ static void call_async(fn_node *f, runner *r, const void *in)
     wf__body_end(&f->base, rc);
 }
 
-int wf_async_node_create(wf_node **out, wf_graph *g,
-                         const wf_async_config *cfg)
+int wf_async_node_create(wf_node **out, wf_graph *g, const wf_async_config *cfg)
 {
     if (cfg == NULL || cfg->body == NULL || cfg->out_size == 0)
         return WF_EINVAL;
-    fn_spec spec = {&wf__async_ops, cfg->in_size, 0, 1, &cfg->out_size,
-                    cfg->concurrency, cfg->policy, call_async, cfg->ctx};
+    fn_spec spec = {&wf__async_ops, cfg->in_size,     0,           1,
+                    &cfg->out_size, cfg->concurrency, cfg->policy, call_async,
+                    cfg->ctx};
     fn_node *f;
     int err = wf__fn_create(out, g, &spec, &f);
     if (err)

@@ -18,7 +18,7 @@
 #include "internal/graph/store.h"
 #include "internal/graph/types.h"
 
-/* ---- broadcast --------------------------------------------------------------- */
+/* ---- broadcast ----------------------------------------------------------- */
 
 static int broadcast_put(wf__port *in, const void *msg)
 {
@@ -44,8 +44,8 @@ int wf_broadcast_node_create(wf_node **out, wf_graph *g, size_t msg_size)
     if (out == NULL)
         return WF_EINVAL;
     wf_node *n;
-    int err = wf__node_create(&n, g, sizeof *n, &broadcast_ops, 1, &msg_size,
-                              1, &msg_size);
+    int err = wf__node_create(&n, g, sizeof *n, &broadcast_ops, 1, &msg_size, 1,
+                              &msg_size);
     if (err)
         return err;
     wf__node_publish(n);
@@ -53,7 +53,7 @@ int wf_broadcast_node_create(wf_node **out, wf_graph *g, size_t msg_size)
     return 0;
 }
 
-/* ---- buffer and queue ---------------------------------------------------------- */
+/* ---- buffer and queue ---------------------------------------------------- */
 
 typedef struct buffer_node {
     wf_node base;
@@ -72,25 +72,26 @@ static int buffer_put(wf__port *in, const void *msg)
 
 static int buffer_get(wf__port *out, void *msg)
 {
-    return wf__store_call(out->node, store_of(out->node), WF__ST_GET, NULL, msg);
+    return wf__store_call(out->node, store_of(out->node), WF__ST_GET, NULL,
+                          msg);
 }
 
 static int buffer_reserve(wf__port *out, void *msg)
 {
     return wf__store_call(out->node, store_of(out->node), WF__ST_RESERVE, NULL,
-                        msg);
+                          msg);
 }
 
 static int buffer_release(wf__port *out)
 {
     return wf__store_call(out->node, store_of(out->node), WF__ST_RELEASE, NULL,
-                        NULL);
+                          NULL);
 }
 
 static int buffer_consume(wf__port *out)
 {
     return wf__store_call(out->node, store_of(out->node), WF__ST_CONSUME, NULL,
-                        NULL);
+                          NULL);
 }
 
 static int buffer_consume_next(wf__port *out, void *msg)
@@ -100,7 +101,8 @@ static int buffer_consume_next(wf__port *out, void *msg)
 
 static void buffer_succ_push(wf__port *out)
 {
-    wf__store_call(out->node, store_of(out->node), WF__ST_SUCC_PUSH, NULL, NULL);
+    wf__store_call(out->node, store_of(out->node), WF__ST_SUCC_PUSH, NULL,
+                   NULL);
 }
 
 static void buffer_handle(wf_node *n, wf__op *op)
@@ -126,14 +128,13 @@ static void buffer_destroy(wf_node *n)
     wf__store_free(store_of(n));
 }
 
-#define BUFFER_OPS(name, sig)                                                \
-    {                                                                        \
-        .kind = name, .signals = sig, .put = buffer_put, .get = buffer_get,  \
-        .reserve = buffer_reserve, .release = buffer_release,               \
-        .consume = buffer_consume, .consume_next = buffer_consume_next,     \
-        .succ_push = buffer_succ_push,                                       \
-        .handle = buffer_handle, .reset = buffer_reset,                      \
-        .held = buffer_held, .destroy = buffer_destroy,                      \
+#define BUFFER_OPS(name, sig)                                                  \
+    {                                                                          \
+        .kind = name, .signals = sig, .put = buffer_put, .get = buffer_get,    \
+        .reserve = buffer_reserve, .release = buffer_release,                  \
+        .consume = buffer_consume, .consume_next = buffer_consume_next,        \
+        .succ_push = buffer_succ_push, .handle = buffer_handle,                \
+        .reset = buffer_reset, .held = buffer_held, .destroy = buffer_destroy, \
     }
 
 /* Buffers and queues of signals (message size WF_SIGNAL) keep a count:
@@ -152,8 +153,8 @@ static int create(wf_node **out, wf_graph *g, size_t msg_size,
     if (out == NULL)
         return WF_EINVAL;
     wf_node *n;
-    int err = wf__node_create(&n, g, sizeof(buffer_node), ops, 1, &msg_size,
-                              1, &msg_size);
+    int err = wf__node_create(&n, g, sizeof(buffer_node), ops, 1, &msg_size, 1,
+                              &msg_size);
     if (err)
         return err;
     if (wf__store_init(store_of(n), n, msg_size, false) != 0) {

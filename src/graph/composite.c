@@ -77,8 +77,7 @@ static const wf__node_ops composite_ops = {
 
 /* Resolve the inner ports into ports[]: 0 or the first error. */
 static int resolve_all(wf_graph *g, unsigned n_in, const wf_port *inputs,
-                       unsigned n_out, const wf_port *outputs,
-                       wf__port **ports)
+                       unsigned n_out, const wf_port *outputs, wf__port **ports)
 {
     for (size_t i = 0; i < (size_t)n_in + n_out; i++) {
         bool input = i < n_in;
@@ -106,8 +105,8 @@ int wf_composite_node_create(wf_node **out, wf_graph *g, unsigned n_in,
     int err = resolve_all(g, n_in, inputs, n_out, outputs, ports);
     wf_node *n = NULL;
     if (err == 0)
-        err = wf__node_create(&n, g, sizeof(composite_node), &composite_ops,
-                              0, NULL, 0, NULL);
+        err = wf__node_create(&n, g, sizeof(composite_node), &composite_ops, 0,
+                              NULL, 0, NULL);
     if (err) {
         wf__mem_free(&g->mem, ports);
         return err;

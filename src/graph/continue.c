@@ -44,19 +44,19 @@ typedef wf__gtask runner;
 #define DUE_ONE ((uint64_t)1 << 32) /* work: due rounds above bit 32 */
 #define IDLE_MASK (DUE_ONE - 1)     /* work: idle runners, a bit each */
 
-/* Laid out by use (internal/graph/types.h): a signal reads the base line and the
- * next one (its port, count, work, extra); a body run the line after
+/* Laid out by use (internal/graph/types.h): a signal reads the base line
+ * and the next one (its port, count, work, extra); a body run the line after
  * (body, ctx, the output port's edges) and the first runner's. */
 typedef struct cont_node {
     wf_node base;
-    wf__port in;            /* its input port (cont_ops.in_offset) */
-    _Atomic size_t count;   /* signals in this round */
-    _Atomic uint64_t work;  /* due rounds << 32 | idle runners' bits */
-    unsigned extra; /* cfg->predecessors */
-    unsigned n_slots; /* runners it may have */
+    wf__port in;           /* its input port (cont_ops.in_offset) */
+    _Atomic size_t count;  /* signals in this round */
+    _Atomic uint64_t work; /* due rounds << 32 | idle runners' bits */
+    unsigned extra;        /* cfg->predecessors */
+    unsigned n_slots;      /* runners it may have */
     wf_continue_fn body;
     void *ctx;
-    wf__port out;           /* its output port */
+    wf__port out;         /* its output port */
     runner *_Atomic more; /* slots 1 .. n_slots - 1 once made (add_runners) */
     runner first __attribute__((aligned(64))); /* slot 0; its bit is 1 */
     size_t out_size;
@@ -82,7 +82,7 @@ static size_t threshold(cont_node *c, wf__port *in)
     return wf_load_acquire(&in->n_edges) + c->extra;
 }
 
-/* ---- runners ------------------------------------------------------------------ */
+/* ---- runners ------------------------------------------------------------- */
 
 static inline int cont_put(wf__port *in, const void *msg);
 
@@ -143,9 +143,8 @@ static void run(wf__gtask *t)
     runner *r = (runner *)t;
     cont_node *c = (cont_node *)t->node;
     /* Relaxed: this runner was started, so `more` is made (see slot). */
-    uint64_t bit = r == &c->first
-                       ? 1
-                       : (uint64_t)2 << (r - wf_load_relaxed(&c->more));
+    uint64_t bit =
+        r == &c->first ? 1 : (uint64_t)2 << (r - wf_load_relaxed(&c->more));
     if (wf__node_stopped(&c->base)) { /* cancelled: the round stays due */
         uint64_t w = wf_load_relaxed(&c->work); /* the CAS checks it */
         /* Acq_rel, as in next_round; retried until no one else moved. */
@@ -239,7 +238,7 @@ static __attribute__((noinline, cold)) void add_runners(cont_node *c)
         continue;
 }
 
-/* ---- node ops --------------------------------------------------------------- */
+/* ---- node ops ------------------------------------------------------------ */
 
 static inline int cont_put(wf__port *in, const void *msg)
 {
@@ -308,9 +307,8 @@ static int make_slots(cont_node *c, unsigned n)
     c->n_slots = n;
     c->first.run = run;
     c->first.node = &c->base; /* its priority and trace name */
-    if (c->out_size &&
-        (c->first.arg = wf__mem_alloc(wf__node_mem(&c->base), c->out_size)) ==
-            NULL)
+    if (c->out_size && (c->first.arg = wf__mem_alloc(wf__node_mem(&c->base),
+                                                     c->out_size)) == NULL)
         return WF_ENOMEM;
     /* Not shared yet: relaxed.  Runner 0 idle, nothing due, no others. */
     wf_store_relaxed(&c->more, NULL);
@@ -325,8 +323,8 @@ int wf_continue_node_create(wf_node **out, wf_graph *g,
         return WF_EINVAL;
     size_t in_size = WF_SIGNAL;
     wf_node *n;
-    int err = wf__node_create(&n, g, sizeof(cont_node), &cont_ops, 1,
-                              &in_size, 1, &cfg->out_size);
+    int err = wf__node_create(&n, g, sizeof(cont_node), &cont_ops, 1, &in_size,
+                              1, &cfg->out_size);
     if (err)
         return err;
     cont_node *c = (cont_node *)n;

@@ -10,7 +10,7 @@
 #include "internal/graph/runtime.h"
 #include "internal/graph/types.h"
 
-/* ---- ports ------------------------------------------------------------------ */
+/* ---- ports --------------------------------------------------------------- */
 
 /* The internal port a wf_port names, checked: WF_EINVAL for a NULL node or
  * the wrong direction, WF_ENOPORT for an index out of range or a node with
@@ -48,7 +48,7 @@ size_t wf_port_msg_size(wf_port p)
     return port->size;
 }
 
-/* ---- edge lists ------------------------------------------------------------- */
+/* ---- edge lists ---------------------------------------------------------- */
 
 static wf__edges *load_list(wf__port *p)
 {
@@ -285,7 +285,7 @@ void wf__edges_reset(wf_node *n)
     }
 }
 
-/* ---- push and pull ---------------------------------------------------------- */
+/* ---- push and pull ------------------------------------------------------- */
 
 __attribute__((cold)) void wf__offer_failed(wf__edge *e, int r)
 {
@@ -365,7 +365,7 @@ wf__edge *wf__pull_reserve(wf__port *in, void *msg)
     return NULL;
 }
 
-/* ---- the public try_ calls -------------------------------------------------- */
+/* ---- the public try_ calls ----------------------------------------------- */
 
 int wf_try_put_port(wf_port to, const void *msg)
 {

@@ -24,8 +24,8 @@
  * After cancel, runners stop taking inputs; what they have not taken stays
  * queued (or stashed, if taken in a batch and not yet run) until
  * wf_graph_reset, so nothing accepted is silently lost. */
-#include "internal/graph/edge.h"
 #include "internal/graph/function.h"
+#include "internal/graph/edge.h"
 #include "internal/graph/mem.h"
 #include "internal/graph/node.h"
 #include "internal/graph/runtime.h"
@@ -33,25 +33,25 @@
 #include "internal/graph/types.h"
 
 enum { FN_PUT = WF__OP_KIND, FN_TAKE, FN_PRED_PULL };
-enum { PREV_NONE, PREV_RAN, PREV_PULL_FAILED };  /* what the runner did */
+enum { PREV_NONE, PREV_RAN, PREV_PULL_FAILED }; /* what the runner did */
 enum { TAKE_EXIT, TAKE_RUN, TAKE_PULL, TAKE_HANDOFF };
 
 typedef struct fn_op {
     wf__op op;
     const void *in;
     int result;
-    int prev;       /* FN_TAKE */
-    unsigned done;  /* FN_TAKE: busy slots the runner gives back */
-    unsigned left;  /* FN_TAKE: of those, inputs it did not run */
-    unsigned n;     /* FN_TAKE: inputs taken (TAKE_RUN) */
-    bool handoff;   /* FN_TAKE: budget spent */
-    runner *r;      /* FN_TAKE: the runner; FN_PUT / PRED_PULL: to spawn */
+    int prev;      /* FN_TAKE */
+    unsigned done; /* FN_TAKE: busy slots the runner gives back */
+    unsigned left; /* FN_TAKE: of those, inputs it did not run */
+    unsigned n;    /* FN_TAKE: inputs taken (TAKE_RUN) */
+    bool handoff;  /* FN_TAKE: budget spent */
+    runner *r;     /* FN_TAKE: the runner; FN_PUT / PRED_PULL: to spawn */
 } fn_op;
 
 #define RUNNER_BUDGET 256 /* takes per pool task before it yields */
 #define RUNNER_BATCH 16   /* most inputs a runner takes at once */
 
-/* ---- inside the handler ------------------------------------------------------ */
+/* ---- inside the handler -------------------------------------------------- */
 
 static bool full(fn_node *f)
 {
@@ -113,8 +113,7 @@ WF__HOT_INLINE void handle_put(fn_node *f, fn_op *op)
  * pred_pull (pull_edges); the edge list is read last. */
 static bool may_pull(fn_node *f, const fn_op *op)
 {
-    if (full(f) ||
-        (op->prev == PREV_PULL_FAILED && !f->pull_again))
+    if (full(f) || (op->prev == PREV_PULL_FAILED && !f->pull_again))
         return false;
     if (wf__has_edge(&f->base.in[0], WF__PULL))
         return true;
@@ -136,8 +135,9 @@ WF__HOT_INLINE void handle_take(fn_node *f, fn_op *op)
         op->result = TAKE_HANDOFF;
     } else if (f->q.count > 0) {
         size_t share = f->q.count / f->runners;
-        unsigned max = share < 1 ? 1 : share < f->batch ? (unsigned)share
-                                                         : f->batch;
+        unsigned max = share < 1          ? 1
+                       : share < f->batch ? (unsigned)share
+                                          : f->batch;
         unsigned n = 0;
         do
             wf__fifo_pop(&f->q, op->r->in + n * f->in_size);
@@ -186,7 +186,7 @@ static void fn_handle(wf_node *n, wf__op *op)
     }
 }
 
-/* ---- runners ------------------------------------------------------------------ */
+/* ---- runners ------------------------------------------------------------- */
 
 /* The kinds' body steps; each calls the user's body between
  * wf__body_begin and wf__body_end. */
@@ -267,7 +267,7 @@ static void spawn(fn_node *f, runner *r)
         wf__spawn(wf__node_graph(&f->base), &r->task);
 }
 
-/* ---- node ops --------------------------------------------------------------- */
+/* ---- node ops ------------------------------------------------------------ */
 
 static int fn_put(wf__port *in, const void *msg)
 {
@@ -319,11 +319,11 @@ static void fn_destroy(wf_node *n)
 
 /* signals: the input may be WF_SIGNAL (oneTBB's function_node<continue_msg>),
  * and so may a multifunction node's output ports. */
-#define FN_OPS(name)                                                         \
-    {                                                                        \
-        .kind = name, .put = fn_put, .pred_pull = fn_pred_pull,             \
-        .handle = fn_handle, .reset = fn_reset, .held = fn_held,            \
-        .destroy = fn_destroy, .signals = true,                              \
+#define FN_OPS(name)                                                           \
+    {                                                                          \
+        .kind = name, .put = fn_put, .pred_pull = fn_pred_pull,                \
+        .handle = fn_handle, .reset = fn_reset, .held = fn_held,               \
+        .destroy = fn_destroy, .signals = true,                                \
     }
 
 const wf__node_ops wf__function_ops = FN_OPS("function_node");
@@ -353,8 +353,7 @@ static int make_slots(fn_node *f, unsigned n)
 
 int wf__fn_create(wf_node **out, wf_graph *g, const fn_spec *c, fn_node **fp)
 {
-    if (out == NULL ||
-        (c->policy != WF_QUEUEING && c->policy != WF_REJECTING))
+    if (out == NULL || (c->policy != WF_QUEUEING && c->policy != WF_REJECTING))
         return WF_EINVAL;
     wf_node *n;
     int err = wf__node_create(&n, g, sizeof(fn_node), c->ops, 1, &c->in_size,
@@ -392,16 +391,16 @@ int wf__fn_publish(wf_node **out, fn_node *f)
     return 0;
 }
 
-/* ---- function_node ----------------------------------------------------------- */
+/* ---- function_node ------------------------------------------------------- */
 
 int wf_function_node_create(wf_node **out, wf_graph *g,
                             const wf_function_config *cfg)
 {
     if (cfg == NULL || cfg->body == NULL)
         return WF_EINVAL;
-    fn_spec spec = {&wf__function_ops, cfg->in_size, cfg->out_size,
+    fn_spec spec = {&wf__function_ops,     cfg->in_size,   cfg->out_size,
                     cfg->out_size ? 1 : 0, &cfg->out_size, cfg->concurrency,
-                    cfg->policy, call_function, cfg->ctx};
+                    cfg->policy,           call_function,  cfg->ctx};
     fn_node *f;
     int err = wf__fn_create(out, g, &spec, &f);
     if (err)

@@ -72,7 +72,7 @@ fail_drainers:
     return WF_ENOMEM;
 }
 
-/* ---- waiting ---------------------------------------------------------------- */
+/* ---- waiting ------------------------------------------------------------- */
 
 /* Debug mode: what the idle graph left stuck (once per node). */
 static bool has_successor(wf_node *n)
@@ -103,7 +103,8 @@ static void debug_idle(wf_graph *g)
         if (wf_load_acquire(&g->pending) != 0)
             break;
         wf__cold(n)->debug_told = true;
-        fprintf(stderr, "weft: wf_graph_wait_for_all returned with %s "
+        fprintf(stderr,
+                "weft: wf_graph_wait_for_all returned with %s "
                 "holding %zu message(s) it has not passed on to its "
                 "successors%s%s.  (WEFT_DEBUG; said once per node)\n",
                 wf__node_label(n), h.held, h.stuck ? ": " : "",
@@ -127,7 +128,7 @@ int wf_graph_wait_for_all(wf_graph *g)
     return err;
 }
 
-/* ---- cancel, errors, counting ----------------------------------------------- */
+/* ---- cancel, errors, counting -------------------------------------------- */
 
 int wf_graph_cancel(wf_graph *g)
 {
@@ -158,7 +159,7 @@ int wf_graph_set_counting(wf_graph *g, bool on)
     return 0;
 }
 
-/* ---- reset, destroy -------------------------------------------------------- */
+/* ---- reset, destroy ------------------------------------------------------ */
 
 /* Under the topology lock, graph idle: what every reset does to n. */
 static void reset_node(wf_node *n, unsigned flags)

@@ -37,8 +37,8 @@ typedef struct input_node {
 
 enum {
     IN_ACTIVATE = WF__OP_KIND,
-    IN_TAKE,   /* get or reserve */
-    IN_MADE,   /* a puller's body call returned */
+    IN_TAKE, /* get or reserve */
+    IN_MADE, /* a puller's body call returned */
     IN_RELEASE,
     IN_CONSUME,
     IN_SUCC_PUSH,
@@ -61,7 +61,7 @@ typedef struct in_op {
 
 #define TASK_BUDGET 256 /* messages per forwarder task before it yields */
 
-/* ---- inside the handler ------------------------------------------------------ */
+/* ---- inside the handler -------------------------------------------------- */
 
 static bool should_start(input_node *s)
 {
@@ -131,8 +131,14 @@ static void fwd_step(input_node *s, in_op *op)
     switch (op->prev) {
     case PREV_ACCEPTED: s->has_item = false; /* fall through */
     case PREV_REJECTED: s->reserved = 0; break;
-    case PREV_MADE: s->making = false; s->has_item = true; break;
-    case PREV_END: s->making = false; s->done = true; break;
+    case PREV_MADE:
+        s->making = false;
+        s->has_item = true;
+        break;
+    case PREV_END:
+        s->making = false;
+        s->done = true;
+        break;
     }
     op->result = FWD_STOP;
     if (!s->active || wf__node_stopped(&s->base) ||
@@ -182,7 +188,7 @@ static void input_handle(wf_node *n, wf__op *o)
     }
 }
 
-/* ---- outside --------------------------------------------------------------- */
+/* ---- outside ------------------------------------------------------------- */
 
 /* Call the body into out; PREV_MADE or PREV_END (done, or an error, which
  * wf__body_end records for the graph). */
@@ -238,8 +244,14 @@ static int take(wf__port *out, void *msg, bool reserve)
     return made.prev == PREV_MADE;
 }
 
-static int input_get(wf__port *out, void *msg) { return take(out, msg, false); }
-static int input_reserve(wf__port *out, void *msg) { return take(out, msg, true); }
+static int input_get(wf__port *out, void *msg)
+{
+    return take(out, msg, false);
+}
+static int input_reserve(wf__port *out, void *msg)
+{
+    return take(out, msg, true);
+}
 
 static int simple(wf_node *n, int type)
 {
@@ -247,9 +259,18 @@ static int simple(wf_node *n, int type)
     return call((input_node *)n, &op);
 }
 
-static int input_release(wf__port *out) { return simple(out->node, IN_RELEASE); }
-static int input_consume(wf__port *out) { return simple(out->node, IN_CONSUME); }
-static void input_succ_push(wf__port *out) { simple(out->node, IN_SUCC_PUSH); }
+static int input_release(wf__port *out)
+{
+    return simple(out->node, IN_RELEASE);
+}
+static int input_consume(wf__port *out)
+{
+    return simple(out->node, IN_CONSUME);
+}
+static void input_succ_push(wf__port *out)
+{
+    simple(out->node, IN_SUCC_PUSH);
+}
 
 static void input_reset(wf_node *n)
 {
@@ -296,8 +317,8 @@ int wf_input_node_create(wf_node **out, wf_graph *g, const wf_input_config *cfg)
     if (out == NULL || cfg == NULL || cfg->body == NULL || cfg->out_size == 0)
         return WF_EINVAL;
     wf_node *n;
-    int err = wf__node_create(&n, g, sizeof(input_node), &input_ops, 0, NULL,
-                              1, &cfg->out_size);
+    int err = wf__node_create(&n, g, sizeof(input_node), &input_ops, 0, NULL, 1,
+                              &cfg->out_size);
     if (err)
         return err;
     input_node *s = (input_node *)n;

@@ -21,15 +21,15 @@
  * costs one aggregator op per port instead of two; what is lent that way
  * goes back (release) when the next tuple cannot be formed or the task
  * stops, so nothing is held outside a firing and the order is kept. */
-#include "internal/graph/edge.h"
 #include "internal/graph/join.h"
+#include "internal/graph/edge.h"
 #include "internal/graph/mem.h"
 #include "internal/graph/node.h"
 #include "internal/graph/runtime.h"
 #include "internal/graph/store.h"
 #include "internal/graph/types.h"
 
-/* ---- queueing, inside the handler ------------------------------------------ */
+/* ---- queueing, inside the handler ---------------------------------------- */
 
 static bool all_ports_hold(join_node *j)
 {
@@ -91,23 +91,16 @@ static void join_handle(wf_node *n, wf__op *op)
 {
     join_node *j = (join_node *)n;
     switch (op->type) {
-    case JOIN_QPUT:
-        queueing_put(j, (join_op *)op);
-        break;
-    case JOIN_KPUT:
-        wf__join_key_put(j, (join_op *)op);
-        break;
+    case JOIN_QPUT: queueing_put(j, (join_op *)op); break;
+    case JOIN_KPUT: wf__join_key_put(j, (join_op *)op); break;
     case JOIN_FIRE_REQ:
     case JOIN_FIRE_BEGIN:
-    case JOIN_FIRE_END:
-        fire_op(j, (join_op *)op);
-        break;
-    default:
-        wf__store_handle(n, &j->store, (wf__store_op *)op);
+    case JOIN_FIRE_END: fire_op(j, (join_op *)op); break;
+    default: wf__store_handle(n, &j->store, (wf__store_op *)op);
     }
 }
 
-/* ---- reserving, outside ---------------------------------------------------- */
+/* ---- reserving, outside -------------------------------------------------- */
 
 enum { FIRE_NOT_READY, FIRE_ACCEPTED, FIRE_REJECTED };
 
@@ -154,7 +147,8 @@ static int fire_once(join_node *j, void *into, bool keep)
     for (unsigned i = 0; i < j->n; i++) {
         if (j->held & (1u << i))
             continue; /* lent with the last tuple's consume */
-        j->res[i] = wf__pull_reserve(&j->base.in[i], j->fire_buf + j->offset[i]);
+        j->res[i] =
+            wf__pull_reserve(&j->base.in[i], j->fire_buf + j->offset[i]);
         if (j->res[i] == NULL) {
             /* The ports before i, and any held after it. */
             release_ports(j, ((1u << i) - 1) | j->held);
@@ -233,13 +227,14 @@ static int reserving_get(wf__port *out, void *msg)
     wf__node_exec(&j->base, &op.op);
     if (!op.result)
         return 0;
-    int r = wf__node_stopped(&j->base) ? FIRE_NOT_READY : fire_once(j, msg, false);
+    int r =
+        wf__node_stopped(&j->base) ? FIRE_NOT_READY : fire_once(j, msg, false);
     if (fire_end(j))
         wf__spawn(wf__node_graph(&j->base), &j->fire_task);
     return r == FIRE_ACCEPTED;
 }
 
-/* ---- the sender side of queueing / key joins: the store ------------------- */
+/* ---- the sender side of queueing / key joins: the store ------------------ */
 
 static wf__store *store_of(wf__port *p)
 {
@@ -276,7 +271,7 @@ static void store_succ_push(wf__port *out)
     wf__store_call(out->node, store_of(out), WF__ST_SUCC_PUSH, NULL, NULL);
 }
 
-/* ---- puts ------------------------------------------------------------------- */
+/* ---- puts ---------------------------------------------------------------- */
 
 /* The two puts, applied through the aggregator with their own handlers
  * (internal/graph/agg.h, wf__agg_execute): no dispatch on the type. */
@@ -304,8 +299,8 @@ static int run_put(join_node *j, join_op *op, wf__agg_handler h)
     /* A tuple nobody took goes back to the store, as one a put kept; it
      * was accepted already, so a failure to keep it fails the graph. */
     if (op->direct && !wf__store_offer(&j->base, &j->store, op->out)) {
-        int r = wf__store_call(&j->base, &j->store, WF__ST_PUT_KEPT, op->out,
-                               NULL);
+        int r =
+            wf__store_call(&j->base, &j->store, WF__ST_PUT_KEPT, op->out, NULL);
         wf_graph *g = wf__node_graph(&j->base);
         if (r < 0 && g)
             wf__graph_fail(g, r);
@@ -330,8 +325,8 @@ static int key_port_put(wf__port *in, const void *msg)
                     : wf__mem_alloc(wf__node_mem(&j->base), j->key_size);
     if (key == NULL)
         return WF_ENOMEM;
-    join_op op = {.op.type = JOIN_KPUT, .port = in->index, .msg = msg,
-                  .key = key};
+    join_op op = {
+        .op.type = JOIN_KPUT, .port = in->index, .msg = msg, .key = key};
     /* The user's key function runs here, outside the aggregator (G2). */
     op.hash = wf__join_key_of(j, in->index, msg, key);
     int r = run_put(j, &op, kput_handler);
@@ -340,7 +335,7 @@ static int key_port_put(wf__port *in, const void *msg)
     return r;
 }
 
-/* ---- reset, held, destroy -------------------------------------------------- */
+/* ---- reset, held, destroy ------------------------------------------------ */
 
 static void join_reset(wf_node *n)
 {
@@ -375,14 +370,13 @@ static void join_destroy(wf_node *n)
     wf__mem_free(wf__node_mem(n), j->fire_buf);
 }
 
-#define STORE_JOIN_OPS(name, putfn)                                          \
-    {                                                                        \
-        .kind = name, .put = putfn, .get = store_get,                        \
-        .reserve = store_reserve, .release = store_release,                  \
-        .consume = store_consume, .consume_next = store_consume_next,        \
-        .succ_push = store_succ_push,                                        \
-        .handle = join_handle, .reset = join_reset, .held = join_held,       \
-        .destroy = join_destroy,                                             \
+#define STORE_JOIN_OPS(name, putfn)                                            \
+    {                                                                          \
+        .kind = name, .put = putfn, .get = store_get,                          \
+        .reserve = store_reserve, .release = store_release,                    \
+        .consume = store_consume, .consume_next = store_consume_next,          \
+        .succ_push = store_succ_push, .handle = join_handle,                   \
+        .reset = join_reset, .held = join_held, .destroy = join_destroy,       \
     }
 
 static const wf__node_ops queueing_ops =
@@ -403,7 +397,7 @@ static const wf__node_ops reserving_ops = {
     .destroy = join_destroy,
 };
 
-/* ---- construction ------------------------------------------------------------ */
+/* ---- construction -------------------------------------------------------- */
 
 static int check_config(const wf_join_config *c)
 {
@@ -445,8 +439,8 @@ static int init_join(join_node *j, const wf_join_config *c)
     wf__cold(&j->base)->tuple_offset = j->offset; /* wf_tuple_get */
     wf__cold(&j->base)->tuple_count = j->n;
     j->ctx = c->ctx;
-    j->key_size = c->policy == WF_JOIN_TAG_MATCHING ? sizeof(uint64_t)
-                                                     : c->key_size;
+    j->key_size =
+        c->policy == WF_JOIN_TAG_MATCHING ? sizeof(uint64_t) : c->key_size;
     for (unsigned i = 0; i < j->n; i++) {
         wf__fifo_init(&j->ports[i], c->msg_sizes[i], wf__node_mem(&j->base));
         if (c->key_fns && c->policy == WF_JOIN_KEY_MATCHING)

@@ -64,7 +64,7 @@ typedef struct kent {
         kmsg *extra;        /* in use: later messages, arrival order */
         uint32_t next_free; /* free: the next free entry + 1, or 0 */
     };
-    uint32_t filled;    /* bit p: port p's message is in the tuple */
+    uint32_t filled; /* bit p: port p's message is in the tuple */
 } kent;
 
 #define KEY_OFF (offsetof(kent, filled) + sizeof(uint32_t))
@@ -85,15 +85,15 @@ uint32_t wf__join_key_narrow_ents = NARROW_ENTS;
 
 typedef struct wf__keys {
     const wf_allocator *mem; /* the node's (mem.c) */
-    void *idx;        /* cap slots: uint32_t if !wide, else uint64_t */
-    size_t cap;       /* index slots, a power of two, >= LANES */
-    unsigned bshift;  /* log2(cap / LANES): a lane's bits in pos */
+    void *idx;               /* cap slots: uint32_t if !wide, else uint64_t */
+    size_t cap;              /* index slots, a power of two, >= LANES */
+    unsigned bshift;         /* log2(cap / LANES): a lane's bits in pos */
     bool wide;
     uint32_t narrow_ents; /* wf__join_key_narrow_ents at creation */
     size_t key_size;
-    char *ents;       /* entries of `stride` bytes, 16-aligned */
+    char *ents;                /* entries of `stride` bytes, 16-aligned */
     size_t ents_cap, ents_top; /* allocated, ever used */
-    uint32_t free;    /* the last freed entry + 1, or 0 */
+    uint32_t free;             /* the last freed entry + 1, or 0 */
     size_t stride;
     size_t tuple_off; /* where an entry's tuple starts */
     size_t entries;   /* keys in the table */
@@ -154,7 +154,8 @@ static uint64_t hash_bytes(const void *key, size_t len)
     return mix(h);
 }
 
-uint64_t wf__join_key_of(join_node *j, unsigned port, const void *msg, void *key)
+uint64_t wf__join_key_of(join_node *j, unsigned port, const void *msg,
+                         void *key)
 {
     if (j->policy == WF_JOIN_TAG_MATCHING) {
         uint64_t tag = j->tag_fns[port](msg, j->ctx);
@@ -218,7 +219,7 @@ int wf__join_keys_create(join_node *j)
     return 0;
 }
 
-/* ---- inside the handler ------------------------------------------------------- */
+/* ---- inside the handler -------------------------------------------------- */
 
 /* The slot after s in probe order: the same lane of the next bucket,
  * after the last bucket the next lane's first. */
@@ -281,9 +282,9 @@ SLOT_FN size_t slot_dist(const wf__keys *k, uint64_t x, size_t p, bool wide)
     size_t mask = k->cap - 1;
     if (!wide && (x >> NARROW_ENT_BITS & DIST_MAX) < DIST_MAX)
         return x >> NARROW_ENT_BITS & DIST_MAX;
-    uint64_t h = wide ? x >> 32
-                      : hash_bytes(key_in(ent(k, slot_ent(x, false) - 1)),
-                                   k->key_size);
+    uint64_t h =
+        wide ? x >> 32
+             : hash_bytes(key_in(ent(k, slot_ent(x, false) - 1)), k->key_size);
     return (p - pos(k, h & mask)) & mask;
 }
 
@@ -293,7 +294,8 @@ SLOT_FN uint64_t slot_moved(uint64_t x, size_t dist, bool wide)
     if (wide)
         return x;
     uint64_t d = dist < DIST_MAX ? dist : DIST_MAX;
-    return (x & ~((uint64_t)DIST_MAX << NARROW_ENT_BITS)) | d << NARROW_ENT_BITS;
+    return (x & ~((uint64_t)DIST_MAX << NARROW_ENT_BITS)) |
+           d << NARROW_ENT_BITS;
 }
 
 /* The index slot of key, or the empty slot where it would go, *dist
@@ -329,8 +331,8 @@ static void rehash_into(const wf__keys *k, wf__keys *big)
         if (x == 0)
             continue;
         uint32_t e = slot_ent(x, k->wide) - 1;
-        uint64_t h = k->wide ? x >> 32
-                             : hash_bytes(key_in(ent(k, e)), k->key_size);
+        uint64_t h =
+            k->wide ? x >> 32 : hash_bytes(key_in(ent(k, e)), k->key_size);
         size_t d = h & (big->cap - 1), t = 0;
         for (; slot_get(big, d, big->wide); t++)
             d = next_slot(big, d);
@@ -379,9 +381,9 @@ static uint32_t new_entry(wf__keys *k)
     if (k->ents_top == k->ents_cap) {
         size_t n = k->ents_cap ? k->ents_cap * 2 : KEYS_MIN_CAP;
         /* 16-aligned (mem.c), as the stride is a multiple of 16. */
-        char *ents =
-            n < UINT32_MAX ? wf__mem_alloc_aligned(k->mem, n * k->stride, 16)
-                           : NULL;
+        char *ents = n < UINT32_MAX
+                         ? wf__mem_alloc_aligned(k->mem, n * k->stride, 16)
+                         : NULL;
         if (ents == NULL)
             return UINT32_MAX;
         if (k->ents_top)
@@ -401,7 +403,7 @@ SLOT_FN void remove_w(wf__keys *k, size_t i, bool wide)
     ent(k, e)->next_free = k->free;
     k->free = e + 1;
     size_t mask = k->cap - 1;
-    for (size_t d = next_slot(k, i); ; d = next_slot(k, d)) {
+    for (size_t d = next_slot(k, i);; d = next_slot(k, d)) {
         uint64_t x = slot_get(k, d, wide);
         if (x == 0)
             break;
@@ -435,7 +437,7 @@ static void refill(join_node *j, kent *e)
             continue;
         }
         wf__msg_copy(tuple_in(j->keys, e) + j->offset[m->port], m->data,
-               j->base.in[m->port].size);
+                     j->base.in[m->port].size);
         e->filled |= bit;
         *p = m->next;
         wf__mem_free(j->keys->mem, m);
@@ -488,7 +490,7 @@ void wf__join_key_put(join_node *j, join_op *op)
     uint32_t bit = 1u << op->port;
     if (!(e->filled & bit)) {
         wf__msg_copy(tuple_in(k, e) + j->offset[op->port], op->msg,
-               j->base.in[op->port].size);
+                     j->base.in[op->port].size);
         e->filled |= bit;
     } else if ((op->result = add_extra(j, e, op)) != 0) {
         return; /* the key held a message already: the entry stays */

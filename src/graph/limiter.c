@@ -34,8 +34,14 @@ typedef struct limiter_node {
     bool pull_busy, pull_again;
 } limiter_node;
 
-enum { LM_TRY = WF__OP_KIND, LM_PASSED, LM_UNDO, LM_DECREMENT, LM_WAKE,
-       LM_PULL };
+enum {
+    LM_TRY = WF__OP_KIND,
+    LM_PASSED,
+    LM_UNDO,
+    LM_DECREMENT,
+    LM_WAKE,
+    LM_PULL
+};
 enum { PULL_STOP, PULL_GO };
 enum { PREV_NONE, PREV_PASSED, PREV_REJECTED, PREV_EMPTY };
 
@@ -43,11 +49,11 @@ typedef struct lm_op {
     wf__op op;
     int result;
     int64_t delta; /* LM_DECREMENT: lower the count by this (< 0: raise) */
-    int prev;   /* LM_PULL */
-    bool start; /* the caller must spawn the puller */
+    int prev;      /* LM_PULL */
+    bool start;    /* the caller must spawn the puller */
 } lm_op;
 
-/* ---- inside the handler ------------------------------------------------------ */
+/* ---- inside the handler -------------------------------------------------- */
 
 static bool should_start(limiter_node *l)
 {
@@ -95,9 +101,7 @@ static void limiter_handle(wf_node *n, wf__op *o)
         l->tries--;
         l->count++;
         break;
-    case LM_UNDO:
-        l->tries--;
-        break;
+    case LM_UNDO: l->tries--; break;
     case LM_DECREMENT:
         /* Truncated to [0, threshold], as the spec says: a spare decrement
          * is dropped, not saved up, and a raise stops at the threshold. */
@@ -114,15 +118,12 @@ static void limiter_handle(wf_node *n, wf__op *o)
     case LM_WAKE: /* an in-edge turned to pull, or an out-edge to push */
         op->start = should_start(l);
         break;
-    case LM_PULL:
-        pull_step(l, op);
-        break;
-    default:
-        WF_BUG("unknown limiter_node operation");
+    case LM_PULL: pull_step(l, op); break;
+    default: WF_BUG("unknown limiter_node operation");
     }
 }
 
-/* ---- outside --------------------------------------------------------------- */
+/* ---- outside ------------------------------------------------------------- */
 
 static int call_delta(limiter_node *l, int type, int64_t delta)
 {
@@ -209,15 +210,15 @@ static const wf__node_ops limiter_ops = {
     .destroy = limiter_destroy,
 };
 
-static int create(wf_node **out, wf_graph *g, size_t msg_size,
-                  size_t threshold, bool counted)
+static int create(wf_node **out, wf_graph *g, size_t msg_size, size_t threshold,
+                  bool counted)
 {
     if (out == NULL || msg_size == 0)
         return WF_EINVAL;
     size_t in[2] = {msg_size, counted ? sizeof(int64_t) : WF_SIGNAL};
     wf_node *n;
-    int err = wf__node_create(&n, g, sizeof(limiter_node), &limiter_ops, 2,
-                              in, 1, &msg_size);
+    int err = wf__node_create(&n, g, sizeof(limiter_node), &limiter_ops, 2, in,
+                              1, &msg_size);
     if (err)
         return err;
     limiter_node *l = (limiter_node *)n;
@@ -241,8 +242,8 @@ int wf_limiter_node_create(wf_node **out, wf_graph *g, size_t msg_size,
     return create(out, g, msg_size, threshold, false);
 }
 
-int wf_limiter_node_create_counted(wf_node **out, wf_graph *g,
-                                   size_t msg_size, size_t threshold)
+int wf_limiter_node_create_counted(wf_node **out, wf_graph *g, size_t msg_size,
+                                   size_t threshold)
 {
     return create(out, g, msg_size, threshold, true);
 }

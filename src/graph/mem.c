@@ -20,8 +20,8 @@ typedef struct {
     size_t offset; /* from the allocator's block to the caller's */
 } header;
 
-#define HEADER_ROOM ((sizeof(header) + alignof(max_align_t) - 1) & \
-                     ~(alignof(max_align_t) - 1))
+#define HEADER_ROOM                                                            \
+    ((sizeof(header) + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1))
 
 void *wf__mem_alloc_aligned(const wf_allocator *a, size_t size, size_t align)
 {
@@ -33,8 +33,8 @@ void *wf__mem_alloc_aligned(const wf_allocator *a, size_t size, size_t align)
     char *raw = wf__alloc(a, size + extra);
     if (raw == NULL)
         return NULL;
-    uintptr_t p = ((uintptr_t)raw + HEADER_ROOM + align - 1) &
-                  ~(uintptr_t)(align - 1);
+    uintptr_t p =
+        ((uintptr_t)raw + HEADER_ROOM + align - 1) & ~(uintptr_t)(align - 1);
     header *h = (header *)p - 1;
     h->total = size + extra;
     h->offset = p - (uintptr_t)raw;

@@ -21,9 +21,15 @@ int wf_multifunction_node_create(wf_node **out, wf_graph *g,
     if (cfg == NULL || cfg->body == NULL || cfg->out_ports == 0 ||
         cfg->out_sizes == NULL)
         return WF_EINVAL;
-    fn_spec spec = {&wf__multifunction_ops, cfg->in_size, 0, cfg->out_ports,
-                    cfg->out_sizes, cfg->concurrency, cfg->policy,
-                    call_multifunction, cfg->ctx};
+    fn_spec spec = {&wf__multifunction_ops,
+                    cfg->in_size,
+                    0,
+                    cfg->out_ports,
+                    cfg->out_sizes,
+                    cfg->concurrency,
+                    cfg->policy,
+                    call_multifunction,
+                    cfg->ctx};
     fn_node *f;
     int err = wf__fn_create(out, g, &spec, &f);
     if (err)

@@ -2,9 +2,9 @@
 /* What every node shares: creation with its ports, the aggregator handler
  * for the common operations, and the public wf_node_* calls (names,
  * priorities, callbacks, destruction). */
+#include "internal/graph/node.h"
 #include "internal/graph/edge.h"
 #include "internal/graph/mem.h"
-#include "internal/graph/node.h"
 #include "internal/graph/runtime.h"
 #include "internal/graph/types.h"
 #include "internal/pool_hooks.h"
@@ -25,8 +25,7 @@ static void node_handle(void *self, wf__op *op)
         h->stuck = n->ops->stuck ? n->ops->stuck(n) : NULL;
         break;
     }
-    default:
-        n->ops->handle(n, op);
+    default: n->ops->handle(n, op);
     }
 }
 
@@ -80,8 +79,8 @@ int wf__node_create(wf_node **out, wf_graph *g, size_t size,
     for (unsigned i = 0; i < n_out && !ops->signals; i++)
         if (out_sizes[i] == 0)
             return WF_EINVAL;
-    /* One block (internal/graph/types.h): cold part, node, then the ports unless
-     * the kind has room for them. */
+    /* One block (internal/graph/types.h): cold part, node, then the ports
+     * unless the kind has room for them. */
     size_t bytes = sizeof(wf__node_cold) + size +
                    (ops->in_offset ? 0 : (n_in + n_out) * sizeof(wf__port));
     char *block = wf__mem_alloc_aligned(&g->mem, bytes, 64);
@@ -235,14 +234,16 @@ int wf_node_set_cancel(wf_node *n, void (*fn)(void *), void *ctx)
 {
     if (n == NULL)
         return WF_EINVAL;
-    return set_callback(n, &wf__cold(n)->cancel_fn, &wf__cold(n)->cancel_ctx, fn, ctx);
+    return set_callback(n, &wf__cold(n)->cancel_fn, &wf__cold(n)->cancel_ctx,
+                        fn, ctx);
 }
 
 int wf_node_set_body_reset(wf_node *n, void (*fn)(void *), void *ctx)
 {
     if (n == NULL)
         return WF_EINVAL;
-    return set_callback(n, &wf__cold(n)->body_reset_fn, &wf__cold(n)->body_reset_ctx, fn, ctx);
+    return set_callback(n, &wf__cold(n)->body_reset_fn,
+                        &wf__cold(n)->body_reset_ctx, fn, ctx);
 }
 
 const char *wf_node_name(const wf_node *n)

@@ -26,8 +26,8 @@ typedef struct ow_node {
     wf__store store; /* puts waiting to be offered (discard mode) */
     char *value;
     bool valid;
-    bool once;            /* write_once_node */
-    size_t reservations;  /* reserved and not yet released or consumed */
+    bool once;           /* write_once_node */
+    size_t reservations; /* reserved and not yet released or consumed */
 } ow_node;
 
 enum { OW_GET = WF__OP_KIND, OW_RESERVE, OW_END, OW_IS_VALID, OW_CLEAR };
@@ -37,7 +37,7 @@ static ow_node *ow_of(wf_node *n)
     return (ow_node *)n;
 }
 
-/* ---- inside the handler ------------------------------------------------------ */
+/* ---- inside the handler -------------------------------------------------- */
 
 static void ow_handle(wf_node *n, wf__op *o)
 {
@@ -67,15 +67,12 @@ static void ow_handle(wf_node *n, wf__op *o)
         op->result = w->reservations ? 0 : WF_ENOENT;
         w->reservations -= w->reservations > 0;
         return;
-    case OW_IS_VALID:
-        op->result = w->valid;
-        return;
+    case OW_IS_VALID: op->result = w->valid; return;
     case OW_CLEAR:
         w->valid = false;
         op->result = 0;
         return;
-    default:
-        wf__store_handle(n, &w->store, op); /* the forwarder's steps */
+    default: wf__store_handle(n, &w->store, op); /* the forwarder's steps */
     }
 }
 
@@ -93,7 +90,7 @@ static size_t ow_held(wf_node *n)
     return ow_of(n)->valid;
 }
 
-/* ---- outside ------------------------------------------------------------------ */
+/* ---- outside ------------------------------------------------------------- */
 
 static int call(wf_node *n, int type, const void *in, void *out)
 {
@@ -147,13 +144,13 @@ static void ow_destroy(wf_node *n)
     wf__mem_free(wf__node_mem(n), ow_of(n)->value);
 }
 
-#define OW_OPS(name)                                                         \
-    {                                                                        \
-        .kind = name, .keeps_on_get = true, .put = ow_put, .get = ow_get,    \
-        .reserve = ow_reserve,                                               \
-        .release = ow_end, .consume = ow_end, .succ_push = ow_succ_push,     \
-        .new_succ = ow_new_succ, .handle = ow_handle, .reset = ow_reset,     \
-        .held = ow_held, .destroy = ow_destroy,                              \
+#define OW_OPS(name)                                                           \
+    {                                                                          \
+        .kind = name, .keeps_on_get = true, .put = ow_put, .get = ow_get,      \
+        .reserve = ow_reserve, .release = ow_end, .consume = ow_end,           \
+        .succ_push = ow_succ_push, .new_succ = ow_new_succ,                    \
+        .handle = ow_handle, .reset = ow_reset, .held = ow_held,               \
+        .destroy = ow_destroy,                                                 \
     }
 
 static const wf__node_ops overwrite_ops = OW_OPS("overwrite_node");
@@ -164,9 +161,9 @@ static int create(wf_node **out, wf_graph *g, size_t msg_size, bool once)
     if (out == NULL)
         return WF_EINVAL;
     wf_node *n;
-    int err = wf__node_create(&n, g, sizeof(ow_node), once ? &write_once_ops
-                                                           : &overwrite_ops,
-                              1, &msg_size, 1, &msg_size);
+    int err = wf__node_create(&n, g, sizeof(ow_node),
+                              once ? &write_once_ops : &overwrite_ops, 1,
+                              &msg_size, 1, &msg_size);
     if (err)
         return err;
     ow_node *w = ow_of(n);

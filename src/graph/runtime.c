@@ -51,8 +51,7 @@ int wf__runtime_init(wf_graph *g)
     unsigned n = wf_pool_threads(g->pool);
     if (n == 0)
         n = 1;
-    if ((g->drainers = wf__mem_calloc(&g->mem, n, sizeof *g->drainers)) ==
-        NULL)
+    if ((g->drainers = wf__mem_calloc(&g->mem, n, sizeof *g->drainers)) == NULL)
         return WF_ENOMEM;
     for (unsigned i = 0; i < n; i++) {
         g->drainers[i].graph = g;
@@ -67,7 +66,7 @@ void wf__runtime_fini(wf_graph *g)
     wf__mem_free(&g->mem, g->drainers);
 }
 
-/* ---- work in flight (G5) -------------------------------------------------- */
+/* ---- work in flight (G5) ------------------------------------------------- */
 
 /* pending while wf_graph_reset empties the nodes: far below 0, so that a
  * hold sees it and waits, and wait_for_all does not see 0. */
@@ -210,7 +209,7 @@ static void gtask_main(wf_task *task)
     run_gtask(t->graph, t);
 }
 
-/* ---- priorities ------------------------------------------------------------ */
+/* ---- priorities ---------------------------------------------------------- */
 
 /* The head of the list if its priority is above `above`, removed. */
 static wf__gtask *prio_pop(wf_graph *g, int above)
@@ -276,8 +275,8 @@ static void prio_push(wf_graph *g, wf__gtask *t, int prio)
 
 /* A task that is not bypassed to: counted on its own (G5), for the
  * priority list or the pool.  Out of line, as flush_bypass. */
-static __attribute__((noinline)) void spawn_counted(wf_graph *g,
-                                                    wf__gtask *t, int prio)
+static __attribute__((noinline)) void spawn_counted(wf_graph *g, wf__gtask *t,
+                                                    int prio)
 {
     if (g == NULL) { /* cannot happen while the graph is alive */
         t->run(t);
@@ -361,7 +360,7 @@ void wf__graph_reopen(wf_graph *g)
     pthread_mutex_unlock(&g->idle_lock);
 }
 
-/* ---- cancel, errors ------------------------------------------------------- */
+/* ---- cancel, errors ------------------------------------------------------ */
 
 void wf__graph_cancel(wf_graph *g)
 {
@@ -395,8 +394,7 @@ void wf__graph_fail(wf_graph *g, int err)
 /* Run the listed tasks of a higher priority than n's before n's body.
  * Out of line (and cold): the common body never gets here, and its
  * wf__body_begin then saves no registers for this loop. */
-static __attribute__((noinline, cold)) void run_higher(wf_graph *g,
-                                                       wf_node *n)
+static __attribute__((noinline, cold)) void run_higher(wf_graph *g, wf_node *n)
 {
     int mine = wf_load_relaxed(&n->priority); /* see wf__spawn */
     wf__gtask *t;
@@ -406,8 +404,7 @@ static __attribute__((noinline, cold)) void run_higher(wf_graph *g,
 
 /* What wf__body_begin does when there is something to do: out of line,
  * so that the common body pays a few loads and no saved registers. */
-static __attribute__((noinline)) void body_begin_slow(wf_node *n,
-                                                      wf_graph *g)
+static __attribute__((noinline)) void body_begin_slow(wf_node *n, wf_graph *g)
 {
     if (bypass) /* another worker may run it while this body runs */
         flush_bypass();
@@ -443,7 +440,7 @@ void wf__body_end(wf_node *n, int result)
         body_end_slow(n, result);
 }
 
-/* ---- the DOT counters and the trace's arrows ------------------------------ */
+/* ---- the DOT counters and the trace's arrows ----------------------------- */
 
 /* Called when wf__observed(to): the graph counts, or a trace records. */
 void wf__count_offer(wf_node *from, wf_node *to, int r)

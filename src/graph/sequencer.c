@@ -26,8 +26,8 @@ typedef struct seq_node {
     wf_sequence_fn seq;
     void *ctx;
     /* state, under the aggregator */
-    size_t next;  /* number of the next message to let into the store */
-    char *win;    /* cap slots; number next + k waits in (head + k) % cap */
+    size_t next; /* number of the next message to let into the store */
+    char *win;   /* cap slots; number next + k waits in (head + k) % cap */
     bool *valid;
     size_t cap, head, waiting;
 } seq_node;
@@ -40,7 +40,7 @@ typedef struct seq_op {
     bool stuck; /* the store could not take the messages due to go */
 } seq_op;
 
-/* ---- inside the handler ------------------------------------------------------ */
+/* ---- inside the handler -------------------------------------------------- */
 
 static char *slot(seq_node *s, size_t k)
 {
@@ -122,13 +122,13 @@ static void seq_handle(wf_node *n, wf__op *op)
         wf__store_handle(n, &s->store, (wf__store_op *)op);
 }
 
-/* ---- node ops --------------------------------------------------------------- */
+/* ---- node ops ------------------------------------------------------------ */
 
 static int seq_put(wf__port *in, const void *msg)
 {
     seq_node *s = (seq_node *)in->node;
-    seq_op op = {.st.op.type = SEQ_PUT, .st.in = msg,
-                 .seq = s->seq(msg, s->ctx)};
+    seq_op op = {
+        .st.op.type = SEQ_PUT, .st.in = msg, .seq = s->seq(msg, s->ctx)};
     wf__node_exec(in->node, &op.st.op);
     if (op.stuck) /* accepted, but it cannot move on: say so */
         wf__graph_fail(wf__node_graph(in->node), WF_ENOMEM);
@@ -143,11 +143,26 @@ static int store_op(wf__port *p, int type, void *msg)
                           msg);
 }
 
-static int seq_get(wf__port *out, void *msg) { return store_op(out, WF__ST_GET, msg); }
-static int seq_reserve(wf__port *out, void *msg) { return store_op(out, WF__ST_RESERVE, msg); }
-static int seq_release(wf__port *out) { return store_op(out, WF__ST_RELEASE, NULL); }
-static int seq_consume(wf__port *out) { return store_op(out, WF__ST_CONSUME, NULL); }
-static void seq_succ_push(wf__port *out) { store_op(out, WF__ST_SUCC_PUSH, NULL); }
+static int seq_get(wf__port *out, void *msg)
+{
+    return store_op(out, WF__ST_GET, msg);
+}
+static int seq_reserve(wf__port *out, void *msg)
+{
+    return store_op(out, WF__ST_RESERVE, msg);
+}
+static int seq_release(wf__port *out)
+{
+    return store_op(out, WF__ST_RELEASE, NULL);
+}
+static int seq_consume(wf__port *out)
+{
+    return store_op(out, WF__ST_CONSUME, NULL);
+}
+static void seq_succ_push(wf__port *out)
+{
+    store_op(out, WF__ST_SUCC_PUSH, NULL);
+}
 
 static void seq_reset(wf_node *n)
 {
@@ -209,7 +224,8 @@ int wf_sequencer_node_create(wf_node **out, wf_graph *g, size_t msg_size,
     seq_node *s = (seq_node *)n;
     s->seq = seq;
     s->ctx = ctx;
-    if (wf__store_init(&s->store, n, msg_size, false) != 0 || reach(s, 0) != 0) {
+    if (wf__store_init(&s->store, n, msg_size, false) != 0 ||
+        reach(s, 0) != 0) {
         wf__node_free(n);
         return WF_ENOMEM;
     }

@@ -4,11 +4,12 @@
  * and forwards to successors (G4).
  *
  * The forwarder takes the head under the aggregator as if it reserved it
- * (WF__RES_FWD), offers it outside, then removes or releases it in the op
- * that takes the next one.  The op that starts the forwarder (a put, a
- * join's tuple, a consume...) already lends it the first, so a message
- * that finds the forwarder idle costs two aggregator ops, not three.  While it is out, try_get and try_reserve fail,
- * so no message is handed out twice and a queue stays in order.
+ * (WF__RES_FWD), offers it outside, then removes or releases it in the op that
+ * takes the next one.  The op that starts the forwarder (a put, a join's tuple,
+ * a consume...) already lends it the first, so a message that finds the
+ * forwarder idle costs two aggregator ops, not three.  While it is out, try_get
+ * and try_reserve fail, so no message is handed out twice and a queue stays in
+ * order.
  *
  * A put that finds the store quiet (nothing held, lent or forwarded) does
  * not enter the node at all: the putting thread offers its message itself
@@ -22,14 +23,14 @@
  * priority queue (push_item / pop_item / unlend below), and discard mode
  * for overwrite and write_once, where each message is offered once and
  * dropped. */
+#include "internal/graph/store.h"
 #include "internal/graph/edge.h"
 #include "internal/graph/mem.h"
 #include "internal/graph/node.h"
 #include "internal/graph/runtime.h"
-#include "internal/graph/store.h"
 #include "internal/graph/types.h"
 
-/* ---- FIFO ------------------------------------------------------------------- */
+/* ---- FIFO ---------------------------------------------------------------- */
 
 void wf__fifo_init(wf__fifo *q, size_t size, const wf_allocator *mem)
 {
@@ -76,7 +77,7 @@ void wf__fifo_free(wf__fifo *q)
     q->cap = q->count = q->head = 0;
 }
 
-/* ---- message order: FIFO, or a max-heap for priority queues --------------- */
+/* ---- message order: FIFO, or a max-heap for priority queues -------------- */
 
 static char *slot(wf__store *s, size_t i)
 {
@@ -324,11 +325,8 @@ WF__HOT_INLINE void handle(wf_node *n, wf__store *s, wf__store_op *op)
         else
             op->start = wf__store_should_start(n, s);
         break;
-    case WF__ST_FWD:
-        fwd_step(n, s, op);
-        break;
-    default:
-        WF_BUG("unknown store operation");
+    case WF__ST_FWD: fwd_step(n, s, op); break;
+    default: WF_BUG("unknown store operation");
     }
     wf__store_settle(s);
 }
@@ -338,7 +336,7 @@ void wf__store_handle(wf_node *n, wf__store *s, wf__store_op *op)
     handle(n, s, op);
 }
 
-/* ---- the forwarder, outside ------------------------------------------------ */
+/* ---- the forwarder, outside ---------------------------------------------- */
 
 static void direct_handler(void *self, wf__op *op)
 {
@@ -358,9 +356,9 @@ static void exec(wf_node *n, wf__store *s, wf__store_op *op)
     }
 }
 
-#define INLINE_BUDGET 64    /* items a putting thread forwards itself */
-#define TASK_BUDGET 4096    /* items per pool task before it yields    */
-#define MAX_INLINE_DEPTH 8  /* nested inline forwarders on one thread  */
+#define INLINE_BUDGET 64   /* items a putting thread forwards itself */
+#define TASK_BUDGET 4096   /* items per pool task before it yields    */
+#define MAX_INLINE_DEPTH 8 /* nested inline forwarders on one thread  */
 
 /* Initial-exec: read on every kick, so no __tls_get_addr call in the
  * shared library (as the thread-locals of graph.c). */
@@ -449,7 +447,8 @@ WF__HOT_INLINE int typed_call(wf_node *n, wf__store *s, int type,
     return op.result;
 }
 
-int wf__store_call(wf_node *n, wf__store *s, int type, const void *in, void *out)
+int wf__store_call(wf_node *n, wf__store *s, int type, const void *in,
+                   void *out)
 {
     return typed_call(n, s, type, in, out, false);
 }

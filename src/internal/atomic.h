@@ -20,28 +20,28 @@
 
 #define wf_load_relaxed(p) atomic_load_explicit((p), memory_order_relaxed)
 #define wf_load_acquire(p) atomic_load_explicit((p), memory_order_acquire)
-#define wf_store_relaxed(p, v) \
+#define wf_store_relaxed(p, v)                                                 \
     atomic_store_explicit((p), (v), memory_order_relaxed)
-#define wf_store_release(p, v) \
+#define wf_store_release(p, v)                                                 \
     atomic_store_explicit((p), (v), memory_order_release)
 /* Strong CAS; *expected is updated on failure, as in C11. */
-#define wf_cas_seqcst(p, expected, desired)                                  \
-    atomic_compare_exchange_strong_explicit((p), (expected), (desired),      \
-                                            memory_order_seq_cst,            \
+#define wf_cas_seqcst(p, expected, desired)                                    \
+    atomic_compare_exchange_strong_explicit((p), (expected), (desired),        \
+                                            memory_order_seq_cst,              \
                                             memory_order_seq_cst)
 /* CAS whose success both acquires and releases; failure acquires. */
-#define wf_cas_acqrel(p, expected, desired)                                  \
-    atomic_compare_exchange_strong_explicit((p), (expected), (desired),      \
-                                            memory_order_acq_rel,            \
+#define wf_cas_acqrel(p, expected, desired)                                    \
+    atomic_compare_exchange_strong_explicit((p), (expected), (desired),        \
+                                            memory_order_acq_rel,              \
                                             memory_order_acquire)
-#define wf_exchange_acqrel(p, v) \
+#define wf_exchange_acqrel(p, v)                                               \
     atomic_exchange_explicit((p), (v), memory_order_acq_rel)
-#define wf_fetch_add_seqcst(p, v) \
+#define wf_fetch_add_seqcst(p, v)                                              \
     atomic_fetch_add_explicit((p), (v), memory_order_seq_cst)
-#define wf_fetch_add_release(p, v) \
+#define wf_fetch_add_release(p, v)                                             \
     atomic_fetch_add_explicit((p), (v), memory_order_release)
 /* Statistics several threads bump, read as a snapshot. */
-#define wf_fetch_add_relaxed(p, v) \
+#define wf_fetch_add_relaxed(p, v)                                             \
     atomic_fetch_add_explicit((p), (v), memory_order_relaxed)
 
 #if defined(__SANITIZE_THREAD__)
@@ -54,9 +54,9 @@
 
 #ifdef WF__TSAN
 extern _Atomic int wf__tsan_fence_word;
-#define wf_fence_seqcst()                                                    \
-    ((void)atomic_fetch_add_explicit(&wf__tsan_fence_word, 0,                \
-                                     memory_order_seq_cst),                  \
+#define wf_fence_seqcst()                                                      \
+    ((void)atomic_fetch_add_explicit(&wf__tsan_fence_word, 0,                  \
+                                     memory_order_seq_cst),                    \
      atomic_thread_fence(memory_order_seq_cst))
 #else
 #define wf_fence_seqcst() atomic_thread_fence(memory_order_seq_cst)

@@ -19,7 +19,6 @@
  * that publishes a new slot in wf__worker_create's caller. */
 #define wf__nslots(p) wf_load_acquire(&(p)->nslots)
 
-
 /* Task flags (owner-written before the task is shared). */
 #define WF__TASK_DETACHED 1u /* nobody joins it; it may be freed once run */
 #define WF__TASK_ROOT 2u     /* counted in pool->roots (wf_pool_wait_idle) */
@@ -38,21 +37,21 @@ typedef struct wf__worker {
     wf_deque deque;       /* the public part: thieves poll it */
     _Alignas(WF_CACHE_LINE) wf_pool *pool;
     unsigned index;
-    uint64_t rng;          /* victim selection */
-    wf_task **stack_mem;   /* [0] is the NULL sentinel below the stack */
-    size_t stack_cap;      /* usable slots */
+    uint64_t rng;        /* victim selection */
+    wf_task **stack_mem; /* [0] is the NULL sentinel below the stack */
+    size_t stack_cap;    /* usable slots */
     wf__counters stats;
     pthread_t thread;
     bool started;
-    bool spare;          /* started for a blocked worker (blocking.c) */
-    bool caller;         /* a slot for threads that are not workers (caller.c) */
+    bool spare;  /* started for a blocked worker (blocking.c) */
+    bool caller; /* a slot for threads that are not workers (caller.c) */
     /* A caller slot's holder: 0 when free.  Taken by an acquire CAS and
      * freed by a release store, so each holder sees what the previous one
      * did to the slot's stack and deque. */
     _Atomic int occupied;
     struct wf__fast *outer; /* the holder's wf__self before it came */
-    _Atomic int retired; /* a spare whose thread has exited or will */
-    int blocking_depth;  /* nesting of wf_blocking_begin (owner-only) */
+    _Atomic int retired;    /* a spare whose thread has exited or will */
+    int blocking_depth;     /* nesting of wf_blocking_begin (owner-only) */
     void *mem; /* what wf__alloc returned, for the aligned worker */
 } wf__worker;
 
@@ -80,9 +79,9 @@ struct wf_pool {
     wf_allocator alloc;
     wf__worker **workers;
     bool is_default;
-    bool debug;           /* wf__debug() when it was made */
-    bool print_stats;     /* WEFT_STATS=1 when it was made */
-    void *mem; /* raw block behind this aligned struct */
+    bool debug;       /* wf__debug() when it was made */
+    bool print_stats; /* WEFT_STATS=1 when it was made */
+    void *mem;        /* raw block behind this aligned struct */
     _Atomic int shutdown;
     /* Graphs made on this pool and not yet destroyed: wf_pool_destroy
      * refuses while there are any (their tasks would outlive the pool).
@@ -115,7 +114,6 @@ struct wf_pool {
     pthread_mutex_t idle_lock;
     pthread_cond_t idle_cond;
 };
-
 
 /* alloc.c (and wf__alloc, wf__free: pool_hooks.h) */
 void *wf__alloc_aligned(const wf_allocator *a, size_t size, void **raw);

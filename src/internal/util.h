@@ -13,9 +13,9 @@
 
 /* Broken internal invariant: report where, then abort.  Never for bad
  * input, which gets an error code. */
-#define WF_BUG(msg)                                                          \
-    (fprintf(stderr, "weft: internal error at %s:%d: %s\n", __FILE__,        \
-             __LINE__, (msg)),                                               \
+#define WF_BUG(msg)                                                            \
+    (fprintf(stderr, "weft: internal error at %s:%d: %s\n", __FILE__,          \
+             __LINE__, (msg)),                                                 \
      abort())
 
 /* One spin-wait step: tells the core (and a sibling hyperthread) that

@@ -16,7 +16,7 @@
 #define DEFAULT_POLL_SPIN_US 100u
 #define CREDIT_BUFFER_BYTES (8u << 20) /* receive ring of a default channel */
 
-/* ---- small helpers ---------------------------------------------------------- */
+/* ---- small helpers ------------------------------------------------------- */
 
 int64_t wf__mpi_now_ns(void)
 {
@@ -29,16 +29,17 @@ void wf__mpi_stat_max(_Atomic uint64_t *stat, uint64_t v)
 {
     /* Relaxed: a statistic, read by nobody who acts on it. */
     uint64_t old = atomic_load_explicit(stat, memory_order_relaxed);
-    while (v > old && !atomic_compare_exchange_weak_explicit(
-                          stat, &old, v, memory_order_relaxed,
-                          memory_order_relaxed)) {
+    while (v > old &&
+           !atomic_compare_exchange_weak_explicit(
+               stat, &old, v, memory_order_relaxed, memory_order_relaxed)) {
     }
 }
 
 /* Keys are (peer, channel), both non-negative ints. */
 static uint64_t table_key(int peer, int channel)
 {
-    return ((uint64_t)(uint32_t)peer << 32 | (uint32_t)channel) + 1; /* 0: empty */
+    return ((uint64_t)(uint32_t)peer << 32 | (uint32_t)channel) +
+           1; /* 0: empty */
 }
 
 static size_t table_slot(uint64_t key, size_t cap)
@@ -116,7 +117,7 @@ static void table_free(wf__mpi_table *t)
     memset(t, 0, sizeof *t);
 }
 
-/* ---- the registry: graph -> context ------------------------------------------ */
+/* ---- the registry: graph -> context -------------------------------------- */
 
 static pthread_mutex_t registry_mu = PTHREAD_MUTEX_INITIALIZER;
 static wf_mpi *registry;
@@ -150,7 +151,7 @@ static void registry_remove(wf_mpi *m)
     pthread_mutex_unlock(&registry_mu);
 }
 
-/* ---- configuration -------------------------------------------------------------- */
+/* ---- configuration ------------------------------------------------------- */
 
 /* A whole number in [1, max] from the environment, else 0 (with one
  * warning on stderr for a value that is set but unusable). */
@@ -195,8 +196,9 @@ static int configure(wf_mpi *m, const wf_mpi_config *cfg)
         return WF_ERANGE;
     m->mode = c.mode == WF_MPI_AUTO ? (wf_mpi_mode)granted : c.mode;
     m->credits = c.credits;
-    unsigned poll = c.poll_max_us ? c.poll_max_us
-                                  : env_unsigned("WEFT_MPI_POLL_MAX_US", 1000000);
+    unsigned poll = c.poll_max_us
+                        ? c.poll_max_us
+                        : env_unsigned("WEFT_MPI_POLL_MAX_US", 1000000);
     m->poll_max_ns = (int64_t)(poll ? poll : DEFAULT_POLL_MAX_US) * 1000;
     unsigned spin = c.poll_spin_us
                         ? c.poll_spin_us
@@ -219,7 +221,7 @@ unsigned wf__mpi_credits_for(const wf_mpi *m, unsigned own, size_t size)
     return fit < 2 ? 2 : (unsigned)fit;
 }
 
-/* ---- failure ------------------------------------------------------------------------ */
+/* ---- failure ------------------------------------------------------------- */
 
 /* The graph was cancelled, by a body that failed, by wf_graph_cancel, or
  * by us.  Runs on the cancelling thread with the graph's topology lock
@@ -246,7 +248,7 @@ void wf__mpi_fail(wf_mpi *m, int err)
     wf_graph_cancel(m->g);
 }
 
-/* ---- create / destroy ------------------------------------------------------------- */
+/* ---- create / destroy ---------------------------------------------------- */
 
 static void free_context(wf_mpi *m)
 {
@@ -414,7 +416,7 @@ int wf_mpi_destroy(wf_mpi *m)
     return 0;
 }
 
-/* ---- queries ------------------------------------------------------------------------ */
+/* ---- queries ------------------------------------------------------------- */
 
 wf_mpi_mode wf_mpi_get_mode(const wf_mpi *m)
 {

@@ -48,7 +48,7 @@ static void grant(wf__mpi_send *s, int64_t n)
     wf_try_put(wf_input_port(s->limiter, 1), &n);
 }
 
-/* ---- the sender ------------------------------------------------------------- */
+/* ---- the sender ---------------------------------------------------------- */
 
 static wf__mpi_out *take_buffer(wf__mpi_send *s)
 {
@@ -70,7 +70,8 @@ static void count_sent(wf__mpi_send *s)
 {
     wf_mpi *m = s->m;
     /* Statistics: relaxed, read by nobody who acts on them. */
-    uint64_t sent = atomic_fetch_add_explicit(&s->sent, 1, memory_order_relaxed) + 1;
+    uint64_t sent =
+        atomic_fetch_add_explicit(&s->sent, 1, memory_order_relaxed) + 1;
     uint64_t granted = atomic_load_explicit(&s->granted, memory_order_relaxed);
     uint64_t window = atomic_load_explicit(&s->window, memory_order_relaxed);
     if (sent + window > granted)
@@ -130,8 +131,8 @@ static void destroy_nodes(wf_node **nodes, int n)
 static int make_sender_nodes(wf__mpi_send *s, wf_fn_policy policy)
 {
     wf_graph *g = s->m->g;
-    int err = wf_limiter_node_create_counted(&s->limiter, g, s->size,
-                                             (size_t)LIMIT);
+    int err =
+        wf_limiter_node_create_counted(&s->limiter, g, s->size, (size_t)LIMIT);
     wf_function_config f = WF_FUNCTION_CONFIG_INIT;
     f.in_size = s->size;
     f.concurrency = WF_SERIAL;
@@ -209,8 +210,9 @@ static int publish(wf_mpi *m, bool sender, int peer, int channel, void *ep,
             sender ? m->n_send-- : m->n_recv--;
     }
     if (!err) {
-        *early = take_hello(m, sender ? WF__CTRL_HELLO_RECEIVER
-                                      : WF__CTRL_HELLO_SENDER, peer, channel);
+        *early = take_hello(
+            m, sender ? WF__CTRL_HELLO_RECEIVER : WF__CTRL_HELLO_SENDER, peer,
+            channel);
         if (*early != NULL) {
             if (sender)
                 ((wf__mpi_send *)ep)->peer_seen = true;
@@ -277,7 +279,7 @@ int wf_mpi_sender_create(wf_node **out, wf_mpi *m, int dest, int channel,
     return wf_mpi_sender_create_with(out, m, &c);
 }
 
-/* ---- the receiver -------------------------------------------------------------- */
+/* ---- the receiver -------------------------------------------------------- */
 
 static int no_input(const void *in, wf_gateway *gw, void *ctx)
 {
@@ -362,7 +364,7 @@ int wf_mpi_receiver_create(wf_node **out, wf_mpi *m, int source, int channel,
     return wf_mpi_receiver_create_with(out, m, &c);
 }
 
-/* ---- the engine's side -------------------------------------------------------- */
+/* ---- the engine's side --------------------------------------------------- */
 
 /* A hello: match it with its endpoint, or keep it for when that is made.
  * Counted as received whatever happens to it. */
@@ -428,8 +430,8 @@ void wf__mpi_on_data(wf_mpi *m, int peer, int channel, int count,
     pthread_mutex_lock(&m->lock);
     wf__mpi_recv *r = wf__mpi_table_get(&m->recvs, peer, channel);
     pthread_mutex_unlock(&m->lock);
-    int bad = r == NULL ? WF_ESTATE
-              : (size_t)count != r->size ? WF_ESIZE
+    int bad = r == NULL                         ? WF_ESTATE
+              : (size_t)count != r->size        ? WF_ESIZE
               : r->tail - r->head >= r->credits ? WF_ESTATE
                                                 : 0;
     if (bad || atomic_load(&m->cancelled)) {
@@ -473,17 +475,20 @@ static int deliver_one(wf_mpi *m, wf__mpi_recv *r, int64_t now)
      * the put and the count (wait.c). */
     wf_gateway_reserve_wait(m->agw);
     while (r->head != r->tail && n < DELIVER_BATCH) {
-        int rc = wf_gateway_try_put(r->gw, r->ring + (r->head % r->credits) * r->size);
+        int rc = wf_gateway_try_put(r->gw,
+                                    r->ring + (r->head % r->credits) * r->size);
         if (rc == 1) {
             r->head++;
             n++;
             count_received(m);
-            atomic_fetch_add_explicit(&m->st_delivered, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&m->st_delivered, 1,
+                                      memory_order_relaxed);
             r->blocked = false;
             r->retry_delay = 0;
             credit_back(m, r);
         } else if (rc == 0) { /* every successor rejected: later, again */
-            atomic_fetch_add_explicit(&m->st_rejections, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&m->st_rejections, 1,
+                                      memory_order_relaxed);
             r->blocked = true;
             r->retry_delay = r->retry_delay ? r->retry_delay * 2 : 1000;
             if (r->retry_delay > m->poll_max_ns)

@@ -27,12 +27,12 @@
 #include "mpi_impl.h"
 
 /* Sleep caps while something is in flight that only polling completes. */
-#define CAP_SENDS_NS 200000     /* posted sends: their buffers come back */
+#define CAP_SENDS_NS 200000       /* posted sends: their buffers come back */
 #define CAP_COLLECTIVE_NS 1000000 /* an allreduce of wait_all */
 #define RECEIVE_BATCH 64
 #define FREE_BUFS_MAX 16 /* data buffers a channel keeps for reuse */
 
-/* ---- sending ------------------------------------------------------------------ */
+/* ---- sending ------------------------------------------------------------- */
 
 static void recycle(wf_mpi *m, wf__mpi_out *o)
 {
@@ -72,8 +72,8 @@ static bool reserve_req(wf_mpi *m)
 static void post_now(wf_mpi *m, wf__mpi_out *o)
 {
     MPI_Request req;
-    int rc = MPI_Isend(o->data, o->count, MPI_BYTE, o->dest, o->tag, m->comm,
-                       &req);
+    int rc =
+        MPI_Isend(o->data, o->count, MPI_BYTE, o->dest, o->tag, m->comm, &req);
     if (rc != MPI_SUCCESS) {
         free(o);
         wf__mpi_fail(m, WF_ESTATE);
@@ -175,7 +175,7 @@ bool wf__mpi_test_sends(wf_mpi *m)
     return true;
 }
 
-/* ---- receiving ---------------------------------------------------------------- */
+/* ---- receiving ----------------------------------------------------------- */
 
 /* Receive a matched message into scratch memory and drop it. */
 void wf__mpi_discard(wf_mpi *m, int count, MPI_Message *msg)
@@ -232,7 +232,8 @@ static bool receive(wf_mpi *m)
         any = true;
         m->recvd_from[st.MPI_SOURCE]++;
         MPI_Get_count(&st, MPI_BYTE, &count);
-        if (st.MPI_TAG == WF__MPI_TAG_CTRL && count == (int)sizeof(wf__mpi_ctrl)) {
+        if (st.MPI_TAG == WF__MPI_TAG_CTRL &&
+            count == (int)sizeof(wf__mpi_ctrl)) {
             wf__mpi_ctrl c;
             MPI_Mrecv(&c, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
             on_ctrl(m, st.MPI_SOURCE, &c);
@@ -247,7 +248,7 @@ static bool receive(wf_mpi *m)
     return any;
 }
 
-/* ---- failure and collectives ------------------------------------------------------ */
+/* ---- failure and collectives --------------------------------------------- */
 
 /* After a cancel: drop what waits for delivery and, if the failure began
  * here, tell every other rank (not counted: an abort makes no work). */
@@ -311,7 +312,7 @@ static bool progress_coll(wf_mpi *m)
     return true;
 }
 
-/* ---- the loop ------------------------------------------------------------------------ */
+/* ---- the loop ------------------------------------------------------------ */
 
 /* One pass over everything; true if anything happened. */
 bool wf__mpi_engine_step(wf_mpi *m)

@@ -86,12 +86,12 @@ struct wf__mpi_recv {
     unsigned char *ring;
     bool peer_seen; /* under m->lock */
     /* engine */
-    uint64_t head, tail;   /* delivered, received: slot = index % credits */
-    uint64_t granted;      /* credits granted in all (the first included) */
-    uint64_t pending;      /* delivered, not yet granted back           */
-    bool blocked, ready;   /* the head was rejected; on the ready list  */
-    int64_t retry_at;      /* ns, CLOCK_MONOTONIC, when blocked         */
-    int64_t retry_delay;   /* ns, doubles while rejections go on        */
+    uint64_t head, tail; /* delivered, received: slot = index % credits */
+    uint64_t granted;    /* credits granted in all (the first included) */
+    uint64_t pending;    /* delivered, not yet granted back           */
+    bool blocked, ready; /* the head was rejected; on the ready list  */
+    int64_t retry_at;    /* ns, CLOCK_MONOTONIC, when blocked         */
+    int64_t retry_delay; /* ns, doubles while rejections go on        */
     wf__mpi_recv *next_ready;
 };
 
@@ -157,8 +157,8 @@ struct wf_mpi {
     _Atomic int stop;
 
     /* engine */
-    wf__mpi_recv *ready;   /* receivers holding undelivered messages */
-    int64_t next_retry;    /* earliest retry of a blocked receiver, or 0 */
+    wf__mpi_recv *ready; /* receivers holding undelivered messages */
+    int64_t next_retry;  /* earliest retry of a blocked receiver, or 0 */
     void *scratch;
     size_t scratch_size;
     bool abort_sent;
@@ -172,9 +172,9 @@ struct wf_mpi {
     _Atomic int failed; /* the result of a failed wait_all, kept */
 
     /* statistics */
-    _Atomic uint64_t st_data_sent, st_delivered, st_ctrl_sent,
-        st_ctrl_received, st_credit_waits, st_rejections, st_max_in_flight,
-        st_max_queued, st_rounds;
+    _Atomic uint64_t st_data_sent, st_delivered, st_ctrl_sent, st_ctrl_received,
+        st_credit_waits, st_rejections, st_max_in_flight, st_max_queued,
+        st_rounds;
 };
 
 /* ---- context.c ---- */

@@ -27,8 +27,8 @@ void *wf__alloc_aligned(const wf_allocator *a, size_t size, void **raw)
     *raw = m;
     if (m == NULL)
         return NULL;
-    uintptr_t p = ((uintptr_t)m + WF_CACHE_LINE - 1) &
-                  ~(uintptr_t)(WF_CACHE_LINE - 1);
+    uintptr_t p =
+        ((uintptr_t)m + WF_CACHE_LINE - 1) & ~(uintptr_t)(WF_CACHE_LINE - 1);
     return (void *)p;
 }
 

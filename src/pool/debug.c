@@ -40,9 +40,9 @@ static void print_code(FILE *f, const char *what, const void *fn)
     if (dladdr(fn, &info) && info.dli_sname)
         fprintf(f, "%s %s", what, info.dli_sname);
     else if (dladdr(fn, &info) && info.dli_fname)
-        fprintf(f, "%s %s+%#lx", what, info.dli_fname,
-                (unsigned long)((const char *)fn -
-                                (const char *)info.dli_fbase));
+        fprintf(
+            f, "%s %s+%#lx", what, info.dli_fname,
+            (unsigned long)((const char *)fn - (const char *)info.dli_fbase));
     else
         fprintf(f, "%s %p", what, fn);
 }
@@ -102,7 +102,8 @@ void wf__debug_frame_exit(wf__worker *w, wf_task *top, const void *body,
         fputs(", which returned without wf_join.  The task's frame is\n"
               "weft: gone with the function that held it; running it "
               "would crash.  (WEFT_DEBUG; for FILE+0xN, addr2line -f -e "
-              "FILE 0xN names the function)\n", stderr);
+              "FILE 0xN names the function)\n",
+              stderr);
         abort();
     }
 }

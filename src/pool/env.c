@@ -70,8 +70,8 @@ static void warn_once(const char *name, const char *value, unsigned max)
     pthread_mutex_unlock(&lock);
     if (!seen)
         fprintf(stderr,
-                "weft: %s=%s ignored: not a whole number from 0 to %u\n",
-                name, value, max);
+                "weft: %s=%s ignored: not a whole number from 0 to %u\n", name,
+                value, max);
 }
 
 /* An unsigned environment variable: dflt when unset or empty, and (with a

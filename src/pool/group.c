@@ -13,8 +13,8 @@ int wf_group_init(wf_group *g, wf_pool *pool, wf_group *parent)
 {
     if (g == NULL)
         return WF_EINVAL;
-    *g = (wf_group){.pool_ = pool, .parent_ = parent,
-                    .owner_ = wf__thread_token()};
+    *g = (wf_group){
+        .pool_ = pool, .parent_ = parent, .owner_ = wf__thread_token()};
     /* Before g is shared: relaxed.  state_ is read by wf_group_cancel from
      * any thread; the answer is a snapshot either way. */
     wf_store_relaxed(&g->state_, GROUP_ACTIVE);
@@ -94,8 +94,8 @@ int wf_group_wait(wf_group *g)
     /* From outside, the tasks went to the group's pool (wf_group_spawn),
      * and their joins help there. */
     wf_pool *outside = wf__current() ? NULL
-                       : g->pool_     ? g->pool_
-                                      : wf_pool_default();
+                       : g->pool_    ? g->pool_
+                                     : wf_pool_default();
     /* Take from the head each time: a task that runs inline here may spawn
      * into this group, and its new task must be joined too. */
     for (wf_group_task *t; (t = g->head_) != NULL;) {
@@ -106,7 +106,7 @@ int wf_group_wait(wf_group *g)
         t->group_ = NULL; /* it has run: the frame may be spawned again */
     }
     wf_store_relaxed(&g->state_, GROUP_WAITED); /* see init */
-    int err = wf_load_acquire(&g->error_); /* see group_task */
+    int err = wf_load_acquire(&g->error_);      /* see group_task */
     if (err == 0 && wf_group_is_cancelled(g))
         err = WF_ECANCELED;
     return err;

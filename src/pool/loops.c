@@ -59,7 +59,7 @@ typedef struct {
     wf_task task;
     const for_spec *spec;
     size_t begin, end;
-    int depth; /* halvings left before the piece runs (adaptive mode) */
+    int depth;    /* halvings left before the piece runs (adaptive mode) */
     size_t chunk; /* body calls' length in the piece (adaptive mode) */
 } for_frame;
 
@@ -81,14 +81,13 @@ static bool thief_waiting(void)
 /* Adaptive piece: the body in chunks; when a thief waits and more than a
  * chunk is left, the upper half of the rest becomes a task (its spawn
  * publishes it, P2) and this piece goes on with the lower half. */
-static void for_piece(const for_spec *s, size_t begin, size_t end,
-                      size_t chunk)
+static void for_piece(const for_spec *s, size_t begin, size_t end, size_t chunk)
 {
     while (end - begin > chunk) {
         if (thief_waiting()) {
             size_t mid = begin + (end - begin) / 2;
-            for_frame upper = {.spec = s, .begin = mid, .end = end,
-                               .chunk = chunk};
+            for_frame upper = {
+                .spec = s, .begin = mid, .end = end, .chunk = chunk};
             wf_spawn(&upper.task, for_task);
             for_piece(s, begin, mid, chunk);
             wf_join_fn(&upper.task, for_task);
@@ -103,8 +102,8 @@ static void for_piece(const for_spec *s, size_t begin, size_t end,
 static void for_range(const for_spec *s, size_t begin, size_t end, int depth,
                       size_t chunk)
 {
-    bool fits = s->grain ? end - begin <= s->grain
-                         : end - begin <= 1 || depth <= 0;
+    bool fits =
+        s->grain ? end - begin <= s->grain : end - begin <= 1 || depth <= 0;
     if (fits) {
         if (s->grain)
             s->body(begin, end, s->ctx);
@@ -113,8 +112,11 @@ static void for_range(const for_spec *s, size_t begin, size_t end, int depth,
         return;
     }
     size_t mid = begin + (end - begin) / 2;
-    for_frame upper = {.spec = s, .begin = mid, .end = end,
-                       .depth = depth - 1, .chunk = chunk};
+    for_frame upper = {.spec = s,
+                       .begin = mid,
+                       .end = end,
+                       .depth = depth - 1,
+                       .chunk = chunk};
     spawn_top_piece(&upper.task, for_task, depth);
     for_range(s, begin, mid, depth - 1, chunk);
     wf_join_fn(&upper.task, for_task);
@@ -177,8 +179,8 @@ typedef struct {
     _Alignas(max_align_t) unsigned char small[ACC_INLINE];
 } reduce_frame;
 
-static void reduce_range(reduce_spec *s, size_t begin, size_t end,
-                         int depth, void *acc);
+static void reduce_range(reduce_spec *s, size_t begin, size_t end, int depth,
+                         void *acc);
 
 static void reduce_task(wf_task *t)
 {
@@ -204,8 +206,8 @@ static void acc_done(reduce_frame *f, const reduce_spec *s)
 
 /* The split points depend on (begin, end, grain) only: the combination
  * tree, hence the result, is the same whoever runs which piece. */
-static void reduce_range(reduce_spec *s, size_t begin, size_t end,
-                         int depth, void *acc)
+static void reduce_range(reduce_spec *s, size_t begin, size_t end, int depth,
+                         void *acc)
 {
     if (wf_load_relaxed(&s->err)) /* see reduce_spec */
         return;
@@ -267,8 +269,8 @@ int wf_parallel_reduce(wf_pool *pool, size_t begin, size_t end, size_t grain,
      * coarse piece would leave the others idle for all of it. */
     if (grain == 0)
         grain = ((end - begin) >> (auto_depth(pool) + AUTO_CHUNKS_LOG2)) + 1;
-    reduce_spec spec = {grain, size, identity, body, combine, ctx,
-                        &pool->alloc, 0};
+    reduce_spec spec = {grain,   size, identity,     body,
+                        combine, ctx,  &pool->alloc, 0};
     reduce_root root = {&spec, begin, end, auto_depth(pool), result};
     int err = wf_run(pool, reduce_root_fn, &root);
     return err ? err : wf_load_relaxed(&spec.err); /* after wf_run */

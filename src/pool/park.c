@@ -16,8 +16,8 @@
 static void futex_wait(_Atomic uint32_t *addr, uint32_t val,
                        const struct timespec *timeout)
 {
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, timeout,
-            NULL, 0);
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, timeout, NULL,
+            0);
 }
 
 void wf__futex_wait(_Atomic uint32_t *addr, uint32_t val)
@@ -27,8 +27,7 @@ void wf__futex_wait(_Atomic uint32_t *addr, uint32_t val)
 
 void wf__futex_wake(_Atomic uint32_t *addr, int n)
 {
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL,
-            0);
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
 /* Every parked waiter looks again.  Release: a waiter that wakes on the
@@ -132,8 +131,7 @@ void wf__wait_park(wf__worker *w, wf__cond_fn done, const void *arg)
     wf_fetch_add_seqcst(&p->waiters, 1);
     /* P8: pairs with the fences in wf__wake_one and wf__wake_waiters. */
     wf_fence_seqcst();
-    if (!done(arg) && !wf__work_visible(p) &&
-        !wf_load_acquire(&p->shutdown)) {
+    if (!done(arg) && !wf__work_visible(p) && !wf_load_acquire(&p->shutdown)) {
         wf_counter_inc(&w->stats.parks);
         traced_wait(&p->waiter_epoch, epoch);
     }
@@ -143,8 +141,7 @@ void wf__wait_park(wf__worker *w, wf__cond_fn done, const void *arg)
 void wf__nap(wf__worker *w, uint64_t ns)
 {
     wf_pool *p = w->pool;
-    struct timespec ts = {(time_t)(ns / 1000000000u),
-                          (long)(ns % 1000000000u)};
+    struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
     /* Acquire pairs with the release increment in wf__wake_all: if the
      * shutdown store (before it) is missed below, epoch has moved since
      * this load and the wait returns at once. */

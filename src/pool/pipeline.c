@@ -79,8 +79,8 @@ struct pl_token {
  * token at a time). */
 typedef struct pl_serial {
     _Alignas(WF_CACHE_LINE) _Atomic uintptr_t state; /* out of order: PL3 */
-    pl_token *fifo;          /* out of order: the holder's, PL3 */
-    _Atomic uint64_t *ring;  /* in order: PL2 */
+    pl_token *fifo;         /* out of order: the holder's, PL3 */
+    _Atomic uint64_t *ring; /* in order: PL2 */
 } pl_serial;
 
 typedef struct pl_stage {
@@ -96,7 +96,7 @@ typedef struct pl_stage {
 #define FREE_ENDED 2u   /* the input has ended */
 #define FREE_COUNT(w) (((w) >> 2) & 0x3fffffffu)
 #define FREE_TOP(w) ((uint32_t)((w) >> 32))
-#define FREE_WORD(top, count, flags) \
+#define FREE_WORD(top, count, flags)                                           \
     ((uint64_t)(top) << 32 | (uint64_t)(count) << 2 | (flags))
 
 struct pl_pipe {
@@ -194,9 +194,9 @@ static pl_token *token_finish(pl_pipe *p, pl_token *tok)
     uint64_t w = wf_load_relaxed(&p->free), nw; /* the CAS decides */
     do {
         tok->next = rec_at(p, w);
-        nw = w & FREE_STALLED ? 0
-                              : FREE_WORD(tok->index + 1, FREE_COUNT(w) + 1,
-                                          w & FREE_ENDED);
+        nw = w & FREE_STALLED
+                 ? 0
+                 : FREE_WORD(tok->index + 1, FREE_COUNT(w) + 1, w & FREE_ENDED);
     } while (!wf_cas_acqrel(&p->free, &w, nw)); /* PL1 */
     if (w & FREE_STALLED) { /* stalled: empty, and ours to restart */
         tok->stage = 0;
@@ -235,10 +235,9 @@ static void input_end(pl_pipe *p, pl_token *tok)
 #define SLOT_INDEX_BITS 21 /* index + 1 <= WF_PIPELINE_MAX_TOKENS */
 _Static_assert(WF_PIPELINE_MAX_TOKENS < 1u << SLOT_INDEX_BITS, "slot word");
 #define SLOT_GO(k) ((uint64_t)(k) << (SLOT_INDEX_BITS + 1) | 1u)
-#define SLOT_PARKED(k, index) \
-    (SLOT_GO(k) | (uint64_t)((index) + 1) << 1)
+#define SLOT_PARKED(k, index) (SLOT_GO(k) | (uint64_t)((index) + 1) << 1)
 #define SLOT_INDEX_MASK ((uint64_t)((1u << SLOT_INDEX_BITS) - 1) << 1)
-#define SLOT_TOKEN(w) ((uint32_t)(((w) & SLOT_INDEX_MASK) >> 1))
+#define SLOT_TOKEN(w) ((uint32_t)(((w)&SLOT_INDEX_MASK) >> 1))
 
 /* In order (PL2): true if tok may run the stage now; false if it parked
  * and the token before it will hand it the stage. */
@@ -323,9 +322,8 @@ static bool serial_enter(pl_pipe *p, const pl_stage *s, pl_token *tok)
 
 static pl_token *serial_leave(pl_pipe *p, const pl_stage *s, pl_token *tok)
 {
-    return s->mode == WF_STAGE_SERIAL_IN_ORDER
-               ? inorder_leave(p, s->ser, tok)
-               : ooo_leave(s->ser);
+    return s->mode == WF_STAGE_SERIAL_IN_ORDER ? inorder_leave(p, s->ser, tok)
+                                               : ooo_leave(s->ser);
 }
 
 /* ---- running tokens ------------------------------------------------------ */
@@ -438,8 +436,7 @@ static void token_run(pl_pipe *p, pl_token *tok)
             later = NULL;
         if (tok == NULL)
             return;
-        tok = tok->stage == 0 ? input_step(p, tok, &later)
-                              : stage_step(p, tok);
+        tok = tok->stage == 0 ? input_step(p, tok, &later) : stage_step(p, tok);
     }
 }
 
@@ -540,7 +537,7 @@ static void token_task(wf_task *t)
     linger(); /* tok and its pipeline may be gone: it touches neither */
 }
 
-/* ---- the call -------------------------------------------------------------- */
+/* ---- the call ------------------------------------------------------------ */
 
 /* Acquire pairs with the seq_cst RMW in pipe_complete: the caller sees
  * every stage call's effects, and the error. */
@@ -561,8 +558,8 @@ static void pipe_main(void *arg)
     wf__help_until(wf__current(), pipe_done, p);
 }
 
-static int check_args(wf_pool *pool, size_t max_tokens,
-                      const wf_stage *stages, size_t n)
+static int check_args(wf_pool *pool, size_t max_tokens, const wf_stage *stages,
+                      size_t n)
 {
     if (pool == NULL || stages == NULL || n == 0 || max_tokens == 0)
         return WF_EINVAL;
@@ -587,8 +584,8 @@ static size_t round_up(size_t x, size_t to)
 }
 
 /* false when the sizes overflow. */
-static bool plan(pl_layout *l, const wf_stage *stages, size_t n,
-                 size_t tokens, size_t cap)
+static bool plan(pl_layout *l, const wf_stage *stages, size_t n, size_t tokens,
+                 size_t cap)
 {
     *l = (pl_layout){0};
     for (size_t i = 1; i < n; i++) {
@@ -641,8 +638,8 @@ static void init_tokens(pl_pipe *p)
 /* One zeroed block for the pipeline, its records, serial stages and
  * rings.  NULL if there is no memory. */
 static pl_pipe *pipe_new(wf_pool *pool, size_t tokens, const wf_stage *stages,
-                         size_t n, const wf_pipeline_config *cfg,
-                         pl_layout *l, void **raw)
+                         size_t n, const wf_pipeline_config *cfg, pl_layout *l,
+                         void **raw)
 {
     size_t cap = 1;
     while (cap < tokens)

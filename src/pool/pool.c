@@ -61,8 +61,8 @@ static void display_env_once(const wf_pool_config *c)
     fprintf(stderr,
             "weft: threads=%u (WEFT_NUM_THREADS=%s, cpus available=%u)\n"
             "weft: deque_capacity=%zu spin=%u stack_size=%zu%s\n",
-            c->threads, getenv("WEFT_NUM_THREADS") ? getenv("WEFT_NUM_THREADS")
-                                                   : "unset",
+            c->threads,
+            getenv("WEFT_NUM_THREADS") ? getenv("WEFT_NUM_THREADS") : "unset",
             wf__available_cpus(), c->deque_capacity, c->spin, c->stack_size,
             c->stack_size ? "" : " (system default)");
 }
@@ -317,7 +317,8 @@ wf_pool *wf_pool_default(void)
             if (made->print_stats) /* it is never destroyed */
                 atexit(print_default_stats);
         } else { /* once per process: say why, as nothing else will */
-            fprintf(stderr, "weft: the default pool could not be made: %s "
+            fprintf(stderr,
+                    "weft: the default pool could not be made: %s "
                     "(%s); wf_spawn from outside a pool runs tasks "
                     "inline, and wf_pool_default() is NULL\n",
                     wf_strerror(err), wf_err_name(err));
@@ -389,13 +390,14 @@ static void slot_name(const wf_pool *p, unsigned i, char *out, size_t n)
 
 static void print_row(const char *name, const wf_worker_stats *s)
 {
-    fprintf(stderr, "weft:   %-10s %12llu %12llu %10llu %13llu %10llu "
-            "%8llu %8llu\n", name, (unsigned long long)s->spawns,
-            (unsigned long long)s->tasks_run,
-            (unsigned long long)s->steals,
+    fprintf(stderr,
+            "weft:   %-10s %12llu %12llu %10llu %13llu %10llu "
+            "%8llu %8llu\n",
+            name, (unsigned long long)s->spawns,
+            (unsigned long long)s->tasks_run, (unsigned long long)s->steals,
             (unsigned long long)s->failed_steals,
-            (unsigned long long)s->publishes,
-            (unsigned long long)s->parks, (unsigned long long)s->wakes);
+            (unsigned long long)s->publishes, (unsigned long long)s->parks,
+            (unsigned long long)s->wakes);
 }
 
 static void add_stats(wf_worker_stats *sum, const wf_worker_stats *s)
@@ -413,7 +415,8 @@ static void add_stats(wf_worker_stats *sum, const wf_worker_stats *s)
  * out; the total counts every slot. */
 static void print_stats(wf_pool *p)
 {
-    fprintf(stderr, "weft: %s pool of %u threads (WEFT_STATS):\n"
+    fprintf(stderr,
+            "weft: %s pool of %u threads (WEFT_STATS):\n"
             "weft:   slot             spawns    tasks run     steals "
             "failed steals  publishes    parks    wakes\n",
             p->is_default ? "the default" : "a", p->threads);
@@ -435,4 +438,3 @@ static void print_default_stats(void)
     if (p && !wf__pool_forked(p))
         print_stats(p);
 }
-

@@ -30,10 +30,10 @@ _Atomic int wf__tracing;
 #define NAME_MAX_LEN 39
 
 typedef struct tr_event {
-    uint64_t ts;   /* ns since the session started */
-    uint64_t id;   /* flow id ('s', 'f') */
-    char ph;       /* 'B', 'E', 's', 'f' */
-    char cat;      /* WF__TRACE_BODY, _TASK, _STEAL, _PARK, _RUN */
+    uint64_t ts; /* ns since the session started */
+    uint64_t id; /* flow id ('s', 'f') */
+    char ph;     /* 'B', 'E', 's', 'f' */
+    char cat;    /* WF__TRACE_BODY, _TASK, _STEAL, _PARK, _RUN */
     char name[NAME_MAX_LEN + 1];
 } tr_event;
 
@@ -47,15 +47,15 @@ typedef struct tr_buf {
     struct tr_buf *next; /* global list, under tr_lock */
     _Atomic int busy;    /* the owner is recording (see the handshake) */
     unsigned tid;
-    int worker;          /* its index if a pool's own thread, else -1 */
+    int worker;            /* its index if a pool's own thread, else -1 */
     tr_chunk *head, *tail; /* the owner's while busy; stop's after */
     unsigned long dropped; /* events lost for want of memory */
 } tr_buf;
 
 static pthread_mutex_t tr_lock = PTHREAD_MUTEX_INITIALIZER;
-static tr_buf *tr_bufs;      /* under tr_lock */
-static unsigned tr_next_tid; /* under tr_lock */
-static char *tr_path;        /* under tr_lock */
+static tr_buf *tr_bufs;       /* under tr_lock */
+static unsigned tr_next_tid;  /* under tr_lock */
+static char *tr_path;         /* under tr_lock */
 static struct timespec tr_t0; /* written before the switch is set */
 static _Atomic uint64_t tr_next_flow;
 static _Thread_local tr_buf *tr_self;
@@ -203,8 +203,7 @@ static const char *cat_name(char cat)
 static void write_name(FILE *f, const tr_event *e)
 {
     char name[NAME_MAX_LEN + 16];
-    snprintf(name, sizeof name, "%s%s",
-             e->cat == WF__TRACE_TASK ? "task " : "",
+    snprintf(name, sizeof name, "%s%s", e->cat == WF__TRACE_TASK ? "task " : "",
              e->name[0] ? e->name : "graph");
     fprintf(f, ",\"cat\":\"%s\",\"name\":", cat_name(e->cat));
     write_string(f, name);
@@ -212,8 +211,8 @@ static void write_name(FILE *f, const tr_event *e)
 
 static void write_head(FILE *f, const tr_buf *b, char ph, uint64_t ts)
 {
-    fprintf(f, ",\n{\"ph\":\"%c\",\"pid\":1,\"tid\":%u,\"ts\":%.3f", ph,
-            b->tid, (double)ts / 1000.0);
+    fprintf(f, ",\n{\"ph\":\"%c\",\"pid\":1,\"tid\":%u,\"ts\":%.3f", ph, b->tid,
+            (double)ts / 1000.0);
 }
 
 /* A begin and its end as one complete event: half the bytes of two. */
@@ -246,8 +245,9 @@ static void write_event(FILE *f, const tr_buf *b, const tr_event *e)
  * open (the trace stopped inside it) or nested too deep as B / E. */
 static void write_buf(FILE *f, const tr_buf *b)
 {
-    fprintf(f, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"name\":\"thread_name\","
-               "\"args\":{\"name\":\"%s %d\"}}",
+    fprintf(f,
+            ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"name\":\"thread_name\","
+            "\"args\":{\"name\":\"%s %d\"}}",
             b->tid, b->worker >= 0 ? "worker" : "thread",
             b->worker >= 0 ? b->worker : (int)b->tid);
     const tr_event *open[MAX_OPEN];
@@ -275,14 +275,17 @@ static int write_all(FILE *f)
 {
     unsigned long dropped = 0;
     fputs("{\"traceEvents\":[\n{\"ph\":\"M\",\"pid\":1,\"name\":"
-          "\"process_name\",\"args\":{\"name\":\"weft\"}}", f);
+          "\"process_name\",\"args\":{\"name\":\"weft\"}}",
+          f);
     for (const tr_buf *b = tr_bufs; b; b = b->next) {
         if (b->head)
             write_buf(f, b);
         dropped += b->dropped;
     }
-    fprintf(f, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":"
-               "{\"dropped_events\":%lu}}\n", dropped);
+    fprintf(f,
+            "\n],\"displayTimeUnit\":\"ns\",\"otherData\":"
+            "{\"dropped_events\":%lu}}\n",
+            dropped);
     return ferror(f) ? WF_EAGAIN : 0;
 }
 

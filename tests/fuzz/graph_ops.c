@@ -31,13 +31,13 @@
 
 #include <weft.h>
 
-#define FZ_CHECK(cond, what)                                                 \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "graph_ops: %s (%s:%d)\n", what, __FILE__,       \
-                    __LINE__);                                               \
-            abort();                                                         \
-        }                                                                    \
+#define FZ_CHECK(cond, what)                                                   \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            fprintf(stderr, "graph_ops: %s (%s:%d)\n", what, __FILE__,         \
+                    __LINE__);                                                 \
+            abort();                                                           \
+        }                                                                      \
     } while (0)
 
 /* 0, 1, or one of the codes in common.h. */
@@ -52,8 +52,14 @@ static void check_code(int r, const char *call)
 enum { MAX_NODES = 8, MAX_OPS = 512, BODY_ERROR = -77 };
 
 typedef enum {
-    K_QUEUE, K_BUFFER, K_BROADCAST, K_SERIAL, K_REJECTING, K_LIMITER,
-    K_OVERWRITE, NKINDS
+    K_QUEUE,
+    K_BUFFER,
+    K_BROADCAST,
+    K_SERIAL,
+    K_REJECTING,
+    K_LIMITER,
+    K_OVERWRITE,
+    NKINDS
 } kind;
 
 typedef struct {
@@ -109,9 +115,9 @@ static bool closes_passing_cycle(const slot *s, int x, int y)
  * takes), so a sender with an edge to one of them cannot keep any. */
 static bool takes_all(const slot *s, int i)
 {
-    return s[i].n && (s[i].k == K_QUEUE || s[i].k == K_BUFFER ||
-                      s[i].k == K_BROADCAST || s[i].k == K_SERIAL ||
-                      s[i].k == K_OVERWRITE);
+    return s[i].n &&
+           (s[i].k == K_QUEUE || s[i].k == K_BUFFER || s[i].k == K_BROADCAST ||
+            s[i].k == K_SERIAL || s[i].k == K_OVERWRITE);
 }
 
 /* After a wait_for_all that returned 0 (nothing failed or cancelled, and
@@ -260,9 +266,9 @@ static void run_program(const uint8_t *data, size_t size)
                 check_nothing_stuck(s);
             break;
         case 7: /* reset */
-            check_code(wf_graph_reset(g, a & (WF_RESET_BODIES |
-                                              WF_RESET_CLEAR_EDGES)),
-                       "wf_graph_reset");
+            check_code(
+                wf_graph_reset(g, a & (WF_RESET_BODIES | WF_RESET_CLEAR_EDGES)),
+                "wf_graph_reset");
             if (a & WF_RESET_CLEAR_EDGES)
                 memset(edge, 0, sizeof edge);
             break;
@@ -373,8 +379,8 @@ int main(int argc, char **argv)
         }
         LLVMFuzzerTestOneInput(buf, n);
     }
-    printf("graph_ops: %d corpus files and %ld random programs passed\n",
-           files, random_programs);
+    printf("graph_ops: %d corpus files and %ld random programs passed\n", files,
+           random_programs);
     if (pool)
         wf_pool_destroy(pool);
     return 0;

@@ -46,8 +46,8 @@ bool sim_spin_ok(int *iterations)
     return ++*iterations <= sim_spin_limit;
 }
 
-static const char *const kind_names[] = {"load", "store", "cas", "xchg",
-                                         "fadd", "fence"};
+static const char *const kind_names[] = {"load", "store", "cas",
+                                         "xchg", "fadd",  "fence"};
 
 static int name_index(const char *s, size_t len, const char *const *names,
                       int n)
@@ -94,12 +94,14 @@ int sim_override_parse(const char *s, sim_override *o, char *err, size_t n)
     o->order = order_of(f[2], len[2]);
     o->expr = len[3] == 1 && f[3][0] == '*' ? NULL : strndup(f[3], len[3]);
     o->new_order = len[4] == 4 && strncmp(f[4], "skip", 4) == 0
-                       ? -1 : order_of(f[4], len[4]);
+                       ? -1
+                       : order_of(f[4], len[4]);
     if (o->kind < 0 || o->order < 0 ||
         (o->new_order < 0 && strncmp(f[4], "skip", 4) != 0)) {
-        snprintf(err, n, "mutate: kind load|store|cas|xchg|fadd|fence, "
-                         "orders relaxed|acquire|release|acq_rel|seq_cst "
-                         "(new: also skip)");
+        snprintf(err, n,
+                 "mutate: kind load|store|cas|xchg|fadd|fence, "
+                 "orders relaxed|acquire|release|acq_rel|seq_cst "
+                 "(new: also skip)");
         return -1;
     }
     return 0;

@@ -110,7 +110,11 @@ static int cl_steal(void **out)
 }
 
 const sim_algo sim_algo_chaselev = {
-    .name = "chase-lev", .catch_model = "-",
+    .name = "chase-lev",
+    .catch_model = "-",
     .desc = "the C11 deque of Le, Pop, Cohen, Zappa Nardelli (PPoPP 2013): "
             "relaxed slots, release fence in push",
-    .init = cl_init, .push = cl_push, .pop = cl_take, .poll = cl_steal};
+    .init = cl_init,
+    .push = cl_push,
+    .pop = cl_take,
+    .poll = cl_steal};

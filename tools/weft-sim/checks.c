@@ -29,8 +29,8 @@ static void owner_takes(int *stack, int *n, int got)
         return;
     if (k != *n - 1)
         sim_failf("not LIFO: the owner's pop returned %c while %c, pushed "
-                  "after it, was still in the deque", 'A' + got,
-                  'A' + stack[*n - 1]);
+                  "after it, was still in the deque",
+                  'A' + got, 'A' + stack[*n - 1]);
     memmove(&stack[k], &stack[k + 1], sizeof(int) * (size_t)(*n - 1 - k));
     (*n)--;
 }
@@ -41,9 +41,10 @@ static void check_owner_lifo(const int *drained, int ndrained)
     int stack[SIM_MAX_VALUES], n = 0;
     for (int i = 0; i < o->nprog && !S.fail[0]; i++) {
         const sim_op *op = &o->prog[i];
-        for (int j = 0; op->kind == OP_PUSH && op->status == 0 &&
-                        j < (op->count > 1 ? op->count : 1) &&
-                        n < SIM_MAX_VALUES; j++)
+        for (int j = 0;
+             op->kind == OP_PUSH && op->status == 0 &&
+             j < (op->count > 1 ? op->count : 1) && n < SIM_MAX_VALUES;
+             j++)
             stack[n++] = sim_op_value(op, j);
         if (op->kind == OP_POP && sim_value_index(op->got) >= 0)
             owner_takes(stack, &n, sim_value_index(op->got));
@@ -63,15 +64,16 @@ static void check_thief_fifo(const int *left)
                 continue;
             if (last >= 0 && push_rank[y] < push_rank[last])
                 sim_failf("not FIFO: %s took %c and then %c, which was pushed "
-                          "before it", sim_thread_name(t), 'A' + last, 'A' + y);
+                          "before it",
+                          sim_thread_name(t), 'A' + last, 'A' + y);
             last = y;
             for (int x = 0; x < SIM_MAX_VALUES && !S.fail[0]; x++) {
                 if (push_rank[x] < 0 || push_rank[x] > push_rank[y])
                     continue;
                 if (left[x] || (pop_at[x] >= 0 && pop_at[x] > push_rank[y]))
                     sim_failf("not FIFO: %s took %c while %c, pushed before "
-                              "it, was still in the deque", sim_thread_name(t),
-                              'A' + y, 'A' + x);
+                              "it, was still in the deque",
+                              sim_thread_name(t), 'A' + y, 'A' + x);
             }
         }
     }
@@ -90,7 +92,8 @@ static void order_checks(const int *left, const int *drained, int ndrained)
     for (int i = 0; i < o->nprog; i++) {
         const sim_op *op = &o->prog[i];
         for (int j = 0; op->kind == OP_PUSH && op->status == 0 &&
-                        j < (op->count > 1 ? op->count : 1); j++)
+                        j < (op->count > 1 ? op->count : 1);
+             j++)
             push_rank[sim_op_value(op, j)] = 2 * (rank++);
         if (op->kind == OP_POP && sim_value_index(op->got) >= 0)
             pop_at[sim_value_index(op->got)] = 2 * rank - 1;
@@ -127,9 +130,9 @@ void explore_final_check(void)
         if (got != S.pushed[v])
             k += (size_t)snprintf(msg + k, sizeof msg - k,
                                   "%stask %c %s: pushed %d time(s), taken %d, "
-                                  "left in the deque %d", k ? "; " : "",
-                                  'A' + v, got < S.pushed[v] ? "lost"
-                                                             : "duplicated",
+                                  "left in the deque %d",
+                                  k ? "; " : "", 'A' + v,
+                                  got < S.pushed[v] ? "lost" : "duplicated",
                                   S.pushed[v], S.taken[v], left[v]);
     }
     if (msg[0]) {
@@ -138,7 +141,7 @@ void explore_final_check(void)
     }
     if (t - b != nleft && !(nleft == 0 && t <= b))
         sim_failf("final state inconsistent: top - base = %lld but the deque "
-                  "holds %d task(s)", (long long)(t - b), nleft);
+                  "holds %d task(s)",
+                  (long long)(t - b), nleft);
     order_checks(left, drained, nleft);
 }
-

@@ -86,22 +86,25 @@ static int write_replay(const scenario *sc, const explore_job *job,
                         const explore_result *res)
 {
     if (SIM_GRAPH_MODEL(sc->model) || !(replay_out = fopen(sc->replay, "w"))) {
-        fprintf(stderr, "weft-sim: %s\n", SIM_GRAPH_MODEL(sc->model)
-                ? "--replay: the REPL steps sc, tso and pso only"
-                : "--replay: cannot write the file");
+        fprintf(stderr, "weft-sim: %s\n",
+                SIM_GRAPH_MODEL(sc->model)
+                    ? "--replay: the REPL steps sc, tso and pso only"
+                    : "--replay: cannot write the file");
         return -1;
     }
     fprintf(replay_out, "# weft-sim run %s: the counterexample of\n# ",
             sc->replay);
     char d[256];
     scenario_describe(sc, d, sizeof d);
-    fprintf(replay_out, "%s\n# step by step (%d steps).\nalgo %s\nmodel "
-            "%s\nreset %d\n", d, res->nsched, job->algo->name,
-            sim_model_name(sc->model), sc->capacity);
+    fprintf(replay_out,
+            "%s\n# step by step (%d steps).\nalgo %s\nmodel "
+            "%s\nreset %d\n",
+            d, res->nsched, job->algo->name, sim_model_name(sc->model),
+            sc->capacity);
     memset(replay_started, 0, sizeof replay_started);
     S.on_step = NULL;
     explore_replay(job, res->sched, 0, false); /* the start, no steps */
-    for (int t = 0; t < S.nthreads; t++) /* ops sim_start_ops began */
+    for (int t = 0; t < S.nthreads; t++)       /* ops sim_start_ops began */
         if (S.th[t].state == T_PENDING)
             replay_start_ops(t, S.th[t].pc);
     replay_before(res->sched, res->nsched);
@@ -174,8 +177,9 @@ static void print_stats(const scenario *sc, const explore_result *res)
         if (sc->duplicates)
             snprintf(dup, sizeof dup, "; %ld reached twice", res->duplicates);
         printf("explored %ld executions (consistent %s graphs; %ld backward "
-               "revisits%s) in %.2f s: %.0f executions/s, %s\n", res->execs,
-               sim_model_name(sc->model), res->blocked, dup, res->secs, rate,
+               "revisits%s) in %.2f s: %.0f executions/s, %s\n",
+               res->execs, sim_model_name(sc->model), res->blocked, dup,
+               res->secs, rate,
                res->exhausted ? "search exhausted"
                : res->failed  ? "search stopped after the failure"
                               : "search stopped at max-execs");
@@ -191,16 +195,19 @@ static void print_stats(const scenario *sc, const explore_result *res)
 
 /* A mutant whose override matched no access in the whole search is the
  * shipped code under another name: say so, and fail. */
-static bool mutant_changed_nothing(const sim_algo *al, const explore_result *res)
+static bool mutant_changed_nothing(const sim_algo *al,
+                                   const explore_result *res)
 {
     bool bad = false;
     for (int i = 0; al->ovr && al->ovr[i].func && i < SIM_MAX_OVERRIDES; i++)
         if (sim_override_hits[i] == 0) {
             char t[256];
             sim_override_text(&al->ovr[i], t, sizeof t);
-            fprintf(stderr, "weft-sim: mutant %s: the override %s changed no "
-                            "access in %ld executions: this scenario runs the "
-                            "unmutated code\n", al->name, t, res->execs);
+            fprintf(stderr,
+                    "weft-sim: mutant %s: the override %s changed no "
+                    "access in %ld executions: this scenario runs the "
+                    "unmutated code\n",
+                    al->name, t, res->execs);
             bad = true;
         }
     return bad;
@@ -216,7 +223,8 @@ static int run_scenario(const scenario *sc, bool quiet, explore_result *res)
         printf("weft-sim explore: %s%s\n", d,
                SIM_GRAPH_MODEL(sc->model) ? " (execution graphs)"
                : sc->preemptions >= 0 ? " (preemption-bounded, no reduction)"
-               : sc->naive ? "" : " (partial-order reduction)");
+               : sc->naive            ? ""
+                                      : " (partial-order reduction)");
     memset(sim_override_hits, 0, sizeof sim_override_hits);
     if (explore_run(&job, res) != 0) {
         fprintf(stderr, "weft-sim: the scenario could not run\n");
@@ -235,7 +243,8 @@ static int run_scenario(const scenario *sc, bool quiet, explore_result *res)
                        sc->replay, sc->replay);
         } else if (!res->exhausted || sc->preemptions >= 0)
             printf("verdict: bounded, no counterexample in %ld executions "
-                   "(%s; not a proof)\n", res->execs,
+                   "(%s; not a proof)\n",
+                   res->execs,
                    sc->preemptions >= 0 ? "schedules with at most the given "
                                           "preemptions"
                                         : "the search stopped at max-execs");
@@ -259,7 +268,8 @@ static int parse_args(scenario *sc, int argc, char **argv)
         a += 2;
         const char *v = NULL;
         if (strcmp(a, "scenario") == 0) {
-            if (i + 1 >= argc || scenario_load(sc, argv[++i], err, sizeof err)) {
+            if (i + 1 >= argc ||
+                scenario_load(sc, argv[++i], err, sizeof err)) {
                 fprintf(stderr, "weft-sim: %s\n",
                         i < argc ? err : "--scenario needs a file");
                 return -1;
@@ -329,9 +339,9 @@ int cmd_test(int argc, char **argv)
         printf("%s %s: expected %s, got %s (%ld executions in %.2f s%s)",
                ok ? "ok  " : "FAIL", sc.name, sc.expect ? "fail" : "pass",
                rc ? "fail" : "pass", res.execs, res.secs,
-               res.failed ? ""
+               res.failed                            ? ""
                : res.exhausted && sc.preemptions < 0 ? ", exhausted"
-                                                      : ", bounded");
+                                                     : ", bounded");
         if (res.failed)
             printf(": %d-%s counterexample: %s", res.nsched,
                    SIM_GRAPH_MODEL(sc.model) ? "event" : "step", res.fail);
@@ -388,9 +398,10 @@ static int crosscheck_graphs(scenario *sc)
     bool inc = included(&full, &g);
     bool ok = inc && g.duplicates == 0 && g.exhausted && full.exhausted;
     printf("%s %s: %s: %d outcomes in %ld graphs (%ld reached twice); sc "
-           "(full search): %d outcomes%s\n", ok ? "ok  " : "FAIL", sc->name,
-           sim_model_name(model), g.noutcomes, g.execs, g.duplicates,
-           full.noutcomes, inc ? ", all among them" : " -- SOME MISSING");
+           "(full search): %d outcomes%s\n",
+           ok ? "ok  " : "FAIL", sc->name, sim_model_name(model), g.noutcomes,
+           g.execs, g.duplicates, full.noutcomes,
+           inc ? ", all among them" : " -- SOME MISSING");
     for (int k = 0; !inc && k < full.noutcomes; k++)
         if (!bsearch(&full.outcomes[k], g.outcomes, (size_t)g.noutcomes,
                      sizeof(char *), strcmp_ptr))
@@ -435,9 +446,9 @@ int cmd_crosscheck(int argc, char **argv)
         bool ok = same && red.exhausted && full.exhausted;
         bad += !ok;
         printf("%s %s: %d outcomes; reduced search %ld executions, full "
-               "search %ld executions%s%s\n", ok ? "ok  " : "FAIL", sc.name,
-               red.noutcomes, red.execs, full.execs,
-               full.exhausted ? "" : " (full search not exhausted)",
+               "search %ld executions%s%s\n",
+               ok ? "ok  " : "FAIL", sc.name, red.noutcomes, red.execs,
+               full.execs, full.exhausted ? "" : " (full search not exhausted)",
                same ? "" : " -- OUTCOME SETS DIFFER");
         for (int k = 0; !same && k < full.noutcomes; k++)
             printf("   full:    %s\n", full.outcomes[k]);

@@ -15,15 +15,15 @@
 #include <ucontext.h>
 
 typedef struct coro {
-    jmp_buf resume;   /* where the coroutine continues               */
-    jmp_buf restart;  /* top of its trampoline, to start over        */
-    ucontext_t uc;    /* only for the first entry onto the stack     */
+    jmp_buf resume;  /* where the coroutine continues               */
+    jmp_buf restart; /* top of its trampoline, to start over        */
+    ucontext_t uc;   /* only for the first entry onto the stack     */
     char *stack;
     size_t stack_size;
     void (*fn)(void *);
     void *arg;
-    int entered;      /* the trampoline runs on the stack            */
-    int fresh;        /* next switch_in starts fn from the top        */
+    int entered; /* the trampoline runs on the stack            */
+    int fresh;   /* next switch_in starts fn from the top        */
 } coro;
 
 /* Prepare c to run fn(arg) on a stack of its own.  Returns 0 or -1. */

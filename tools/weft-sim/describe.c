@@ -41,28 +41,26 @@ static void handle_name(const char *loc, char *out, size_t n)
     else {
         size_t i = 0;
         for (; loc[i] && i + 1 < n; i++)
-            out[i] = (char)(loc[i] >= 'a' && loc[i] <= 'z' ? loc[i] - 32 : loc[i]);
+            out[i] =
+                (char)(loc[i] >= 'a' && loc[i] <= 'z' ? loc[i] - 32 : loc[i]);
         out[i] = 0;
     }
 }
 
 static const char *java_method(int kind, int order)
 {
-    static const char *const load[] = {"getOpaque", "getAcquire", "getAcquire",
-                                       "getAcquire", "getVolatile", "get"};
-    static const char *const store[] = {"setOpaque", "setRelease", "setRelease",
-                                        "setRelease", "setVolatile", "set"};
+    static const char *const load[] = {"getOpaque",   "getAcquire",
+                                       "getAcquire",  "getAcquire",
+                                       "getVolatile", "get"};
+    static const char *const store[] = {"setOpaque",   "setRelease",
+                                        "setRelease",  "setRelease",
+                                        "setVolatile", "set"};
     switch (kind) {
-    case K_LOAD:
-        return load[order];
-    case K_STORE:
-        return store[order];
-    case K_CAS:
-        return "compareAndSet";
-    case K_XCHG:
-        return "getAndSet";
-    case K_FADD:
-        return "getAndAdd";
+    case K_LOAD: return load[order];
+    case K_STORE: return store[order];
+    case K_CAS: return "compareAndSet";
+    case K_XCHG: return "getAndSet";
+    case K_FADD: return "getAndAdd";
     }
     return "?";
 }
@@ -70,16 +68,12 @@ static const char *java_method(int kind, int order)
 const char *describe_x86(int kind, int order)
 {
     switch (kind) {
-    case K_LOAD:
-        return "mov reg, [mem]";
+    case K_LOAD: return "mov reg, [mem]";
     case K_STORE:
         return order == WF_SIM_SEQ_CST ? "xchg [mem], reg" : "mov [mem], reg";
-    case K_CAS:
-        return "lock cmpxchg [mem], reg";
-    case K_XCHG:
-        return "xchg [mem], reg";
-    case K_FADD:
-        return "lock xadd [mem], reg";
+    case K_CAS: return "lock cmpxchg [mem], reg";
+    case K_XCHG: return "xchg [mem], reg";
+    case K_FADD: return "lock xadd [mem], reg";
     case K_FENCE:
         /* gcc 11 and later emit a locked no-op on the stack instead, as
          * fast and as strong; clang keeps mfence */
@@ -96,19 +90,23 @@ const char *describe_arm64(int kind, int order)
     switch (kind) {
     case K_LOAD:
         return order == WF_SIM_RELAXED || order == WF_SIM_PLAIN
-                   ? "ldr reg, [mem]" : "ldar reg, [mem]";
+                   ? "ldr reg, [mem]"
+                   : "ldar reg, [mem]";
     case K_STORE:
         return order == WF_SIM_RELAXED || order == WF_SIM_ACQUIRE ||
                        order == WF_SIM_PLAIN
-                   ? "str reg, [mem]" : "stlr reg, [mem]";
+                   ? "str reg, [mem]"
+                   : "stlr reg, [mem]";
     case K_CAS:
         return acq && rel ? "casal" : acq ? "casa" : rel ? "casl" : "cas";
     case K_XCHG:
         return acq && rel ? "swpal" : acq ? "swpa" : rel ? "swpl" : "swp";
     case K_FADD:
-        return acq && rel ? "ldaddal" : acq ? "ldadda" : rel ? "ldaddl" : "ldadd";
-    case K_FENCE:
-        return order == WF_SIM_ACQUIRE ? "dmb ishld" : "dmb ish";
+        return acq && rel ? "ldaddal"
+               : acq      ? "ldadda"
+               : rel      ? "ldaddl"
+                          : "ldadd";
+    case K_FENCE: return order == WF_SIM_ACQUIRE ? "dmb ishld" : "dmb ish";
     }
     return "?";
 }
@@ -127,22 +125,17 @@ void describe_op(int t, int op_index, char *out, size_t n)
         if (op->count > 1) {
             size_t k = (size_t)snprintf(out, n, "%s push", sim_thread_name(t));
             for (int i = 0; i < op->count && k < n; i++)
-                k += (size_t)snprintf(out + k, n - k, "%c%c", i ? ',' : ' ',
-                                      sim_op_value(op, i) >= 0
-                                          ? 'A' + sim_op_value(op, i) : '?');
+                k += (size_t)snprintf(
+                    out + k, n - k, "%c%c", i ? ',' : ' ',
+                    sim_op_value(op, i) >= 0 ? 'A' + sim_op_value(op, i) : '?');
         } else {
             snprintf(out, n, "%s push %c", sim_thread_name(t),
                      op->value >= 0 ? 'A' + op->value : '?');
         }
         break;
-    case OP_POP:
-        snprintf(out, n, "%s pop", sim_thread_name(t));
-        break;
-    case OP_POLL:
-        snprintf(out, n, "%s poll", sim_thread_name(t));
-        break;
-    default:
-        snprintf(out, n, "%s", sim_thread_name(t));
+    case OP_POP: snprintf(out, n, "%s pop", sim_thread_name(t)); break;
+    case OP_POLL: snprintf(out, n, "%s poll", sim_thread_name(t)); break;
+    default: snprintf(out, n, "%s", sim_thread_name(t));
     }
 }
 
@@ -153,7 +146,7 @@ void describe_access(const sim_access *a, char *java, size_t jn, char *c11,
     const char *o = describe_order(a->order);
     if (a->kind == K_FENCE) {
         snprintf(java, jn, "VarHandle.%s()",
-                 a->order == WF_SIM_SEQ_CST ? "fullFence"
+                 a->order == WF_SIM_SEQ_CST   ? "fullFence"
                  : a->order == WF_SIM_ACQUIRE ? "acquireFence"
                                               : "releaseFence");
         snprintf(c11, cn, "atomic_thread_fence(%s)", o);
@@ -189,13 +182,15 @@ void describe_access(const sim_access *a, char *java, size_t jn, char *c11,
                  a->ok ? "true" : "false");
         if (!a->ok)
             snprintf(java + strlen(java), jn - strlen(java), " (was %s)", r);
-        snprintf(c11, cn, "atomic_compare_exchange_strong_explicit(&%s, %s, %s, "
-                          "%s) -> %s", loc, e, v, o, a->ok ? "true" : "false");
+        snprintf(c11, cn,
+                 "atomic_compare_exchange_strong_explicit(&%s, %s, %s, "
+                 "%s) -> %s",
+                 loc, e, v, o, a->ok ? "true" : "false");
         break;
     case K_XCHG:
         snprintf(java, jn, "%s.%s(%s = %s) -> %s", h, m, loc, v, r);
-        snprintf(c11, cn, "atomic_exchange_explicit(&%s, %s, %s) -> %s", loc,
-                 v, o, r);
+        snprintf(c11, cn, "atomic_exchange_explicit(&%s, %s, %s) -> %s", loc, v,
+                 o, r);
         break;
     case K_FADD:
         snprintf(java, jn, "%s.%s(%s + %s) -> %s", h, m, loc, v, r);
@@ -230,10 +225,11 @@ void describe_step(const sim_step_info *in, int pos, char *out, size_t n)
     if (in->kind == K_DRAIN) {
         sim_loc_name(a->addr, loc, sizeof loc);
         value_text(a->addr, a->val, v, sizeof v);
-        snprintf(out, n, "%3d  %-12s %s = %s leaves %s's store buffer for "
-                 "memory (stored at %s:%d)", pos, "[drain]", loc, v,
-                 sim_thread_name(in->thread), basename_of(a->site.file),
-                 a->site.line);
+        snprintf(out, n,
+                 "%3d  %-12s %s = %s leaves %s's store buffer for "
+                 "memory (stored at %s:%d)",
+                 pos, "[drain]", loc, v, sim_thread_name(in->thread),
+                 basename_of(a->site.file), a->site.line);
         return;
     }
     describe_op(in->thread, in->op_index, op, sizeof op);
@@ -247,10 +243,12 @@ void describe_step(const sim_step_info *in, int pos, char *out, size_t n)
     const char *note = a->buffered    ? "  [buffered]"
                        : a->forwarded ? "  [from own buffer]"
                                       : "";
-    snprintf(out, n, "%3d  %-12s %s | %s | %s | x86-64: %s | ARM64: %s | "
-             "%s:%d%s", pos, op, java, c11, ord,
-             describe_x86(a->kind, a->order), describe_arm64(a->kind, a->order),
-             basename_of(a->site.file), a->site.line, note);
+    snprintf(out, n,
+             "%3d  %-12s %s | %s | %s | x86-64: %s | ARM64: %s | "
+             "%s:%d%s",
+             pos, op, java, c11, ord, describe_x86(a->kind, a->order),
+             describe_arm64(a->kind, a->order), basename_of(a->site.file),
+             a->site.line, note);
 }
 
 void describe_skip(int thread, const sim_access *a, char *out, size_t n)
@@ -258,6 +256,8 @@ void describe_skip(int thread, const sim_access *a, char *out, size_t n)
     char op[32], java[128], c11[160];
     describe_op(thread, S.th[thread].pc, op, sizeof op);
     describe_access(a, java, sizeof java, c11, sizeof c11);
-    snprintf(out, n, "     %-12s MUTANT: %s at %s:%d is removed (no step, no "
-             "instruction)", op, c11, basename_of(a->site.file), a->site.line);
+    snprintf(out, n,
+             "     %-12s MUTANT: %s at %s:%d is removed (no step, no "
+             "instruction)",
+             op, c11, basename_of(a->site.file), a->site.line);
 }

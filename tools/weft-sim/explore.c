@@ -25,15 +25,15 @@ typedef struct frame {
     pmask has_next;
     int nprocs;
     ev next[SIM_MAX_PROCS];
-    ev event;                  /* == next[chosen]                 */
+    ev event; /* == next[chosen]                 */
     uint16_t clock[SIM_MAX_PROCS];
-    int preempt;               /* preemptions up to this state    */
-    int running;               /* the thread that ran last, or -1 */
-    bool boundary;             /* ...and its last step ended an operation */
+    int preempt;   /* preemptions up to this state    */
+    int running;   /* the thread that ran last, or -1 */
+    bool boundary; /* ...and its last step ended an operation */
 } frame;
 
-static frame *F; /* EXPLORE_MAX_DEPTH + 1 frames */
-static bool naive_search; /* no reduction: no race analysis */
+static frame *F;                   /* EXPLORE_MAX_DEPTH + 1 frames */
+static bool naive_search;          /* no reduction: no race analysis */
 static int last_ev[SIM_MAX_PROCS]; /* depth of each process' last event */
 
 /* ---- transitions and their dependencies -------------------------------- */
@@ -59,17 +59,10 @@ static ev next_of(int pid)
 static bool touches_mem(const ev *e, bool *writes)
 {
     switch (e->kind) {
-    case K_LOAD:
-        *writes = false;
-        return true;
-    case K_STORE:
-        *writes = true;
-        return S.model == MODEL_SC || e->need == 1;
-    case K_FENCE:
-        return false;
-    default: /* RMW, drain */
-        *writes = true;
-        return true;
+    case K_LOAD: *writes = false; return true;
+    case K_STORE: *writes = true; return S.model == MODEL_SC || e->need == 1;
+    case K_FENCE: return false;
+    default: /* RMW, drain */ *writes = true; return true;
     }
 }
 
@@ -139,7 +132,8 @@ static void event_clock(int d, uint16_t *causal)
     memcpy(f->clock, causal, sizeof f->clock);
     for (int j = 0; j < d; j++) {
         bool co;
-        if (F[j].event.pid != f->chosen && dependent(&F[j].event, &f->event, &co))
+        if (F[j].event.pid != f->chosen &&
+            dependent(&F[j].event, &f->event, &co))
             clock_join(f->clock, F[j].clock, S.nprocs);
     }
     f->clock[f->chosen] = (uint16_t)(d + 1);
@@ -244,7 +238,7 @@ int strset_take(strset_t *s, char ***out)
 
 /* ---- the checks at the end of an execution ------------------------------- */
 
-/* ---- one execution --------------------------------------------------------- */
+/* ---- one execution ------------------------------------------------------- */
 
 int explore_start(const explore_job *job)
 {
@@ -267,7 +261,8 @@ static void observe_state(int d)
         if (sim_proc_enabled(p))
             f->enabled |= BIT(p);
         const sim_proc *pr = &S.proc[p];
-        if (pr->is_buf ? sim_buf_head(p) >= 0 : S.th[pr->thread].state == T_PENDING) {
+        if (pr->is_buf ? sim_buf_head(p) >= 0
+                       : S.th[pr->thread].state == T_PENDING) {
             f->has_next |= BIT(p);
             f->next[p] = next_of(p);
         }
@@ -420,8 +415,9 @@ int explore_run(const explore_job *job, explore_result *res)
         bool go = first ? new_state(job, d) : true;
         while (go && choose(job, d)) {
             if (d >= EXPLORE_MAX_DEPTH - 1) {
-                fprintf(stderr, "weft-sim: an execution is longer than %d "
-                                "steps: the scenario is too large\n",
+                fprintf(stderr,
+                        "weft-sim: an execution is longer than %d "
+                        "steps: the scenario is too large\n",
                         EXPLORE_MAX_DEPTH);
                 exit(2);
             }

@@ -34,20 +34,20 @@ typedef struct explore_job {
      * the distinct ones when collect_outcomes is set. */
     void (*outcome)(char *buf, size_t n);
     bool collect_outcomes;
-    int preemptions;   /* -1: unbounded                                 */
-    bool naive;        /* no partial-order reduction                    */
-    bool stop_first;   /* stop at the first failure                     */
-    long max_execs;    /* 0: no limit                                   */
+    int preemptions;       /* -1: unbounded                                 */
+    bool naive;            /* no partial-order reduction                    */
+    bool stop_first;       /* stop at the first failure                     */
+    long max_execs;        /* 0: no limit                                   */
     bool check_duplicates; /* arm, c11: count graphs reached twice      */
     long extra_after_fail; /* executions to look for a shorter failure  */
 } explore_job;
 
 typedef struct explore_result {
-    long execs;      /* complete executions                               */
-    long blocked;    /* executions cut short by the sleep sets            */
-    long steps;      /* steps executed, replays included                  */
+    long execs;   /* complete executions                               */
+    long blocked; /* executions cut short by the sleep sets            */
+    long steps;   /* steps executed, replays included                  */
     double secs;
-    bool exhausted;  /* the whole space was searched (within the bound)   */
+    bool exhausted; /* the whole space was searched (within the bound)   */
     bool failed;
     char fail[256];
     int sched[EXPLORE_MAX_DEPTH]; /* shortest failing schedule (pids)     */

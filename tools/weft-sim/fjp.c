@@ -137,8 +137,9 @@ static int fjp_poll(void **out)
         void *t = wf_load_acquire(&a->slot[j]); /* QA.getAcquire */
         if (b == wf_load_seqcst(&q.base)) {
             if (t != NULL) {
-                if (wf_cas_seqcst(&a->slot[j], &t, NULL)) { /* QA.compareAndSet */
-                    wf_store_release(&q.base, b + 1);      /* BASE.setRelease */
+                if (wf_cas_seqcst(&a->slot[j], &t,
+                                  NULL)) {            /* QA.compareAndSet */
+                    wf_store_release(&q.base, b + 1); /* BASE.setRelease */
                     *out = t;
                     return WF_POLL_TAKEN;
                 }
@@ -151,7 +152,11 @@ static int fjp_poll(void **out)
 }
 
 const sim_algo sim_algo_fjp = {
-    .name = "fjp", .catch_model = "sc",
+    .name = "fjp",
+    .catch_model = "sc",
     .desc = "the seed's WorkQueue as written (slot CAS, then base = b+1); "
             "correct while values never recur, ABA with --reuse",
-    .init = fjp_init, .push = fjp_push, .pop = fjp_pop, .poll = fjp_poll};
+    .init = fjp_init,
+    .push = fjp_push,
+    .pop = fjp_pop,
+    .poll = fjp_poll};

@@ -141,7 +141,8 @@ static const char *const script =
     "cur.textContent=at?STEPS[at].line:'(initial state: no step yet)';"
     "pos.textContent='step '+at+' / '+(STEPS.length-1);"
     "document.body.dataset.step=at;"
-    "for(let i=1;i<STEPS.length;i++){const li=document.getElementById('step'+i);"
+    "for(let i=1;i<STEPS.length;i++){const "
+    "li=document.getElementById('step'+i);"
     "li.className=i<at?'done':i==at?'done cur':'';}"
     "const c=document.getElementById('step'+at);"
     "if(c&&c.scrollIntoView)c.scrollIntoView({block:'nearest'});"
@@ -169,8 +170,10 @@ int html_write(const trace_rec *r, const char *path, const char *verdict)
     fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n"
                "<title>weft-sim: ");
     html_text(f, r->title);
-    fprintf(f, "</title>\n<style>%s</style></head>\n<body data-step=\"0\">\n"
-               "<h2>weft-sim</h2>\n<p id=\"title\">", style);
+    fprintf(f,
+            "</title>\n<style>%s</style></head>\n<body data-step=\"0\">\n"
+            "<h2>weft-sim</h2>\n<p id=\"title\">",
+            style);
     html_text(f, r->title);
     fprintf(f, "</p>\n");
     if (verdict) {

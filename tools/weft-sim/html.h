@@ -6,10 +6,10 @@
 
 typedef struct trace_rec {
     char *title;
-    char *pic0;   /* the picture before the first step */
-    char **lines; /* lines[i]: log line of step i + 1   */
-    char **pics;  /* pics[i]: the picture after it      */
-    char **notes; /* notes[i]: printed after lines[i], or NULL */
+    char *pic0;    /* the picture before the first step */
+    char **lines;  /* lines[i]: log line of step i + 1   */
+    char **pics;   /* pics[i]: the picture after it      */
+    char **notes;  /* notes[i]: printed after lines[i], or NULL */
     char *pending; /* a note waiting for the next step  */
     int n, cap;
 } trace_rec;

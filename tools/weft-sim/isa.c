@@ -39,8 +39,8 @@ static void collect(const sim_access *a)
             sites[i].order == a->order)
             return;
     if (nsites < MAX_SITES)
-        sites[nsites++] = (site){f, a->site.func, a->site.line, a->kind,
-                                 a->order};
+        sites[nsites++] =
+            (site){f, a->site.func, a->site.line, a->kind, a->order};
 }
 
 static int by_line(const void *x, const void *y)
@@ -49,8 +49,8 @@ static int by_line(const void *x, const void *y)
     return a->line != b->line ? a->line - b->line : a->kind - b->kind;
 }
 
-static const char *const kinds[] = {"load", "store", "cas", "xchg", "fadd",
-                                    "fence"};
+static const char *const kinds[] = {"load", "store", "cas",
+                                    "xchg", "fadd",  "fence"};
 
 static void run(const char *owner, int thieves, int polls)
 {
@@ -74,7 +74,7 @@ int cmd_isa(void)
     run("push2 pop pop", 1, 1);
     run("push pop", 0, 1);
     (void)wf_deque_size(&sim_weft_dq); /* direct mode: its loads too */
-    sim_reset(NULL, MODEL_SC, 1, 2);  /* tears the deque down */
+    sim_reset(NULL, MODEL_SC, 1, 2);   /* tears the deque down */
     sim_site_hook = NULL;
     qsort(sites, (size_t)nsites, sizeof *sites, by_line);
     for (int i = 0; i < nsites; i++) {

@@ -27,8 +27,8 @@ typedef struct litmus {
     int nthreads;
     void (*body)(int thread);
     int nregs;
-    const char *mem; /* the outcome also shows these locations' final values */
-    const char *sc;  /* its outcomes under sc, ';'-separated; NULL: every
+    const char *mem;  /* the outcome also shows these locations' final values */
+    const char *sc;   /* its outcomes under sc, ';'-separated; NULL: every
                       * combination of four 0/1 registers but the weak one */
     const char *weak; /* the outcome(s) only weaker models allow */
     const char *allow; /* the models that allow them */
@@ -37,11 +37,14 @@ typedef struct litmus {
 
 /* ---- the tests -------------------------------------------------------- */
 
-#define LOAD(p, o) ((o) == 1 ? wf_load_acquire(p)                           \
-                    : (o) == 2 ? wf_load_seqcst(p) : wf_load_relaxed(p))
-#define STORE(p, v, o) ((o) == 1 ? wf_store_release(p, v)                   \
-                        : (o) == 2 ? wf_store_seqcst(p, v)                  \
-                                   : wf_store_relaxed(p, v))
+#define LOAD(p, o)                                                             \
+    ((o) == 1   ? wf_load_acquire(p)                                           \
+     : (o) == 2 ? wf_load_seqcst(p)                                            \
+                : wf_load_relaxed(p))
+#define STORE(p, v, o)                                                         \
+    ((o) == 1   ? wf_store_release(p, v)                                       \
+     : (o) == 2 ? wf_store_seqcst(p, v)                                        \
+                : wf_store_relaxed(p, v))
 
 /* Store buffering; o: 0 relaxed, 1 release/acquire, 2 seq_cst; f: a
  * seq_cst fence between; rmw: the store is a seq_cst exchange. */
@@ -57,11 +60,26 @@ static void sb_gen(int t, int o, bool f, bool rmw)
     r[t] = LOAD(other, o);
 }
 
-static void sb(int t) { sb_gen(t, 0, false, false); }
-static void sb_fences(int t) { sb_gen(t, 0, true, false); }
-static void sb_rmws(int t) { sb_gen(t, 0, false, true); }
-static void sb_scs(int t) { sb_gen(t, 2, false, false); }
-static void sb_relacq(int t) { sb_gen(t, 1, false, false); }
+static void sb(int t)
+{
+    sb_gen(t, 0, false, false);
+}
+static void sb_fences(int t)
+{
+    sb_gen(t, 0, true, false);
+}
+static void sb_rmws(int t)
+{
+    sb_gen(t, 0, false, true);
+}
+static void sb_scs(int t)
+{
+    sb_gen(t, 2, false, false);
+}
+static void sb_relacq(int t)
+{
+    sb_gen(t, 1, false, false);
+}
 
 /* SB with a read of one's own store in between: TSO forwards it. */
 static void sb_fwd(int t)
@@ -89,11 +107,26 @@ static void mp_gen(int t, int ws, int rs, bool fences)
     }
 }
 
-static void mp(int t) { mp_gen(t, 0, 0, false); }
-static void mp_relacq(int t) { mp_gen(t, 1, 1, false); }
-static void mp_fences(int t) { mp_gen(t, 0, 0, true); }
-static void mp_rel(int t) { mp_gen(t, 1, 0, false); }
-static void mp_acq(int t) { mp_gen(t, 0, 1, false); }
+static void mp(int t)
+{
+    mp_gen(t, 0, 0, false);
+}
+static void mp_relacq(int t)
+{
+    mp_gen(t, 1, 1, false);
+}
+static void mp_fences(int t)
+{
+    mp_gen(t, 0, 0, true);
+}
+static void mp_rel(int t)
+{
+    mp_gen(t, 1, 0, false);
+}
+static void mp_acq(int t)
+{
+    mp_gen(t, 0, 1, false);
+}
 
 /* MP where the writer overwrites its release store of the flag with a
  * relaxed one, which the reader acquires: C11's release sequence includes
@@ -133,8 +166,14 @@ static void lb_gen(int t, int o)
     STORE(mine, 1, o);
 }
 
-static void lb(int t) { lb_gen(t, 0); }
-static void lb_acqrel(int t) { lb_gen(t, 1); }
+static void lb(int t)
+{
+    lb_gen(t, 0);
+}
+static void lb_acqrel(int t)
+{
+    lb_gen(t, 1);
+}
 
 static void w22_gen(int t, int o)
 {
@@ -142,8 +181,14 @@ static void w22_gen(int t, int o)
     STORE(t ? &x : &y, 2, o);
 }
 
-static void w22(int t) { w22_gen(t, 0); }
-static void w22_rels(int t) { w22_gen(t, 1); }
+static void w22(int t)
+{
+    w22_gen(t, 0);
+}
+static void w22_rels(int t)
+{
+    w22_gen(t, 1);
+}
 
 static void corr(int t)
 {
@@ -160,23 +205,20 @@ static void corr(int t)
 static void iriw_gen(int t, int o)
 {
     switch (t) {
-    case 0:
-        STORE(&x, 1, o);
-        break;
-    case 1:
-        STORE(&y, 1, o);
-        break;
+    case 0: STORE(&x, 1, o); break;
+    case 1: STORE(&y, 1, o); break;
     case 2:
         r[0] = LOAD(&x, o);
         r[1] = LOAD(&y, o);
         break;
-    default:
-        r[2] = LOAD(&y, o);
-        r[3] = LOAD(&x, o);
+    default: r[2] = LOAD(&y, o); r[3] = LOAD(&x, o);
     }
 }
 
-static void iriw(int t) { iriw_gen(t, 0); }
+static void iriw(int t)
+{
+    iriw_gen(t, 0);
+}
 static void iriw_acqs(int t)
 {
     if (t < 2)
@@ -184,7 +226,10 @@ static void iriw_acqs(int t)
     else
         iriw_gen(t, 1);
 }
-static void iriw_scs(int t) { iriw_gen(t, 2); }
+static void iriw_scs(int t)
+{
+    iriw_gen(t, 2);
+}
 
 /* WRC: T1 passes on what it read from T0; o: T1's store is a release
  * and T2's first load an acquire. */
@@ -201,8 +246,14 @@ static void wrc_gen(int t, int o)
     }
 }
 
-static void wrc(int t) { wrc_gen(t, 0); }
-static void wrc_relacq(int t) { wrc_gen(t, 1); }
+static void wrc(int t)
+{
+    wrc_gen(t, 0);
+}
+static void wrc_relacq(int t)
+{
+    wrc_gen(t, 1);
+}
 
 /* ISA2: a chain of two flags; o: releases and acquires on the flags. */
 static void isa2_gen(int t, int o)
@@ -219,8 +270,14 @@ static void isa2_gen(int t, int o)
     }
 }
 
-static void isa2(int t) { isa2_gen(t, 0); }
-static void isa2_relacqs(int t) { isa2_gen(t, 1); }
+static void isa2(int t)
+{
+    isa2_gen(t, 0);
+}
+static void isa2_relacqs(int t)
+{
+    isa2_gen(t, 1);
+}
 
 /* R: T0 writes x then y; T1 overwrites y and reads x. */
 static void r_gen(int t, bool f)
@@ -238,8 +295,14 @@ static void r_gen(int t, bool f)
     }
 }
 
-static void r_(int t) { r_gen(t, false); }
-static void r_fences(int t) { r_gen(t, true); }
+static void r_(int t)
+{
+    r_gen(t, false);
+}
+static void r_fences(int t)
+{
+    r_gen(t, true);
+}
 
 /* S: T1 reads T0's second write and then writes T0's first location. */
 static void s_gen(int t, int o)
@@ -253,8 +316,14 @@ static void s_gen(int t, int o)
     }
 }
 
-static void s_(int t) { s_gen(t, 0); }
-static void s_relacq(int t) { s_gen(t, 1); }
+static void s_(int t)
+{
+    s_gen(t, 0);
+}
+static void s_relacq(int t)
+{
+    s_gen(t, 1);
+}
 
 #define SB_SC "r0=0 r1=1;r0=1 r1=0;r0=1 r1=1"
 #define MP_SC "r0=0 r1=0;r0=0 r1=1;r0=1 r1=1"
@@ -262,8 +331,9 @@ static void s_relacq(int t) { s_gen(t, 1); }
 #define W22_SC "x=1 y=2;x=2 y=1;x=2 y=2"
 #define CORR "r0=0 r1=0;r0=0 r1=1;r0=0 r1=2;r0=1 r1=1;r0=1 r1=2;r0=2 r1=2"
 #define LB_SC "r0=0 r1=0;r0=0 r1=1;r0=1 r1=0"
-#define WRC_SC "r0=0 r1=0 r2=0;r0=0 r1=0 r2=1;r0=0 r1=1 r2=0;" \
-               "r0=0 r1=1 r2=1;r0=1 r1=0 r2=0;r0=1 r1=0 r2=1;r0=1 r1=1 r2=1"
+#define WRC_SC                                                                 \
+    "r0=0 r1=0 r2=0;r0=0 r1=0 r2=1;r0=0 r1=1 r2=0;"                            \
+    "r0=0 r1=1 r2=1;r0=1 r1=0 r2=0;r0=1 r1=0 r2=1;r0=1 r1=1 r2=1"
 #define R_SC "r0=0 y=1;r0=1 y=1;r0=1 y=2"
 #define S_SC "r0=0 x=1;r0=0 x=2;r0=1 x=1"
 #define IRIW_WEAK "r0=1 r1=0 r2=1 r3=0"
@@ -294,8 +364,8 @@ static const litmus tests[] = {
      "a release store alone: the reader's two loads may still reorder"},
     {"MP+acq", 2, mp_acq, 2, NULL, MP_SC, "r0=1 r1=0", "pso arm c11 c20",
      "an acquire load alone: the writer's two stores may still reorder"},
-    {"MP+rel+rs", 2, mp_rs, 2, NULL,
-     "r0=0 r1=0;r0=0 r1=1;r0=1 r1=1;r0=2 r1=1", "r0=2 r1=0", "c20",
+    {"MP+rel+rs", 2, mp_rs, 2, NULL, "r0=0 r1=0;r0=0 r1=1;r0=1 r1=1;r0=2 r1=1",
+     "r0=2 r1=0", "c20",
      "the acquire reads a relaxed store after the release store: still "
      "synchronised in C11 and on ARMv8, not with C++20's release sequences"},
     {"MP+rel+addr", 2, mp_addr, 2, NULL, "r0=0 r1=-1;r0=1 r1=1", "r0=1 r1=0",
@@ -359,8 +429,8 @@ static void setup(const explore_job *job)
     sim_register_name(&z, "z");
     sim_register_object((uint64_t)(uintptr_t)&x, &x, sizeof x);
     for (int t = 0; t < cur->nthreads; t++)
-        sim_add_op(t, (sim_op){.kind = OP_CALL, .call = cur->body,
-                               .straight = true});
+        sim_add_op(
+            t, (sim_op){.kind = OP_CALL, .call = cur->body, .straight = true});
 }
 
 static void outcome(char *buf, size_t n)
@@ -431,9 +501,13 @@ static int run_one(int m, bool naive, bool verbose)
 {
     char exp[32][64];
     int ne = expected(cur, m, exp, 32);
-    explore_job job = {.model = m, .nthreads = cur->nthreads, .setup = setup,
-                       .outcome = outcome, .collect_outcomes = true,
-                       .preemptions = -1, .naive = naive};
+    explore_job job = {.model = m,
+                       .nthreads = cur->nthreads,
+                       .setup = setup,
+                       .outcome = outcome,
+                       .collect_outcomes = true,
+                       .preemptions = -1,
+                       .naive = naive};
     explore_result res;
     if (explore_run(&job, &res) != 0)
         return 2;
@@ -441,7 +515,9 @@ static int run_one(int m, bool naive, bool verbose)
     if (!ok || verbose) {
         printf("%s %-13s %-3s %-7s %d outcomes, %ld executions\n",
                ok ? "ok  " : "FAIL", cur->name, sim_model_name(m),
-               SIM_GRAPH_MODEL(m) ? "graphs" : naive ? "full" : "reduced",
+               SIM_GRAPH_MODEL(m) ? "graphs"
+               : naive            ? "full"
+                                  : "reduced",
                res.noutcomes, res.execs);
         for (int k = 0; !ok && k < res.noutcomes; k++)
             printf("       got      %s\n", res.outcomes[k]);
@@ -489,7 +565,7 @@ int litmus_main(int argc, char **argv)
             printf("     %s: %s\n", cur->name, cur->note);
     }
     printf("litmus: %d of %d runs as expected (%d tests; sc, tso, pso with "
-           "and without reduction; arm, c11, c20)\n", runs - bad, runs,
-           only_test ? 1 : (int)NTESTS);
+           "and without reduction; arm, c11, c20)\n",
+           runs - bad, runs, only_test ? 1 : (int)NTESTS);
     return bad ? 1 : 0;
 }

@@ -72,14 +72,15 @@ static int buf_pid_make(int thread, volatile void *addr)
     int p = sim_buf_pid(thread, addr);
     if (p < 0) {
         if (S.nprocs == SIM_MAX_PROCS) { /* a limit of the tool, not a bug */
-            fprintf(stderr, "weft-sim: more than %d processes (threads and "
-                            "store buffers): the scenario is too large\n",
+            fprintf(stderr,
+                    "weft-sim: more than %d processes (threads and "
+                    "store buffers): the scenario is too large\n",
                     SIM_MAX_PROCS);
             exit(2);
         }
         p = S.nprocs++;
-        S.proc[p] = (sim_proc){thread, true,
-                               S.model == MODEL_TSO ? NULL : addr};
+        S.proc[p] =
+            (sim_proc){thread, true, S.model == MODEL_TSO ? NULL : addr};
     }
     return p;
 }
@@ -113,8 +114,7 @@ int sim_needs_drain(const sim_access *a)
     switch (a->kind) {
     case K_CAS:
     case K_XCHG:
-    case K_FADD:
-        return 1;
+    case K_FADD: return 1;
     case K_FENCE:
         if (a->order == WF_SIM_SEQ_CST)
             return 1;
@@ -124,8 +124,7 @@ int sim_needs_drain(const sim_access *a)
         if (a->order == WF_SIM_SEQ_CST)
             return 1;
         return S.model == MODEL_PSO && a->order == WF_SIM_RELEASE ? 2 : 0;
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
@@ -138,8 +137,7 @@ bool sim_proc_enabled(int pid)
     if (th->state != T_PENDING)
         return false;
     switch (sim_needs_drain(&th->pend)) {
-    case 1:
-        return th->nbuf == 0;
+    case 1: return th->nbuf == 0;
     case 2:
         if (buf_has_other(th, th->pend.addr))
             return false;
@@ -151,7 +149,7 @@ bool sim_proc_enabled(int pid)
     return true;
 }
 
-/* ---- executing one access ------------------------------------------------- */
+/* ---- executing one access ------------------------------------------------ */
 
 static void exec_access(int t, sim_access *a)
 {
@@ -193,8 +191,7 @@ static void exec_access(int t, sim_access *a)
         a->result = mem_rd(a->addr);
         mem_wr(a->addr, a->result + a->val);
         return;
-    default: /* fences: the wait for the buffer is the whole effect */
-        return;
+    default: /* fences: the wait for the buffer is the whole effect */ return;
     }
 }
 
@@ -206,7 +203,7 @@ void sim_hash_reads(sim_thread *th, const sim_access *a)
     if (a->kind == K_STORE || a->kind == K_FENCE || a->order == WF_SIM_PLAIN)
         return; /* the arm and c11 scaffolding is not the algorithm's */
     th->reads_hash = th->reads_hash * 1000003u +
-                    sim_stable_value(a->result) * 31u + a->ok + 1;
+                     sim_stable_value(a->result) * 31u + a->ok + 1;
 }
 
 void sim_step(int pid, sim_step_info *info)
@@ -225,9 +222,12 @@ void sim_step(int pid, sim_step_info *info)
         th->nbuf--;
         mem_wr(e.addr, e.val);
         info->kind = K_DRAIN;
-        info->acc = (sim_access){.kind = K_STORE, .order = e.order,
-                                 .order_src = e.order, .addr = e.addr,
-                                 .val = e.val, .site = e.site};
+        info->acc = (sim_access){.kind = K_STORE,
+                                 .order = e.order,
+                                 .order_src = e.order,
+                                 .addr = e.addr,
+                                 .val = e.val,
+                                 .site = e.site};
         S.pos++;
     } else {
         exec_access(p->thread, &th->pend);
@@ -291,7 +291,9 @@ static void perform(sim_access *a)
 
 uint64_t sim_plain_load(volatile void *p)
 {
-    sim_access a = {.kind = K_LOAD, .order = WF_SIM_PLAIN, .addr = p,
+    sim_access a = {.kind = K_LOAD,
+                    .order = WF_SIM_PLAIN,
+                    .addr = p,
                     .site = WF__SIM_SITE("")};
     perform(&a);
     return a.result;
@@ -299,39 +301,46 @@ uint64_t sim_plain_load(volatile void *p)
 
 void sim_plain_store(volatile void *p, uint64_t v)
 {
-    sim_access a = {.kind = K_STORE, .order = WF_SIM_PLAIN, .addr = p,
-                    .val = v, .site = WF__SIM_SITE("")};
+    sim_access a = {.kind = K_STORE,
+                    .order = WF_SIM_PLAIN,
+                    .addr = p,
+                    .val = v,
+                    .site = WF__SIM_SITE("")};
     perform(&a);
 }
 
 int64_t wf__sim_load_i64(const volatile void *p, int order, wf_sim_site s)
 {
-    sim_access a = {.kind = K_LOAD, .order = order,
-                    .addr = (volatile void *)(uintptr_t)p, .site = s};
+    sim_access a = {.kind = K_LOAD,
+                    .order = order,
+                    .addr = (volatile void *)(uintptr_t)p,
+                    .site = s};
     perform(&a);
     return (int64_t)a.result;
 }
 
 void *wf__sim_load_ptr(const volatile void *p, int order, wf_sim_site s)
 {
-    sim_access a = {.kind = K_LOAD, .order = order,
-                    .addr = (volatile void *)(uintptr_t)p, .site = s};
+    sim_access a = {.kind = K_LOAD,
+                    .order = order,
+                    .addr = (volatile void *)(uintptr_t)p,
+                    .site = s};
     perform(&a);
     return (void *)(uintptr_t)a.result;
 }
 
 void wf__sim_store(volatile void *p, uint64_t v, int order, wf_sim_site s)
 {
-    sim_access a = {.kind = K_STORE, .order = order, .addr = p, .val = v,
-                    .site = s};
+    sim_access a = {
+        .kind = K_STORE, .order = order, .addr = p, .val = v, .site = s};
     perform(&a);
 }
 
-bool wf__sim_cas(volatile void *p, void *expected, uint64_t desired,
-                 int order, wf_sim_site s)
+bool wf__sim_cas(volatile void *p, void *expected, uint64_t desired, int order,
+                 wf_sim_site s)
 {
-    sim_access a = {.kind = K_CAS, .order = order, .addr = p,
-                    .val = desired, .site = s};
+    sim_access a = {
+        .kind = K_CAS, .order = order, .addr = p, .val = desired, .site = s};
     memcpy(&a.expect, expected, 8);
     perform(&a);
     if (!a.ok)
@@ -341,16 +350,16 @@ bool wf__sim_cas(volatile void *p, void *expected, uint64_t desired,
 
 uint64_t wf__sim_xchg(volatile void *p, uint64_t v, int order, wf_sim_site s)
 {
-    sim_access a = {.kind = K_XCHG, .order = order, .addr = p, .val = v,
-                    .site = s};
+    sim_access a = {
+        .kind = K_XCHG, .order = order, .addr = p, .val = v, .site = s};
     perform(&a);
     return a.result;
 }
 
 uint64_t wf__sim_fadd(volatile void *p, uint64_t v, int order, wf_sim_site s)
 {
-    sim_access a = {.kind = K_FADD, .order = order, .addr = p, .val = v,
-                    .site = s};
+    sim_access a = {
+        .kind = K_FADD, .order = order, .addr = p, .val = v, .site = s};
     perform(&a);
     return a.result;
 }

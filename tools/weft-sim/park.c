@@ -105,11 +105,16 @@ int cmd_park(int argc, char **argv)
         no_park_fence = !variants[v].park_fence;
         int from = sim_model_parse(variants[v].catch_model);
         for (int m = 0; m < MODEL_COUNT; m++) {
-            explore_job job = {.algo = &sim_algo_weft, .model = m,
-                               .nthreads = 2, .capacity = 2, .setup = setup,
-                               .final = final, .outcome = outcome,
+            explore_job job = {.algo = &sim_algo_weft,
+                               .model = m,
+                               .nthreads = 2,
+                               .capacity = 2,
+                               .setup = setup,
+                               .final = final,
+                               .outcome = outcome,
                                .collect_outcomes = verbose,
-                               .preemptions = -1, .extra_after_fail = 0};
+                               .preemptions = -1,
+                               .extra_after_fail = 0};
             explore_result res;
             if (explore_run(&job, &res) != 0)
                 return 2;

@@ -55,8 +55,8 @@ static void draw_ring(sbuf *b, const sim_ring *g, int r, int64_t base,
         sb_printf(b, "-----+");
     sb_printf(b, "\n%-6s|", name);
     for (int64_t i = 0; i < cap; i++) {
-        void *x = (void *)(uintptr_t)sim_mem_read(
-            (volatile char *)g->slots + i * 8);
+        void *x =
+            (void *)(uintptr_t)sim_mem_read((volatile char *)g->slots + i * 8);
         /* A slot outside [base, top) keeps its old value: in parentheses. */
         bool live = current && top - base >= 0 && top - base <= cap &&
                     ((i - base) & m) < top - base;
@@ -99,8 +99,10 @@ static void draw_buffers(sbuf *b, bool color)
                   col(color, OFF));
         for (int i = 0; i < th->nbuf; i++) {
             char loc[32], java[128], c11[160];
-            sim_access a = {.kind = K_STORE, .addr = th->buf[i].addr,
-                            .val = th->buf[i].val, .order = th->buf[i].order};
+            sim_access a = {.kind = K_STORE,
+                            .addr = th->buf[i].addr,
+                            .val = th->buf[i].val,
+                            .order = th->buf[i].order};
             sim_loc_name(a.addr, loc, sizeof loc);
             describe_access(&a, java, sizeof java, c11, sizeof c11);
             /* java is "HANDLE.setX(loc = v)": keep "loc = v" */
@@ -171,7 +173,8 @@ void picture_draw(sbuf *b, bool color)
     const sim_ring *g = &S.rings[r];
     char name[16];
     ring_name(r, name, sizeof name);
-    sb_printf(b, "%s%s%s, model %s: ring %s, capacity %lld, mask %lld; "
+    sb_printf(b,
+              "%s%s%s, model %s: ring %s, capacity %lld, mask %lld; "
               "base = %lld, top = %lld, top - base = %lld\n",
               col(color, BOLD), S.algo->name, col(color, OFF),
               sim_model_name(S.model), name, (long long)g->cap,
@@ -180,9 +183,11 @@ void picture_draw(sbuf *b, bool color)
     draw_ring(b, g, r, base, top, true, color);
     for (int i = 0; i < S.nrings; i++) /* rings come in allocation order */
         if (i != r) {
-            sb_printf(b, i < r ? "retired ring (kept until destroy):\n"
-                               : "new ring, not yet published (array still "
-                                 "points to %s):\n", name);
+            sb_printf(b,
+                      i < r ? "retired ring (kept until destroy):\n"
+                            : "new ring, not yet published (array still "
+                              "points to %s):\n",
+                      name);
             draw_ring(b, &S.rings[i], i, base, top, false, color);
         }
     if (S.model == MODEL_TSO || S.model == MODEL_PSO)

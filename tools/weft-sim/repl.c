@@ -143,8 +143,9 @@ static void report_op(int t, int pc_before)
                    op->got ? sim_value_name(op->got, vb) : "null (empty)");
         else
             printf("     %s: poll returned %s\n", sim_thread_name(t),
-                   op->status == WF_POLL_TAKEN ? sim_value_name(op->got, vb)
-                   : op->status == WF_POLL_EMPTY ? "EMPTY" : "RETRY");
+                   op->status == WF_POLL_TAKEN   ? sim_value_name(op->got, vb)
+                   : op->status == WF_POLL_EMPTY ? "EMPTY"
+                                                 : "RETRY");
     }
     report_failure();
 }
@@ -305,10 +306,11 @@ static int command(int line, char *text)
         strcmp(c, "flush") == 0) {
         int t = parse_thread(a);
         if (t < 0) {
-            out_err(line, "which thread? owner or T1..T4, not '%s'", a ? a : "");
+            out_err(line, "which thread? owner or T1..T4, not '%s'",
+                    a ? a : "");
             return -1;
         }
-        return c[0] == 's' ? step_thread(line, t)
+        return c[0] == 's'   ? step_thread(line, t)
                : c[0] == 'r' ? run_thread(line, t)
                              : flush_thread(line, t, argv[2]);
     }
@@ -330,18 +332,21 @@ static int command(int line, char *text)
             return -1;
         }
         R.capacity = cap;
-        return do_reset() == 0 ? (printf("reset: %s, capacity %d\n",
-                                         R.algo->name, cap), 0) : -1;
+        return do_reset() == 0
+                   ? (printf("reset: %s, capacity %d\n", R.algo->name, cap), 0)
+                   : -1;
     }
     if (strcmp(c, "algo") == 0) {
         const sim_algo *al = a ? sim_algo_find(a) : NULL;
         if (!al) {
-            out_err(line, "unknown algorithm '%s' (see weft-sim algos)", a ? a : "");
+            out_err(line, "unknown algorithm '%s' (see weft-sim algos)",
+                    a ? a : "");
             return -1;
         }
         R.algo = al;
-        return do_reset() == 0 ? (printf("algo %s: %s\n", al->name, al->desc), 0)
-                               : -1;
+        return do_reset() == 0
+                   ? (printf("algo %s: %s\n", al->name, al->desc), 0)
+                   : -1;
     }
     if (strcmp(c, "model") == 0) {
         int m = sim_model_parse(a);
@@ -349,9 +354,10 @@ static int command(int line, char *text)
             R.model = m;
             return do_reset() == 0 ? (printf("model %s\n", a), 0) : -1;
         }
-        out_err(line, m >= 0 ? "the REPL steps sc, tso and pso; %s is explored "
-                               "as execution graphs (weft-sim explore)"
-                             : "model sc, tso or pso, not '%s'",
+        out_err(line,
+                m >= 0 ? "the REPL steps sc, tso and pso; %s is explored "
+                         "as execution graphs (weft-sim explore)"
+                       : "model sc, tso or pso, not '%s'",
                 a ? a : "");
         return -1;
     }

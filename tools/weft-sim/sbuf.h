@@ -10,7 +10,8 @@ typedef struct sbuf {
     size_t n, cap;
 } sbuf;
 
-void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_printf(sbuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 void sb_free(sbuf *b);
 
 #endif

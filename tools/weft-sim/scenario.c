@@ -51,8 +51,7 @@ static int parse_owner(scenario *sc, const char *v, char *err, size_t n)
                    p[4] <= '0' + SIM_MAX_PUSH_N) {
             sc->owner_count[sc->nowner] = p[4] - '0';
             sc->owner_ops[sc->nowner++] = OP_PUSH;
-        }
-        else if (k == 3 && strncmp(p, "pop", 3) == 0)
+        } else if (k == 3 && strncmp(p, "pop", 3) == 0)
             sc->owner_ops[sc->nowner++] = OP_POP;
         else {
             snprintf(err, n, "owner: '%.*s' is not push, push2..push%d or pop",
@@ -64,8 +63,8 @@ static int parse_owner(scenario *sc, const char *v, char *err, size_t n)
     return 0;
 }
 
-static const char *const flags[] = {"reuse", "naive", "first", "outcomes",
-                                    "reads", "duplicates"};
+static const char *const flags[] = {"reuse",    "naive", "first",
+                                    "outcomes", "reads", "duplicates"};
 
 bool scenario_key_has_value(const char *key)
 {
@@ -100,8 +99,10 @@ int scenario_set(scenario *sc, const char *key, const char *v, char *err,
         }
     } else if (strcmp(key, "model") == 0) {
         if ((sc->model = sim_model_parse(v)) < 0) {
-            snprintf(err, n, "model must be sc, tso, pso, arm, c11 or c20, not "
-                             "'%s'", v);
+            snprintf(err, n,
+                     "model must be sc, tso, pso, arm, c11 or c20, not "
+                     "'%s'",
+                     v);
             return -1;
         }
     } else if (strcmp(key, "owner") == 0) {
@@ -211,7 +212,8 @@ static void setup(const explore_job *job)
 {
     const scenario *sc = job->ctx;
     for (int i = 0; i < sc->nowner; i++)
-        sim_add_op(0, (sim_op){.kind = sc->owner_ops[i], .value = -1,
+        sim_add_op(0, (sim_op){.kind = sc->owner_ops[i],
+                               .value = -1,
                                .count = sc->owner_count[i]});
     for (int t = 1; t <= sc->thieves; t++)
         for (int i = 0; i < sc->polls; i++)
@@ -236,7 +238,8 @@ static void outcome(char *buf, size_t n)
         for (int i = 0; i < S.th[t].nprog && k < n; i++) {
             const sim_op *op = &S.th[t].prog[i];
             if (op->kind == OP_PUSH)
-                for (int j = 0; j < (op->count > 1 ? op->count : 1) && k < n; j++)
+                for (int j = 0; j < (op->count > 1 ? op->count : 1) && k < n;
+                     j++)
                     k += (size_t)snprintf(buf + k, n - k, "%s%c",
                                           j ? "," : " push ",
                                           'A' + sim_op_value(op, j));
@@ -293,23 +296,21 @@ void scenario_job(const scenario *sc, explore_job *job)
 
 void scenario_describe(const scenario *sc, char *out, size_t n)
 {
-    size_t k = (size_t)snprintf(out, n, "algo %s, model %s, owner \"",
-                                scenario_algo(sc)->name,
-                                sim_model_name(sc->model));
+    size_t k =
+        (size_t)snprintf(out, n, "algo %s, model %s, owner \"",
+                         scenario_algo(sc)->name, sim_model_name(sc->model));
     for (int i = 0; i < sc->nowner && k < n; i++)
-        k += (size_t)snprintf(out + k, n - k, "%s%s", i ? " " : "",
-                              sc->owner_ops[i] == OP_PUSH
-                                  ? (sc->owner_count[i] > 1
-                                         ? (const char *[]){"", "", "push2",
-                                                            "push3", "push4"}
-                                               [sc->owner_count[i]]
-                                         : "push")
-                                  : "pop");
+        k += (size_t)snprintf(
+            out + k, n - k, "%s%s", i ? " " : "",
+            sc->owner_ops[i] == OP_PUSH
+                ? (sc->owner_count[i] > 1
+                       ? (const char *[]){"", "", "push2", "push3",
+                                          "push4"}[sc->owner_count[i]]
+                       : "push")
+                : "pop");
     if (k < n)
-        snprintf(out + k, n - k,
-                 "\", %d thie%s x %d poll%s, capacity %d%s%s", sc->thieves,
-                 sc->thieves == 1 ? "f" : "ves", sc->polls,
+        snprintf(out + k, n - k, "\", %d thie%s x %d poll%s, capacity %d%s%s",
+                 sc->thieves, sc->thieves == 1 ? "f" : "ves", sc->polls,
                  sc->polls == 1 ? "" : "s", sc->capacity,
-                 sc->reuse ? ", reuse" : "",
-                 sc->naive ? ", no reduction" : "");
+                 sc->reuse ? ", reuse" : "", sc->naive ? ", no reduction" : "");
 }

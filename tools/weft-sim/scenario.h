@@ -12,19 +12,19 @@ typedef struct scenario {
     char name[128];
     const sim_algo *algo;
     int model;
-    int owner_ops[SIM_MAX_OPS]; /* OP_PUSH / OP_POP */
+    int owner_ops[SIM_MAX_OPS];   /* OP_PUSH / OP_POP */
     int owner_count[SIM_MAX_OPS]; /* push: tasks at once ("push2": 2) */
     int nowner;
     int thieves, polls, capacity;
     bool reuse, naive, first, outcomes;
-    bool reads; /* outcomes include a hash of every value read */
+    bool reads;      /* outcomes include a hash of every value read */
     bool duplicates; /* arm, c11, c20: count graphs reached twice */
-    int spins;  /* iterations a reference algorithm's retry loop may make */
+    int spins; /* iterations a reference algorithm's retry loop may make */
     int preemptions; /* -1: none */
     long max_execs;
     const char *html;
     const char *replay; /* write the counterexample as a REPL script here */
-    int expect; /* -1: none; 0: correct; 1: counterexample */
+    int expect;         /* -1: none; 0: correct; 1: counterexample */
     /* --mutate: overrides applied to algo (an ad-hoc mutant) */
     sim_override mutate[SIM_MAX_OVERRIDES];
     int nmutate;

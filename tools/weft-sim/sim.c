@@ -61,8 +61,8 @@ uint64_t sim_stable_value(uint64_t v)
 void sim_register_object(uint64_t handle, volatile void *lo, size_t size)
 {
     if (nobjects < MAX_OBJECTS)
-        objects[nobjects++] = (sim_object){handle, (uintptr_t)lo,
-                                           (uintptr_t)lo + size};
+        objects[nobjects++] =
+            (sim_object){handle, (uintptr_t)lo, (uintptr_t)lo + size};
 }
 
 bool sim_object_of(volatile void *addr, uint64_t *handle)
@@ -96,7 +96,8 @@ volatile void *sim_ring_header_for(int thread, volatile void *addr)
         uintptr_t lo = (uintptr_t)g->slots;
         if (a >= lo && a < lo + (uintptr_t)g->cap * 8)
             return g->owner >= 0 && g->owner != thread
-                       ? (volatile void *)g->ring : NULL;
+                       ? (volatile void *)g->ring
+                       : NULL;
     }
     return NULL;
 }
@@ -175,8 +176,8 @@ const char *sim_value_name(const void *v, char buf[24])
     return buf;
 }
 
-static const char *const model_names[MODEL_COUNT] = {
-    "sc", "tso", "pso", "arm", "c11", "c20"};
+static const char *const model_names[MODEL_COUNT] = {"sc",  "tso", "pso",
+                                                     "arm", "c11", "c20"};
 
 const char *sim_model_name(int m)
 {
@@ -238,8 +239,8 @@ static void read_contents(int t, const char *what, void *x)
     uint64_t gen = sim_plain_load(&contents[v]);
     if (gen == 0)
         sim_failf("%s's %s took %c but read %c's contents as they were "
-                  "before the push wrote them (stale)", sim_thread_name(t),
-                  what, 'A' + v, 'A' + v);
+                  "before the push wrote them (stale)",
+                  sim_thread_name(t), what, 'A' + v, 'A' + v);
     else if (S.reuse)
         wf_store_release(&done_flag[v], (int64_t)gen);
 }
@@ -255,8 +256,9 @@ static void note_taken(int t, const char *what, void *x)
     }
     if (++S.taken[v] > S.pushed[v])
         sim_failf("%s's %s took %s, which was pushed %d time(s) and is now "
-                  "taken %d times", sim_thread_name(t), what,
-                  sim_value_name(x, vb), S.pushed[v], S.taken[v]);
+                  "taken %d times",
+                  sim_thread_name(t), what, sim_value_name(x, vb), S.pushed[v],
+                  S.taken[v]);
 }
 
 int sim_op_value(const sim_op *op, int i)
@@ -279,8 +281,9 @@ static void run_push(sim_op *op)
             sim_plain_store(&contents[*v], (uint64_t)S.pushed[*v]);
         xs[i] = SIM_VALUE(*v);
     }
-    op->status = n == 1 ? al->push(xs[0])
-                 : al->push_n ? al->push_n(xs, (size_t)n) : WF_EINVAL;
+    op->status = n == 1       ? al->push(xs[0])
+                 : al->push_n ? al->push_n(xs, (size_t)n)
+                              : WF_EINVAL;
     for (int i = 0; op->status != 0 && i < n; i++)
         S.pushed[sim_op_value(op, i)]--; /* not pushed: still the caller's */
 }
@@ -290,9 +293,7 @@ static void run_op(int t, sim_op *op)
     const sim_algo *al = S.algo;
     void *x = NULL;
     switch (op->kind) {
-    case OP_PUSH:
-        run_push(op);
-        break;
+    case OP_PUSH: run_push(op); break;
     case OP_POP:
         op->got = al->pop();
         if (op->got) {
@@ -308,9 +309,7 @@ static void run_op(int t, sim_op *op)
             read_contents(t, "poll", x);
         }
         break;
-    case OP_CALL:
-        op->call(t);
-        break;
+    case OP_CALL: op->call(t); break;
     }
     op->done = true;
 }

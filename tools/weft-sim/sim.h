@@ -20,20 +20,27 @@
 #include "coro.h"
 #include "sim_atomic.h"
 
-#define SIM_MAX_THREADS 5   /* owner + 4 thieves (IRIW needs 4 threads) */
-#define SIM_MAX_PROCS 64    /* threads + store-buffer processes          */
-#define SIM_MAX_BUF 32      /* buffered stores per thread                */
-#define SIM_MAX_OPS 16      /* operations per thread in one scenario     */
+#define SIM_MAX_THREADS 5 /* owner + 4 thieves (IRIW needs 4 threads) */
+#define SIM_MAX_PROCS 64  /* threads + store-buffer processes          */
+#define SIM_MAX_BUF 32    /* buffered stores per thread                */
+#define SIM_MAX_OPS 16    /* operations per thread in one scenario     */
 #define SIM_MAX_RINGS 8
-#define SIM_MAX_VALUES 26   /* task values A..Z                          */
+#define SIM_MAX_VALUES 26     /* task values A..Z                          */
 #define SIM_OP_STEP_LIMIT 400 /* an operation longer than this is a hang */
 
 /* sc, tso and pso are machines with store buffers, explored by
  * interleaving (explore.c); arm, c11 and c20 are axiomatic models whose
  * executions are graphs (wmm.h).  c20 is c11 with C++20's release
  * sequences. */
-enum sim_model { MODEL_SC, MODEL_TSO, MODEL_PSO, MODEL_ARM, MODEL_C11,
-                 MODEL_C20, MODEL_COUNT };
+enum sim_model {
+    MODEL_SC,
+    MODEL_TSO,
+    MODEL_PSO,
+    MODEL_ARM,
+    MODEL_C11,
+    MODEL_C20,
+    MODEL_COUNT
+};
 #define SIM_GRAPH_MODEL(m) ((m) >= MODEL_ARM)
 
 enum sim_kind { K_LOAD, K_STORE, K_CAS, K_XCHG, K_FADD, K_FENCE, K_DRAIN };
@@ -58,7 +65,7 @@ typedef struct sim_access {
 typedef struct sim_bufent {
     volatile void *addr;
     uint64_t val;
-    int pos;        /* trace position of the store that buffered it */
+    int pos; /* trace position of the store that buffered it */
     int order;
     wf_sim_site site;
 } sim_bufent;
@@ -69,13 +76,13 @@ enum sim_op_kind { OP_PUSH, OP_POP, OP_POLL, OP_CALL };
 #define SIM_MAX_PUSH_N 4
 typedef struct sim_op {
     int kind;
-    int value;       /* push: value index (A = 0); -1: chosen at run time */
-    int count;       /* push: tasks pushed at once (wf_deque_push_n), 0: 1 */
+    int value; /* push: value index (A = 0); -1: chosen at run time */
+    int count; /* push: tasks pushed at once (wf_deque_push_n), 0: 1 */
     int more[SIM_MAX_PUSH_N - 1]; /* ...the values after the first        */
-    void (*call)(int thread); /* OP_CALL: a thread body (litmus, park)   */
-    bool straight;   /* OP_CALL: straight-line code, no branch on a load */
-    int status;      /* poll: WF_POLL_*; push: 0 or an error             */
-    void *got;       /* pop/poll: what it returned                        */
+    void (*call)(int thread);     /* OP_CALL: a thread body (litmus, park)   */
+    bool straight; /* OP_CALL: straight-line code, no branch on a load */
+    int status;    /* poll: WF_POLL_*; push: 0 or an error             */
+    void *got;     /* pop/poll: what it returned                        */
     bool done;
 } sim_op;
 
@@ -84,13 +91,13 @@ enum sim_tstate { T_IDLE, T_PENDING };
 typedef struct sim_thread {
     coro co;
     int state;
-    sim_access pend;         /* valid when state == T_PENDING */
+    sim_access pend; /* valid when state == T_PENDING */
     sim_bufent buf[SIM_MAX_BUF];
     int nbuf;
     sim_op prog[SIM_MAX_OPS];
-    int nprog;   /* operations queued                     */
-    int pc;      /* index of the current / next operation  */
-    bool in_op;  /* prog[pc] has started and not finished  */
+    int nprog;  /* operations queued                     */
+    int pc;     /* index of the current / next operation  */
+    bool in_op; /* prog[pc] has started and not finished  */
     int op_steps;
     uint64_t reads_hash; /* every value this thread has read, hashed */
 } sim_thread;
@@ -106,9 +113,9 @@ typedef struct sim_proc {
 /* What a step did, for the log, the explorer and the picture. */
 typedef struct sim_step_info {
     int pid, thread;
-    int kind;         /* K_*; K_DRAIN for a buffer's step */
-    sim_access acc;   /* the access (for a drain: the store drained) */
-    int op_index;     /* the thread's operation the access belongs to */
+    int kind;       /* K_*; K_DRAIN for a buffer's step */
+    sim_access acc; /* the access (for a drain: the store drained) */
+    int op_index;   /* the thread's operation the access belongs to */
 } sim_step_info;
 
 /* A ring registered by an algorithm adapter, to name and draw its slots. */
@@ -116,7 +123,7 @@ typedef struct sim_ring {
     const void *ring;     /* the value stored in the algorithm's array field */
     volatile void *slots; /* first slot                                      */
     int64_t cap;
-    int owner;            /* the thread that allocated it; -1: at set-up     */
+    int owner; /* the thread that allocated it; -1: at set-up     */
 } sim_ring;
 
 /* Hooks an algorithm gives the simulator. */
@@ -129,8 +136,8 @@ typedef struct sim_state {
     sim_thread th[SIM_MAX_THREADS];
     sim_proc proc[SIM_MAX_PROCS];
     int nprocs;
-    int cur;               /* thread running its coroutine, or -1 (direct) */
-    int pos;               /* steps executed in this execution             */
+    int cur; /* thread running its coroutine, or -1 (direct) */
+    int pos; /* steps executed in this execution             */
     /* the deque's shared words, for the picture and the checks */
     volatile int64_t *base_addr, *top_addr;
     void *volatile *array_addr;
@@ -138,10 +145,10 @@ typedef struct sim_state {
     int nrings;
     /* checks run as the execution goes */
     int pushed[SIM_MAX_VALUES], taken[SIM_MAX_VALUES];
-    int next_value;        /* next fresh value to push                    */
-    bool reuse;            /* push a value already taken (frame reuse)    */
-    int64_t base_max;      /* largest base written to memory so far       */
-    char fail[256];        /* first failure of this execution, or ""     */
+    int next_value;   /* next fresh value to push                    */
+    bool reuse;       /* push a value already taken (frame reuse)    */
+    int64_t base_max; /* largest base written to memory so far       */
+    char fail[256];   /* first failure of this execution, or ""     */
     /* output */
     bool logging;
     void (*on_step)(const sim_step_info *);
@@ -216,8 +223,8 @@ void sim_register_deque(volatile void *base, volatile void *top,
                         volatile void *array);
 
 /* ---- between sim.c and machine.c -------------------------------------- */
-void sim_wait_step(void);   /* the running thread waits for its step */
-void sim_resume(int t);     /* run thread t to its next access        */
+void sim_wait_step(void); /* the running thread waits for its step */
+void sim_resume(int t);   /* run thread t to its next access        */
 /* 0: the access runs whatever the buffers hold; 1: it waits for an empty
  * store buffer (RMW, mfence, seq_cst store); 2: PSO release store, waits
  * for the thread's stores to other locations. */

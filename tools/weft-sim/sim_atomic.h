@@ -39,8 +39,8 @@ typedef struct wf_sim_site {
 int64_t wf__sim_load_i64(const volatile void *p, int order, wf_sim_site s);
 void *wf__sim_load_ptr(const volatile void *p, int order, wf_sim_site s);
 void wf__sim_store(volatile void *p, uint64_t v, int order, wf_sim_site s);
-bool wf__sim_cas(volatile void *p, void *expected, uint64_t desired,
-                 int order, wf_sim_site s);
+bool wf__sim_cas(volatile void *p, void *expected, uint64_t desired, int order,
+                 wf_sim_site s);
 uint64_t wf__sim_xchg(volatile void *p, uint64_t v, int order, wf_sim_site s);
 uint64_t wf__sim_fadd(volatile void *p, uint64_t v, int order, wf_sim_site s);
 void wf__sim_fence(int order, wf_sim_site s);
@@ -53,18 +53,18 @@ void wf__sim_fence(int order, wf_sim_site s);
 
 /* Loads return int64_t for an _Atomic int64_t and void * otherwise (which
  * converts to the pointer type the caller assigns it to). */
-#define WF__SIM_LOAD(p, o)                                                   \
+#define WF__SIM_LOAD(p, o)                                                     \
     (WF__SIM_8(*(p)),                                                        \
      _Generic((p), _Atomic int64_t *: wf__sim_load_i64,                     \
               const _Atomic int64_t *: wf__sim_load_i64,                    \
               default: wf__sim_load_ptr)((const volatile void *)(p), (o),    \
                                          WF__SIM_SITE(#p)))
-#define WF__SIM_STORE(p, v, o)                                               \
-    (WF__SIM_8(*(p)), wf__sim_store((volatile void *)(p), WF__SIM_VAL(v),    \
-                                    (o), WF__SIM_SITE(#p)))
-#define WF__SIM_CAS(p, e, d, o)                                              \
-    (WF__SIM_8(*(p)), WF__SIM_8(*(e)),                                       \
-     wf__sim_cas((volatile void *)(p), (void *)(e), WF__SIM_VAL(d), (o),     \
+#define WF__SIM_STORE(p, v, o)                                                 \
+    (WF__SIM_8(*(p)), wf__sim_store((volatile void *)(p), WF__SIM_VAL(v), (o), \
+                                    WF__SIM_SITE(#p)))
+#define WF__SIM_CAS(p, e, d, o)                                                \
+    (WF__SIM_8(*(p)), WF__SIM_8(*(e)),                                         \
+     wf__sim_cas((volatile void *)(p), (void *)(e), WF__SIM_VAL(d), (o),       \
                  WF__SIM_SITE(#p)))
 
 /* ---- the names of atomic.h ------------------------------------------- */
@@ -74,14 +74,14 @@ void wf__sim_fence(int order, wf_sim_site s);
 #define wf_store_release(p, v) WF__SIM_STORE(p, v, WF_SIM_RELEASE)
 #define wf_cas_seqcst(p, e, d) WF__SIM_CAS(p, e, d, WF_SIM_SEQ_CST)
 #define wf_cas_acqrel(p, e, d) WF__SIM_CAS(p, e, d, WF_SIM_ACQ_REL)
-#define wf_exchange_acqrel(p, v)                                             \
-    (WF__SIM_8(*(p)), wf__sim_xchg((volatile void *)(p), WF__SIM_VAL(v),     \
+#define wf_exchange_acqrel(p, v)                                               \
+    (WF__SIM_8(*(p)), wf__sim_xchg((volatile void *)(p), WF__SIM_VAL(v),       \
                                    WF_SIM_ACQ_REL, WF__SIM_SITE(#p)))
-#define wf_fetch_add_seqcst(p, v)                                            \
-    (WF__SIM_8(*(p)), wf__sim_fadd((volatile void *)(p), WF__SIM_VAL(v),     \
+#define wf_fetch_add_seqcst(p, v)                                              \
+    (WF__SIM_8(*(p)), wf__sim_fadd((volatile void *)(p), WF__SIM_VAL(v),       \
                                    WF_SIM_SEQ_CST, WF__SIM_SITE(#p)))
-#define wf_fetch_add_release(p, v)                                           \
-    (WF__SIM_8(*(p)), wf__sim_fadd((volatile void *)(p), WF__SIM_VAL(v),     \
+#define wf_fetch_add_release(p, v)                                             \
+    (WF__SIM_8(*(p)), wf__sim_fadd((volatile void *)(p), WF__SIM_VAL(v),       \
                                    WF_SIM_RELEASE, WF__SIM_SITE(#p)))
 #define wf_fence_seqcst() wf__sim_fence(WF_SIM_SEQ_CST, WF__SIM_SITE(""))
 #define wf_counter_inc(p) wf_store_relaxed((p), wf_load_relaxed(p) + 1)
@@ -90,8 +90,8 @@ void wf__sim_fence(int order, wf_sim_site s);
  * litmus tests (the seed's Java accesses need a few more orders). ------ */
 #define wf_load_seqcst(p) WF__SIM_LOAD(p, WF_SIM_SEQ_CST)
 #define wf_store_seqcst(p, v) WF__SIM_STORE(p, v, WF_SIM_SEQ_CST)
-#define wf_exchange_seqcst(p, v)                                             \
-    (WF__SIM_8(*(p)), wf__sim_xchg((volatile void *)(p), WF__SIM_VAL(v),     \
+#define wf_exchange_seqcst(p, v)                                               \
+    (WF__SIM_8(*(p)), wf__sim_xchg((volatile void *)(p), WF__SIM_VAL(v),       \
                                    WF_SIM_SEQ_CST, WF__SIM_SITE(#p)))
 #define wf_fence_release() wf__sim_fence(WF_SIM_RELEASE, WF__SIM_SITE(""))
 #define wf_fence_acquire() wf__sim_fence(WF_SIM_ACQUIRE, WF__SIM_SITE(""))

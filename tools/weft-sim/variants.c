@@ -6,9 +6,9 @@
  * unchanged, and from the adapters, so that nobody mistakes it for the
  * shipped code.  Each function is wf_deque_poll with one change, marked
  * MUTATION. */
+#include "variants.h"
 #include "algo.h"
 #include "sim_atomic.h"
-#include "variants.h"
 
 /* Mutant weft-cas-before-read: base is advanced (the arbitration CAS) before
  * the slot is read.  The seed explains why its poll clears the slot before

@@ -76,15 +76,20 @@ int sim_weft_poll(void **out)
 
 /* ---- the shipped deque and its mutants ---------------------------------- */
 
-#define WEFT_ALGO(nm, model, description, overrides, pollfn)                 \
+#define WEFT_ALGO(nm, model, description, overrides, pollfn)                   \
     WEFT_ALGO2(nm, model, description, overrides, sim_weft_pop, pollfn)
-#define WEFT_ALGO2(nm, model, description, overrides, popfn, pollfn)          \
-    {.name = nm, .catch_model = model, .desc = description,                  \
-     .init = sim_weft_init, .destroy = sim_weft_destroy,                     \
-     .push = sim_weft_push, .push_n = sim_weft_push_n, .pop = popfn,         \
-     .poll = pollfn, .ovr = overrides}
+#define WEFT_ALGO2(nm, model, description, overrides, popfn, pollfn)           \
+    {                                                                          \
+        .name = nm, .catch_model = model, .desc = description,                 \
+        .init = sim_weft_init, .destroy = sim_weft_destroy,                    \
+        .push = sim_weft_push, .push_n = sim_weft_push_n, .pop = popfn,        \
+        .poll = pollfn, .ovr = overrides                                       \
+    }
 
-#define END {NULL, 0, 0, NULL, 0}
+#define END                                                                    \
+    {                                                                          \
+        NULL, 0, 0, NULL, 0                                                    \
+    }
 static const sim_override no_storeload[] = {
     {"wf_deque_pop", K_FENCE, WF_SIM_SEQ_CST, NULL, -1}, END};
 static const sim_override relaxed_slot_store[] = {
@@ -108,9 +113,10 @@ static const sim_override poll_cas_acqrel[] = {
 static const sim_override pop_cas_acqrel[] = {
     {"wf_deque_pop", K_CAS, WF_SIM_SEQ_CST, "base", WF_SIM_ACQ_REL}, END};
 
-const sim_algo sim_algo_weft = WEFT_ALGO(
-    "weft", "-", "the shipped deque: src/deque.c compiled unchanged with -DWF_SIM",
-    NULL, sim_weft_poll);
+const sim_algo sim_algo_weft =
+    WEFT_ALGO("weft", "-",
+              "the shipped deque: src/deque.c compiled unchanged with -DWF_SIM",
+              NULL, sim_weft_poll);
 
 const sim_algo sim_weft_mutants[] = {
     WEFT_ALGO("weft-no-storeload", "tso",

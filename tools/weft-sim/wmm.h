@@ -49,7 +49,8 @@
 enum { WE_R, WE_W, WE_F };
 #define WEF_RMW 1   /* the read or the write part of an RMW            */
 #define WEF_PLAIN 2 /* a non-atomic access                             */
-#define WEF_STRAIGHT 4 /* of straight-line code (a litmus test's body):
+#define WEF_STRAIGHT                                                           \
+    4 /* of straight-line code (a litmus test's body):
                         * no branch on what it loaded before later stores */
 
 /* A view: for each thread, the po index of the last of its events that is
@@ -58,11 +59,11 @@ typedef int16_t wg_view[WG_NT];
 
 typedef struct wg_ev {
     uint8_t type, thread, order, flags;
-    int16_t po;  /* index in its thread                                 */
-    int16_t loc; /* location, -1 for a fence                            */
-    int16_t rf;  /* R: the write it reads, -1 for the initial value      */
-    int16_t dep; /* arm: the read its address came from (a pointer), -1 */
-    int16_t cop; /* W: position in its location's co, from 1            */
+    int16_t po;   /* index in its thread                                 */
+    int16_t loc;  /* location, -1 for a fence                            */
+    int16_t rf;   /* R: the write it reads, -1 for the initial value      */
+    int16_t dep;  /* arm: the read its address came from (a pointer), -1 */
+    int16_t cop;  /* W: position in its location's co, from 1            */
     uint64_t val; /* W: the value written; R: the value read            */
     uint64_t arg; /* R of a CAS: the value it expects                   */
     uint8_t kind; /* the access's K_* (an RMW's read: K_CAS, ...)       */
@@ -86,7 +87,7 @@ typedef struct wg {
     int cyclic; /* arm: has a po U rf cycle (load buffering) */
     wg_ev ev[WG_MAX_EV];
     wg_loc loc[WG_MAX_LOC];
-    int nt[WG_NT];              /* derived: events per thread */
+    int nt[WG_NT];                /* derived: events per thread */
     int16_t th[WG_NT][WG_MAX_EV]; /* derived: po lists          */
 } wg;
 
@@ -98,8 +99,8 @@ int wg_loc_of(wg *g, volatile void *addr); /* adds it; -1 when full */
 /* Append an event of thread t after its last one; views computed.  For
  * a write, cop is where it goes in co (1 = first after the initial
  * value).  Returns its index. */
-int wg_add(wg *g, int type, int t, int order, int flags, int loc,
-           uint64_t val, int rf, int cop);
+int wg_add(wg *g, int type, int t, int order, int flags, int loc, uint64_t val,
+           int rf, int cop);
 void wg_pop_last(wg *g);
 void wg_views(wg *g, int e);
 /* All views again, until they settle (a graph with a po U rf cycle). */
@@ -109,9 +110,9 @@ void wg_rebuild_threads(wg *g);
  * compacted, rf and co renumbered.  Returns the new index of old event k
  * through map (may be NULL). */
 void wg_restrict(wg *g, const uint64_t *keep, int16_t *map);
-bool wg_hb(const wg *g, int x, int y);   /* x = -1: the initial write */
+bool wg_hb(const wg *g, int x, int y); /* x = -1: the initial write */
 bool wg_in_view(const wg *g, const wg_view v, int x);
-int wg_cop(const wg *g, int w);          /* -1 (initial write) -> 0 */
+int wg_cop(const wg *g, int w); /* -1 (initial write) -> 0 */
 size_t wg_blob_size(const wg *g);
 void wg_save(const wg *g, void *blob);
 void wg_load(wg *g, const void *blob);
@@ -139,14 +140,16 @@ void arm_removed(const wg *g, int e);
  * write's). */
 static inline int wmm_read_order(int o)
 {
-    return o == WF_SIM_ACQ_REL ? WF_SIM_ACQUIRE
-           : o == WF_SIM_RELEASE ? WF_SIM_RELAXED : o;
+    return o == WF_SIM_ACQ_REL   ? WF_SIM_ACQUIRE
+           : o == WF_SIM_RELEASE ? WF_SIM_RELAXED
+                                 : o;
 }
 
 static inline int wmm_write_order(int o)
 {
-    return o == WF_SIM_ACQ_REL ? WF_SIM_RELEASE
-           : o == WF_SIM_ACQUIRE ? WF_SIM_RELAXED : o;
+    return o == WF_SIM_ACQ_REL   ? WF_SIM_RELEASE
+           : o == WF_SIM_ACQUIRE ? WF_SIM_RELAXED
+                                 : o;
 }
 
 static inline bool wmm_is_rmw(const sim_access *a)

@@ -91,7 +91,7 @@ static bool direct(const wg *g, int x, int e, bool addr_w, int rel_at)
         return true; /* addr, addr;po;[W] */
     if (E->type == WE_R && E->rf >= 0 && g->ev[E->rf].thread == E->thread &&
         g->ev[E->rf].dep == x)
-        return true; /* addr;rfi */
+        return true;                          /* addr;rfi */
     return E->type == WE_W && X->po < rel_at; /* po;[L];coi */
 }
 
@@ -183,8 +183,8 @@ static bool ob_cycle(const wg *g, int e)
 
 static bool po_before(const wg *g, int x, int y)
 {
-    return x < 0 || (g->ev[x].thread == g->ev[y].thread &&
-                     g->ev[x].po < g->ev[y].po);
+    return x < 0 ||
+           (g->ev[x].thread == g->ev[y].thread && g->ev[x].po < g->ev[y].po);
 }
 
 bool arm_ok(const wg *g, int e)

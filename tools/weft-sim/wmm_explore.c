@@ -23,10 +23,10 @@
 #include "algo.h"
 #include "wmm.h"
 
-static wg G, G2;                /* the graph extended; a revisit's graph */
+static wg G, G2; /* the graph extended; a revisit's graph */
 static const explore_job *J;
 static explore_result *RES;
-static int rmw_pending;        /* thread whose RMW write is still to add */
+static int rmw_pending; /* thread whose RMW write is still to add */
 static long since_fail;
 
 static void **work;
@@ -59,15 +59,9 @@ static void push_graph(const wg *g)
 static bool rmw_writes(const sim_access *a, uint64_t v, uint64_t *out)
 {
     switch (a->kind) {
-    case K_CAS:
-        *out = a->val;
-        return v == a->expect;
-    case K_FADD:
-        *out = v + a->val;
-        return true;
-    default:
-        *out = a->val;
-        return true;
+    case K_CAS: *out = a->val; return v == a->expect;
+    case K_FADD: *out = v + a->val; return true;
+    default: *out = a->val; return true;
     }
 }
 
@@ -93,18 +87,21 @@ static int addr_dep(const wg *g, int t, volatile void *addr)
 
 /* An event of thread t's access a; rmw: the read or the write of an RMW
  * that writes (a CAS that fails is a plain read). */
-static int add_event(wg *g, int type, int t, const sim_access *a,
-                     uint64_t val, int rf, int cop, bool rmw)
+static int add_event(wg *g, int type, int t, const sim_access *a, uint64_t val,
+                     int rf, int cop, bool rmw)
 {
     int l = a->addr ? wg_loc_of(g, a->addr) : -1;
     if (a->addr && l < 0) {
-        fprintf(stderr, "weft-sim: more than %d locations: the scenario is "
-                        "too large\n", WG_MAX_LOC);
+        fprintf(stderr,
+                "weft-sim: more than %d locations: the scenario is "
+                "too large\n",
+                WG_MAX_LOC);
         exit(2);
     }
     int o = a->order == WF_SIM_PLAIN ? WF_SIM_PLAIN
-            : type == WE_R ? wmm_read_order(a->order)
-            : type == WE_W ? wmm_write_order(a->order) : a->order;
+            : type == WE_R           ? wmm_read_order(a->order)
+            : type == WE_W           ? wmm_write_order(a->order)
+                                     : a->order;
     const sim_thread *th = &S.th[t];
     bool straight = th->pc < th->nprog && th->prog[th->pc].straight;
     int flags = (a->order == WF_SIM_PLAIN ? WEF_PLAIN : 0) |
@@ -159,14 +156,15 @@ static void event_checks(const wg *g, int e)
         g->loc[E->loc].addr != (volatile void *)S.base_addr)
         return;
     const wg_loc *L = &g->loc[E->loc];
-    int64_t prev = E->cop > 1 ? (int64_t)g->ev[L->co[E->cop - 2]].val
-                              : (int64_t)L->init;
-    int64_t next = E->cop < L->nw ? (int64_t)g->ev[L->co[E->cop]].val
-                                  : INT64_MAX;
+    int64_t prev =
+        E->cop > 1 ? (int64_t)g->ev[L->co[E->cop - 2]].val : (int64_t)L->init;
+    int64_t next =
+        E->cop < L->nw ? (int64_t)g->ev[L->co[E->cop]].val : INT64_MAX;
     int64_t v = (int64_t)E->val;
     if (v < prev || v > next)
         sim_failf("base moved backwards in coherence order: %lld follows "
-                  "%lld", (long long)(v < prev ? v : next),
+                  "%lld",
+                  (long long)(v < prev ? v : next),
                   (long long)(v < prev ? prev : v));
 }
 
@@ -180,10 +178,12 @@ static uint64_t graph_hash(const wg *g)
     for (int t = 0; t < WG_NT; t++)
         for (int i = 0; i < g->nt[t]; i++) {
             const wg_ev *E = &g->ev[g->th[t][i]];
-            int rf = E->type == WE_R && E->rf >= 0 ? g->ev[E->rf].thread * 1000 +
-                                                         g->ev[E->rf].po : -1;
+            int rf = E->type == WE_R && E->rf >= 0
+                         ? g->ev[E->rf].thread * 1000 + g->ev[E->rf].po
+                         : -1;
             uint64_t k = (uint64_t)(E->type * 7 + E->loc * 131 + rf * 8191 +
-                                    E->cop * 524287) ^ E->val;
+                                    E->cop * 524287) ^
+                         E->val;
             h = (h ^ k) * 1099511628211u;
         }
     return h;
@@ -228,7 +228,7 @@ static void complete(void)
     }
 }
 
-/* ---- adding events ---------------------------------------------------------- */
+/* ---- adding events ------------------------------------------------------- */
 
 static bool add_fence(int t)
 {
@@ -301,7 +301,7 @@ static void revisit(int t, const sim_access *a, uint64_t v, int r,
         R2->rf = (int16_t)u;
         R2->val = v;
         R2->flags &= (uint8_t)~WEF_RMW; /* an RMW read writes if it now */
-        if (R2->kind == K_XCHG || R2->kind == K_FADD ||  /* succeeds   */
+        if (R2->kind == K_XCHG || R2->kind == K_FADD || /* succeeds   */
             (R2->kind == K_CAS && v == R2->arg))
             R2->flags |= WEF_RMW;
         if (G2.cyclic)
@@ -335,8 +335,8 @@ static bool revisit_set(int r, const wg_view p, uint64_t *keep)
     return ok;
 }
 
-static void backward_revisits(int t, const sim_access *a, uint64_t v,
-                              int l, int src)
+static void backward_revisits(int t, const sim_access *a, uint64_t v, int l,
+                              int src)
 {
     wg_view p;
     if (G.nt[t] > 0)
@@ -375,9 +375,8 @@ static void conflict_revisit(int t, const sim_access *a, int l, int w,
     const int16_t *p = G.ev[e].porf;
     for (int r = 0; r < e; r++) {
         uint64_t keep[WG_MAX_EV / 64];
-        if (G.ev[r].type == WE_R && G.ev[r].loc == l &&
-            !wg_in_view(&G, p, r) && revisit_set(r, p, keep) &&
-            !(keep[other / 64] >> (other % 64) & 1))
+        if (G.ev[r].type == WE_R && G.ev[r].loc == l && !wg_in_view(&G, p, r) &&
+            revisit_set(r, p, keep) && !(keep[other / 64] >> (other % 64) & 1))
             revisit(t, a, nv, r, keep, w, false);
     }
     drop_last(&G);
@@ -503,8 +502,9 @@ static void extend(void)
             return;
         } else {
             int k = S.th[t].pend.kind;
-            go = k == K_FENCE ? add_fence(t)
-                 : k == K_STORE ? add_write(t) : add_read(t);
+            go = k == K_FENCE   ? add_fence(t)
+                 : k == K_STORE ? add_write(t)
+                                : add_read(t);
         }
         if (!go)
             return; /* no consistent choice: not an execution */
@@ -546,8 +546,8 @@ int wmm_run(const explore_job *job, explore_result *res)
             arm_sync(&G);
         graph_checks();
         extend();
-        if ((res->failed && (job->stop_first ||
-                             ++since_fail > job->extra_after_fail)) ||
+        if ((res->failed &&
+             (job->stop_first || ++since_fail > job->extra_after_fail)) ||
             (job->max_execs && res->execs >= job->max_execs)) {
             stopped = true;
             break;
@@ -563,4 +563,3 @@ int wmm_run(const explore_job *job, explore_result *res)
     nseen = 0;
     return 0;
 }
-

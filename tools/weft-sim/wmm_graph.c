@@ -153,12 +153,14 @@ static void co_renumber(wg *g, int l)
         g->ev[L->co[i]].cop = (int16_t)(i + 1);
 }
 
-int wg_add(wg *g, int type, int t, int order, int flags, int loc,
-           uint64_t val, int rf, int cop)
+int wg_add(wg *g, int type, int t, int order, int flags, int loc, uint64_t val,
+           int rf, int cop)
 {
     if (g->n == WG_MAX_EV || g->nt[t] == WG_MAX_EV) {
-        fprintf(stderr, "weft-sim: an execution has more than %d events: "
-                        "the scenario is too large\n", WG_MAX_EV);
+        fprintf(stderr,
+                "weft-sim: an execution has more than %d events: "
+                "the scenario is too large\n",
+                WG_MAX_EV);
         exit(2);
     }
     int e = g->n++;
@@ -177,8 +179,10 @@ int wg_add(wg *g, int type, int t, int order, int flags, int loc,
     if (type == WE_W) {
         wg_loc *L = &g->loc[loc];
         if (L->nw == WG_MAX_W) {
-            fprintf(stderr, "weft-sim: more than %d writes to one location: "
-                            "the scenario is too large\n", WG_MAX_W);
+            fprintf(stderr,
+                    "weft-sim: more than %d writes to one location: "
+                    "the scenario is too large\n",
+                    WG_MAX_W);
             exit(2);
         }
         memmove(&L->co[cop], &L->co[cop - 1],

@@ -86,7 +86,7 @@ bool wg_coherent(const wg *g, int e, before_fn before)
                            : coherent_write(g, e, before);
 }
 
-/* ---- psc ------------------------------------------------------------------ */
+/* ---- psc ----------------------------------------------------------------- */
 
 typedef struct bset {
     uint64_t w[WG_MAX_EV / 64];
@@ -337,9 +337,9 @@ static bool psc_ok(const wg *g)
 static bool psc_relevant(const wg *g, int e)
 {
     const wg_ev *E = &g->ev[e];
-    if (!is_sc(E) && (E->loc < 0 ||
-                      (E->type == WE_W ? E->cop : wg_cop(g, E->rf)) >=
-                          g->loc[E->loc].nw))
+    if (!is_sc(E) &&
+        (E->loc < 0 ||
+         (E->type == WE_W ? E->cop : wg_cop(g, E->rf)) >= g->loc[E->loc].nw))
         return false;
     int threads = 0;
     bool after_fence = false;
@@ -385,7 +385,8 @@ void rc11_race(const wg *g, int e, char *msg, size_t n)
         if (!wg_hb(g, x, e) && !wg_hb(g, e, x)) {
             char loc[32];
             sim_loc_name(g->loc[E->loc].addr, loc, sizeof loc);
-            snprintf(msg, n, "data race on %s: %s's %s and %s's %s are not "
+            snprintf(msg, n,
+                     "data race on %s: %s's %s and %s's %s are not "
                      "ordered by happens-before (undefined behaviour in C11)",
                      loc, sim_thread_name(X->thread),
                      X->type == WE_W ? "write" : "read",

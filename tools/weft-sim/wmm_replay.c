@@ -45,7 +45,8 @@ static bool matches(const wg *g, const wg_ev *E, const sim_access *a)
     if (g->loc[E->loc].addr != a->addr)
         return false;
     int o = a->order == WF_SIM_PLAIN ? WF_SIM_PLAIN
-            : type == WE_R ? wmm_read_order(a->order) : wmm_write_order(a->order);
+            : type == WE_R           ? wmm_read_order(a->order)
+                                     : wmm_write_order(a->order);
     return E->order == o && (type != WE_W || E->val == a->val);
 }
 
@@ -69,8 +70,10 @@ static int replay_one(const wg *g, int *done, int t, int e)
     if (S.th[t].state != T_PENDING || !matches(g, E, a)) {
         if (g->cyclic)
             return 1; /* the thread does not repeat what the revisit kept */
-        fprintf(stderr, "weft-sim: internal error: replay diverged at %s's "
-                        "event %d\n", sim_thread_name(t), E->po);
+        fprintf(stderr,
+                "weft-sim: internal error: replay diverged at %s's "
+                "event %d\n",
+                sim_thread_name(t), E->po);
         return -1;
     }
     if (E->type == WE_R && (E->flags & WEF_RMW)) {
@@ -85,7 +88,7 @@ static int replay_one(const wg *g, int *done, int t, int e)
     }
     done[t]++;
     wmm_deliver(t, E->type == WE_R ? E->val : 0,
-            a->kind == K_CAS && E->val == a->expect, e);
+                a->kind == K_CAS && E->val == a->expect, e);
     return 0;
 }
 
@@ -122,8 +125,10 @@ int wmm_replay(const wg *g, const explore_job *job, int *pending)
         left -= done[bt] - before;
     }
     if (left > 0) {
-        fprintf(stderr, "weft-sim: internal error: a graph could not be "
-                        "replayed (%d events left)\n", left);
+        fprintf(stderr,
+                "weft-sim: internal error: a graph could not be "
+                "replayed (%d events left)\n",
+                left);
         return -1;
     }
     *pending = rmw_pending;
@@ -143,7 +148,7 @@ void wmm_write_back(const wg *g)
     }
 }
 
-/* ---- scaffolding accesses and the replay of a failure --------------------- */
+/* ---- scaffolding accesses and the replay of a failure -------------------- */
 
 void wmm_before_access(sim_access *a)
 {
@@ -154,8 +159,8 @@ void wmm_before_access(sim_access *a)
         char loc[32];
         sim_loc_name(h, loc, sizeof loc);
         sim_failf("%s reads a slot of a ring whose header (%s, its mask) it "
-                  "sees as not yet written (stale)", sim_thread_name(S.cur),
-                  loc);
+                  "sees as not yet written (stale)",
+                  sim_thread_name(S.cur), loc);
     }
 }
 
@@ -174,8 +179,7 @@ static void note_event(int e)
     char loc[32], text[160];
     sim_loc_name(F.loc[E->loc].addr, loc, sizeof loc);
     if (E->rf < 0)
-        snprintf(text, sizeof text, "%*sreads %s's initial value", 18, "",
-                 loc);
+        snprintf(text, sizeof text, "%*sreads %s's initial value", 18, "", loc);
     else
         snprintf(text, sizeof text, "%*sreads from step %d (%s)", 18, "",
                  step_of[E->rf], sim_thread_name(F.ev[E->rf].thread));

@@ -39,23 +39,23 @@ struct fn_node {
         wf_async_fn async;
     } body;
     void *ctx;
-    wf_output_ports ports; /* multifunction */
-    wf_gateway gw;         /* async */
+    wf_output_ports ports;    /* multifunction */
+    wf_gateway gw;            /* async */
     size_t in_size, out_size; /* out_size: a function body's output */
-    unsigned limit; /* 0: unlimited */
+    unsigned limit;           /* 0: unlimited */
     unsigned batch; /* inputs a runner takes at once (see handle_take) */
     bool rejecting;
     /* state, under the aggregator */
-    wf__fifo q;         /* accepted, not yet started */
-    unsigned busy;      /* inputs taken by runners, and runners pulling */
-    size_t stashed;     /* taken, not run: the graph was cancelled */
-    unsigned runners;   /* runners alive */
-    bool pull_again;    /* an edge turned to pull while runners were out */
+    wf__fifo q;       /* accepted, not yet started */
+    unsigned busy;    /* inputs taken by runners, and runners pulling */
+    size_t stashed;   /* taken, not run: the graph was cancelled */
+    unsigned runners; /* runners alive */
+    bool pull_again;  /* an edge turned to pull while runners were out */
     /* An in-edge may be in pull state: set by each pred_pull (which
      * follows every turn to pull, G3), cleared by a take that finds none,
      * so a node fed only by pushes does not scan its in-edges per take. */
     bool pull_edges;
-    runner *free;       /* idle runner records */
+    runner *free; /* idle runner records */
     unsigned n_slots;
     runner *slots;
 };

@@ -32,7 +32,7 @@ typedef struct join_node {
 
     /* reserving: one firing thread at a time (G4) */
     bool fire_busy, fire_again;
-    char *fire_buf;                  /* the tuple being reserved */
+    char *fire_buf;                   /* the tuple being reserved */
     wf__edge *res[WF_JOIN_MAX_PORTS]; /* where each port's message is held */
     unsigned held; /* ports whose next message is lent already (a bit each) */
     wf__gtask fire_task;

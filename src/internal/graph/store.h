@@ -5,14 +5,14 @@
 #ifndef WF_GRAPH_STORE_H
 #define WF_GRAPH_STORE_H
 
-#include "internal/graph/types.h"
 #include "internal/graph/mem.h"
+#include "internal/graph/types.h"
 
 typedef struct wf__fifo {
     char *buf;
     const wf_allocator *mem; /* its node's (mem.c) */
-    size_t size; /* bytes per message */
-    size_t cap;  /* 0 or a power of two (8, doubled by wf__fifo_grow) */
+    size_t size;             /* bytes per message */
+    size_t cap; /* 0 or a power of two (8, doubled by wf__fifo_grow) */
     size_t head, count;
 } wf__fifo;
 
@@ -26,19 +26,11 @@ void wf__fifo_free(wf__fifo *q);
 static inline void wf__msg_copy(void *dst, const void *src, size_t size)
 {
     switch (size) {
-    case 0:
-        return;
-    case 4:
-        memcpy(dst, src, 4);
-        return;
-    case 8:
-        memcpy(dst, src, 8);
-        return;
-    case 16:
-        memcpy(dst, src, 16);
-        return;
-    default:
-        memcpy(dst, src, size);
+    case 0: return;
+    case 4: memcpy(dst, src, 4); return;
+    case 8: memcpy(dst, src, 8); return;
+    case 16: memcpy(dst, src, 16); return;
+    default: memcpy(dst, src, size);
     }
 }
 
@@ -50,8 +42,8 @@ static inline int wf__fifo_push(wf__fifo *q, const void *msg)
         if (err)
             return err;
     }
-    wf__msg_copy(q->buf + ((q->head + q->count) & (q->cap - 1)) * q->size,
-                 msg, q->size);
+    wf__msg_copy(q->buf + ((q->head + q->count) & (q->cap - 1)) * q->size, msg,
+                 q->size);
     q->count++;
     return 0;
 }
@@ -84,10 +76,10 @@ static inline void wf__fifo_pop(wf__fifo *q, void *msg)
  * successor in push state a put keeps nothing. */
 typedef struct wf__store {
     wf__fifo q;
-    int reserved;        /* 0, WF__RES_PULLER or WF__RES_FWD */
+    int reserved; /* 0, WF__RES_PULLER or WF__RES_FWD */
     bool fwd_busy, fwd_again;
-    bool broadcast;      /* broadcast-push (joins) or single-push */
-    bool discard;        /* offer once, then drop (see above) */
+    bool broadcast; /* broadcast-push (joins) or single-push */
+    bool discard;   /* offer once, then drop (see above) */
     /* The node's handler passes every WF__ST_* op on to wf__store_handle
      * unchanged (set by the kind after init): store.c applies them with
      * wf__store_handle directly, without the node's dispatch. */
@@ -96,10 +88,10 @@ typedef struct wf__store {
      * (a reserving join, a busy rejecting node), and would ask before the
      * message is kept; from then on every put enters the store first. */
     bool no_offer;
-    wf_compare_fn cmp;   /* NULL: FIFO; else greatest first */
+    wf_compare_fn cmp; /* NULL: FIFO; else greatest first */
     void *cmp_ctx;
-    char *item;          /* the forwarder's copy of the head */
-    wf__gtask task;      /* the forwarder as a pool task */
+    char *item;     /* the forwarder's copy of the head */
+    wf__gtask task; /* the forwarder as a pool task */
     /* 1: nothing held, lent or forwarded (G4's exception: a put may offer
      * its message itself).  Written by the handler after each op that may
      * change it (wf__store_settle), read by puts outside. */
@@ -115,7 +107,7 @@ enum {
     WF__ST_CONSUME,
     WF__ST_SUCC_PUSH,
     WF__ST_FWD,
-    WF__ST_PUT_KEPT, /* a put whose own offer nobody took (sets no_offer) */
+    WF__ST_PUT_KEPT,    /* a put whose own offer nobody took (sets no_offer) */
     WF__ST_CONSUME_NEXT /* consume, then reserve the new head (result 1) */
 };
 
@@ -124,9 +116,9 @@ typedef struct wf__store_op {
     const void *in;
     void *out;
     int result;
-    int prev;     /* WF__ST_FWD: what became of the last item */
-    bool handoff; /* WF__ST_FWD: budget spent, continue in a task */
-    bool start;   /* the caller must run the forwarder */
+    int prev;         /* WF__ST_FWD: what became of the last item */
+    bool handoff;     /* WF__ST_FWD: budget spent, continue in a task */
+    bool start;       /* the caller must run the forwarder */
     wf__store *store; /* store.c: the store, for a direct op */
 } wf__store_op;
 
@@ -164,7 +156,7 @@ void wf__store_kick(wf_node *n, wf__store *s);
 /* Outside: the sender-side entry points, for a node whose port 0 store is
  * `s` (found through the node kind's accessor). */
 int wf__store_call(wf_node *n, wf__store *s, int type, const void *in,
-                 void *out);
+                   void *out);
 /* Outside: wf__store_call(WF__ST_CONSUME_NEXT), the reserving join's
  * step per port and tuple, compiled for that op alone. */
 int wf__store_consume_next(wf_node *n, wf__store *s, void *msg);

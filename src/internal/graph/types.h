@@ -65,22 +65,22 @@ typedef struct wf__gtask wf__gtask;
 
 struct wf_graph {
     wf_pool *pool;
-    wf_allocator mem;      /* wf_graph_config.alloc, or malloc's  */
+    wf_allocator mem; /* wf_graph_config.alloc, or malloc's  */
     _Atomic int cancelled;
-    _Atomic int counting;  /* wf_graph_set_counting: DOT counts on  */
-    _Atomic int error;     /* first negative code from a body     */
+    _Atomic int counting;      /* wf_graph_set_counting: DOT counts on  */
+    _Atomic int error;         /* first negative code from a body     */
     pthread_mutex_t idle_lock; /* the 1 -> 0 step of pending, waits */
     pthread_cond_t idle;
-    pthread_mutex_t topo;  /* node list, edge edits, names, DOT   */
-    wf_node *nodes;        /* doubly linked, under topo           */
+    pthread_mutex_t topo; /* node list, edge edits, names, DOT   */
+    wf_node *nodes;       /* doubly linked, under topo           */
     unsigned next_id;
     /* runtime (graph.c): errors, priorities */
-    wf_node *_Atomic failed; /* node whose body failed first      */
-    _Atomic long prio_count; /* entries in prio_list (a hint)     */
+    wf_node *_Atomic failed;   /* node whose body failed first      */
+    _Atomic long prio_count;   /* entries in prio_list (a hint)     */
     pthread_mutex_t prio_lock; /* prio_list, free_drainers        */
-    wf__gtask *prio_list;  /* ready tasks of priority > 0, highest first */
-    wf__gtask *free_drainers; /* idle drainer records           */
-    wf__gtask *drainers;   /* one per pool thread                 */
+    wf__gtask *prio_list;      /* ready tasks of priority > 0, highest first */
+    wf__gtask *free_drainers;  /* idle drainer records           */
+    wf__gtask *drainers;       /* one per pool thread                 */
     /* Tasks in flight (G5).  Every hold and release writes it: padded
      * off the fields that every body reads (cancelled, prio_count), so
      * that workers do not steal that line from each other. */
@@ -105,7 +105,7 @@ struct wf__gtask {
     int prio;             /* graph.c: priority when it was listed */
 };
 
-/* ---- edges, ports, nodes -------------------------------------------------- */
+/* ---- edges, ports, nodes ------------------------------------------------- */
 
 enum { WF__PUSH = 0, WF__PULL = 1 };
 
@@ -142,7 +142,7 @@ struct wf__port {
     /* edges->n, published after each list (SET_EDGES): a continue node
      * reads its threshold from its own port, one line fewer per signal. */
     _Atomic size_t n_edges;
-    size_t size;              /* message size */
+    size_t size; /* message size */
     unsigned index;
     bool is_input;
     /* Output ports: an out-edge may be in push state.  Changed only in the
@@ -190,7 +190,8 @@ typedef struct wf__node_ops {
     /* NULL, or consume and then reserve the next message into msg in one
      * step: 1 if it did, 0 if it only consumed, WF_ENOENT as consume. */
     int (*consume_next)(wf__port *out, void *msg);
-    void (*succ_push)(wf__port *out); /* an out-edge became (or is new in) push */
+    void (*succ_push)(
+        wf__port *out); /* an out-edge became (or is new in) push */
     /* a new out-edge e; NULL: succ_push(out) (overwrite: offer e the value) */
     void (*new_succ)(wf__port *out, wf__edge *e);
     /* a composite: the inner port that port `index` stands for, or
@@ -211,16 +212,16 @@ typedef struct wf__node_ops {
 } wf__node_ops;
 
 /* A node is one 64-byte-aligned block: its cold part (wf__node_cold),
- * then wf_node and the kind's fields, with the ports where the kind puts
- * them (wf__node_ops.in_offset, out_offset) or else after its fields.  wf_node holds only what messages and
- * bodies read, in one cache line; a kind puts its own hot fields right
- * after it, so a message touches few lines of a node. */
+ * then wf_node and the kind's fields, with the ports where the kind puts them
+ * (wf__node_ops.in_offset, out_offset) or else after its fields.  wf_node holds
+ * only what messages and bodies read, in one cache line; a kind puts its own
+ * hot fields right after it, so a message touches few lines of a node. */
 struct wf_node {
     const wf__node_ops *ops;
     wf_graph *_Atomic graph; /* NULL once the graph is destroyed */
     wf__agg agg;
     /* Read by every spawn (graph.c). */
-    _Atomic int priority;              /* wf_node_set_priority    */
+    _Atomic int priority; /* wf_node_set_priority    */
     unsigned n_in, n_out;
     wf__port *in, *out;
 } __attribute__((aligned(64)));
@@ -228,22 +229,22 @@ struct wf_node {
 /* What messages and bodies do not read (names, lists, DOT, callbacks,
  * counters, trace): the block just before the node, wf__cold(n). */
 typedef struct wf__node_cold {
-    wf_allocator mem; /* the graph's: for the node's memory (mem.c) */
-    char *name;      /* under graph->topo */
-    unsigned id;     /* DOT node id */
-    char auto_name[32]; /* "kind#id", the name when it has none */
+    wf_allocator mem;     /* the graph's: for the node's memory (mem.c) */
+    char *name;           /* under graph->topo */
+    unsigned id;          /* DOT node id */
+    char auto_name[32];   /* "kind#id", the name when it has none */
     wf_node *next, *prev; /* graph's node list, under graph->topo */
     wf__edges *retired_lists;
     wf__edge *retired_edges;
     /* runtime (graph.c): callbacks, counters, trace */
-    void (*cancel_fn)(void *);         /* under graph->topo        */
+    void (*cancel_fn)(void *); /* under graph->topo        */
     void *cancel_ctx;
-    void (*body_reset_fn)(void *);     /* under graph->topo        */
+    void (*body_reset_fn)(void *); /* under graph->topo        */
     void *body_reset_ctx;
     /* Relaxed counters, bumped while the graph counts and shown by
      * wf_graph_write_dot; put = accepted + rejected. */
     _Atomic unsigned long n_accepted, n_rejected, n_forwarded;
-    _Atomic uint64_t trace_flow;       /* arrow to the next body   */
+    _Atomic uint64_t trace_flow; /* arrow to the next body   */
     /* A join or split node: its tuple's element offsets (set before the
      * node is published, then read-only), for wf_tuple_get. */
     const size_t *tuple_offset;
@@ -290,12 +291,7 @@ static inline bool wf__observed(const wf_node *n)
 }
 
 /* Common operation types; kind-specific ones start at WF__OP_KIND. */
-enum {
-    WF__OP_SET_EDGES = 1,
-    WF__OP_RESET,
-    WF__OP_HELD,
-    WF__OP_KIND = 100
-};
+enum { WF__OP_SET_EDGES = 1, WF__OP_RESET, WF__OP_HELD, WF__OP_KIND = 100 };
 
 typedef struct wf__edges_op {
     wf__op op;
