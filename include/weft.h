@@ -9,5 +9,6 @@
 #include "weft/graph.h"
 #include "weft/pipeline.h"
 #include "weft/pool.h"
+#include "weft/task.h"
 
 #endif /* WEFT_H */

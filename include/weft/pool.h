@@ -342,6 +342,7 @@ struct wf__fast {
     wf_task **end; /* one past the last slot               */
     wf_task **bp;  /* oldest entry not yet published       */
     WF__ATOMIC(uint64_t) spawns;
+    struct wf__tslot *tend; /* end of the typed frames' segment (task.h) */
     /* Spawn's one test: sp below limit.  limit is `end`, or NULL once a
      * thief asks for work, so a full stack and a request both send the
      * spawn to its slow path (rule P2). */
@@ -387,6 +388,26 @@ static inline struct wf__fast *wf__self_get(void)
 #endif
 }
 
+/* Count a spawn in w->spawns, which only w's thread writes and
+ * wf_pool_stats reads (rule P4): no RMW.  On x86-64 one add to memory,
+ * which a relaxed load and store would take three instructions to say: a
+ * plain aligned 8-byte store is single-copy atomic there, so a reader
+ * sees the old count or the new one. */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define WF__NO_ASM_COUNT 1 /* ThreadSanitizer must see the store */
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define WF__NO_ASM_COUNT 1
+#endif
+#if defined(__x86_64__) && !defined(__ILP32__) && !defined(WF__NO_ASM_COUNT)
+#define WF__COUNT_SPAWN(w) __asm__("incq %0" : "+m"((w)->spawns))
+#else
+#define WF__COUNT_SPAWN(w)                                                     \
+    WF__STORE_RELAXED(&(w)->spawns, WF__LOAD_RELAXED(&(w)->spawns) + 1)
+#endif
+
 /* cold: the compiler lays the fast paths out straight and keeps the calls
  * of the slow paths out of the way. */
 WF_API __attribute__((cold)) int wf__spawn_slow(wf_task *t, wf_task_fn fn);
@@ -407,8 +428,7 @@ static inline int wf_spawn(wf_task *t, wf_task_fn fn)
     t->fn = fn;
     t->owner_ = w;
     *w->sp++ = t;
-    /* Owner-only counter: relaxed load+store, no RMW (rule P4). */
-    WF__STORE_RELAXED(&w->spawns, WF__LOAD_RELAXED(&w->spawns) + 1);
+    WF__COUNT_SPAWN(w);
     return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "internal/trace.h"
 #include "internal/util.h"
 #include "weft/pool.h"
+#include "weft/task.h"
 
 /* Broken internal invariant: report where, then abort. */
 /* Workers that exist now (spares included); acquire pairs with the release
@@ -52,6 +53,9 @@ typedef struct wf__worker {
     struct wf__fast *outer; /* the holder's wf__self before it came */
     _Atomic int retired;    /* a spare whose thread has exited or will */
     int blocking_depth;     /* nesting of wf_blocking_begin (owner-only) */
+    /* Typed frames (typed.c): the segment in use, and the first of the
+     * chain of segments this worker has allocated.  Owner-only. */
+    struct wf__tseg *tseg, *tfirst;
     void *mem; /* what wf__alloc returned, for the aligned worker */
 } wf__worker;
 
@@ -186,6 +190,14 @@ void wf__spawn_external(wf_pool *pool, wf_task *t, wf_task_fn fn);
  * wf_join's codes. */
 int wf__join_external(wf_pool *pool, wf_task *t);
 void *wf__thread_token(void);
+
+/* typed.c */
+/* The first frame of w's segment in use. */
+wf__tslot *wf__tseg_first(wf__worker *w);
+/* Leave the segment in use for the one before it, which is full: returns
+ * its last frame. */
+wf__tslot *wf__tseg_back(wf__worker *w);
+void wf__tseg_destroy(wf__worker *w);
 
 /* caller.c */
 /* wf__caller_enter, and if every slot is taken in a pool without

@@ -260,3 +260,55 @@ done:
         wf_counter_inc(&w->stats.lost);
     return finish_join(t);
 }
+
+/* ---- typed tasks (weft/task.h) -------------------------------------------- */
+
+void wf__tpush_slow(struct wf__fast *f, wf_task *t)
+{
+    /* The frame's other fields are zero (wf__tseg_enter) and every path
+     * that changes them sets them back (finish_join). */
+    push_private((wf__worker *)f, t);
+}
+
+void wf__tsync_mismatch(wf__tslot *s)
+{
+    fprintf(stderr,
+            "weft: WF_SYNC named another task type than the newest spawn "
+            "not yet synced (frame %p); syncs must follow the spawns in "
+            "reverse order\n",
+            (void *)s);
+    abort();
+}
+
+wf__tslot *wf__tsync_slow(struct wf__fast *f, wf__tslot *s, wf_task_fn run)
+{
+    wf__worker *w = (wf__worker *)f;
+    if (s == wf__tseg_first(w) - 1) /* the frame is in the segment before */
+        s = wf__tseg_back(w);
+    wf_task *t = &s->task;
+    if (t->fn != run)
+        wf__tsync_mismatch(s);
+    if (f->sp[-1] == t) { /* private: only crossing segments brought us */
+        f->sp--;
+        t->fn(t);
+        return s;
+    }
+    /* Published: as wf__join_slow, from its request on. */
+    if (f->sp - f->bp >= 2 && take_request(f))
+        wf__publish_some(w, (size_t)(f->sp - f->bp) / 2);
+    /* Acquire pairs with the release in wf__task_complete. */
+    if (wf_load_acquire(&t->done_) != WF__DONE) {
+        wf_task *x;
+        while ((x = wf__pop_own(w)) != NULL && x != t)
+            wf__run_own(w, x);
+        if (x == t)
+            t->fn(t);
+        else
+            help_until_done(w, t);
+    }
+    if (wf_load_relaxed(&t->thief_) != NULL) /* a thief ran it */
+        wf_counter_inc(&w->stats.lost);
+    finish_join(t);
+    t->owner_ = NULL; /* a frame's fields stay zero between uses */
+    return s;
+}

@@ -81,6 +81,7 @@ static void free_workers(wf_pool *p)
         if (w == NULL)
             continue;
         wf__stack_destroy(w);
+        wf__tseg_destroy(w);
         wf_deque_destroy(&w->deque);
         wf__free_aligned(&p->alloc, w->mem, sizeof *w);
     }

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* weft — typed tasks: fork-join with the frames kept by the pool.
+ *
+ * A typed task is a C function declared with WF_TASK (or WF_VOID_TASK):
+ *
+ *     WF_TASK(long, fib, int, n)
+ *     {
+ *         if (n < 2)
+ *             return n;
+ *         WF_SPAWN(fib, n - 1);         // may run on another worker
+ *         long b = WF_CALL(fib, n - 2); // a plain call, on this worker
+ *         long a = WF_SYNC(fib);        // the value of the spawn above
+ *         return a + b;
+ *     }
+ *
+ *     long r;
+ *     int err = WF_RUN(wf_pool_default(), fib, &r, 30);
+ *
+ * WF_SPAWN writes the arguments straight into a frame of the worker's own
+ * (a 64-byte slot of a per-worker array), and WF_SYNC returns the value of
+ * the newest spawn not yet synced: spawns and syncs nest as calls do, the
+ * last spawned is the first synced.  A task that nobody stole is called
+ * directly by its sync, so the compiler sees an ordinary call.  The worker
+ * and the frame array's top travel as two hidden parameters of every typed
+ * task (WF_CALL passes them), instead of a thread-local load per spawn.
+ * A spawned frame still reaches thieves the way wf_spawn's tasks do: a
+ * pointer to it goes on the worker's private stack, and from there to its
+ * deque when another worker asks (docs/protocols.md, P1-P6).
+ *
+ * Rules (the fork-join rules of wf_spawn):
+ *   - WF_SPAWN, WF_CALL and WF_SYNC are used only in the body of a typed
+ *     task; WF_RUN from anywhere.
+ *   - a body syncs every task it spawned before it returns, newest first;
+ *     WF_SYNC(name) names the task type of the newest spawn not yet synced
+ *     (a sync that waits for a thief checks it, and aborts with a message
+ *     if it is not; with WF_TASK_CHECKS defined before this header, every
+ *     sync checks it).
+ *   - the arguments and the value together fit in 32 bytes (a compile-time
+ *     check); pass a pointer for more.  Parameters are (type, name) pairs,
+ *     at most five.
+ * Frames come in segments of WF_TASK_SEGMENT slots, allocated by the
+ * pool's allocator the first time a worker needs one and kept until the
+ * pool is destroyed; if a segment cannot be allocated the process aborts
+ * with a message (a spawn has no error to return).
+ *
+ * wf_spawn/wf_join (weft/pool.h) remain for tasks whose frame the caller
+ * keeps: a frame that outlives the function that spawns it, a task handed
+ * from one function to another, bodies called through a pointer.  The two
+ * layers mix freely on one worker.  docs/pool.md compares their costs. */
+#ifndef WEFT_TASK_H
+#define WEFT_TASK_H
+
+#include "pool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Frames per segment. */
+#define WF_TASK_SEGMENT 1024
+
+/* ======================================================================== */
+/* Implementation.  Not API: the names below may change in any release.     */
+
+#define WF__TSLOT_DATA 32 /* bytes of arguments and value per frame */
+
+/* A frame: the task that thieves see, then the arguments and the value. */
+typedef struct wf__tslot {
+    WF__ALIGNAS(64) wf_task task;
+    unsigned char data[WF__TSLOT_DATA];
+} wf__tslot;
+
+/* Slow paths (src/pool/typed.c). */
+/* The first frame of a new segment for a typed body that starts on
+ * the calling worker (a stolen frame, WF_RUN), or for a spawn that found
+ * its segment full. */
+WF_API __attribute__((cold)) wf__tslot *wf__tseg_enter(struct wf__fast *w);
+/* The body that entered the newest segment has returned. */
+WF_API __attribute__((cold)) void wf__tseg_leave(struct wf__fast *w);
+/* Push t, a filled frame's task, when the private stack is full or a
+ * thief has asked for work (wf_spawn's slow path). */
+WF_API __attribute__((cold)) void wf__tpush_slow(struct wf__fast *w,
+                                                 wf_task *t);
+/* Sync the frame s that was not on top of the private stack: published,
+ * stolen, or in the segment before (s is then one below the segment's
+ * first frame).  Returns the frame, which holds the value.  run: the
+ * task type's runner, which the frame must hold (else abort). */
+WF_API __attribute__((cold)) wf__tslot *
+wf__tsync_slow(struct wf__fast *w, wf__tslot *s, wf_task_fn run);
+/* WF_TASK_CHECKS: a sync found a frame of another task type (aborts). */
+WF_API __attribute__((cold, noreturn)) void wf__tsync_mismatch(wf__tslot *s);
+
+/* Parameter lists: (T1, A1, T2, A2, ...) -> the pieces each generated
+ * function needs, by the number of macro arguments (name included). */
+#define WF__CAT(a, b) WF__CAT_(a, b)
+#define WF__CAT_(a, b) a##b
+#define WF__NARG(...) WF__NARG_(__VA_ARGS__, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1)
+#define WF__NARG_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, n, ...) n
+#define WF__EACH(m, ...) WF__CAT(m, WF__NARG(__VA_ARGS__))(__VA_ARGS__)
+
+/* , T1 A1, T2 A2 ... */
+#define WF__PARAMS_1(n)
+#define WF__PARAMS_3(n, t1, a1) , t1 a1
+#define WF__PARAMS_5(n, t1, a1, t2, a2) , t1 a1, t2 a2
+#define WF__PARAMS_7(n, t1, a1, t2, a2, t3, a3) , t1 a1, t2 a2, t3 a3
+#define WF__PARAMS_9(n, t1, a1, t2, a2, t3, a3, t4, a4)                        \
+    , t1 a1, t2 a2, t3 a3, t4 a4
+#define WF__PARAMS_11(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5)               \
+    , t1 a1, t2 a2, t3 a3, t4 a4, t5 a5
+/* T1 A1; T2 A2; ... */
+#define WF__FIELDS_1(n)
+#define WF__FIELDS_3(n, t1, a1) t1 a1;
+#define WF__FIELDS_5(n, t1, a1, t2, a2)                                        \
+    t1 a1;                                                                     \
+    t2 a2;
+#define WF__FIELDS_7(n, t1, a1, t2, a2, t3, a3)                                \
+    t1 a1;                                                                     \
+    t2 a2;                                                                     \
+    t3 a3;
+#define WF__FIELDS_9(n, t1, a1, t2, a2, t3, a3, t4, a4)                        \
+    t1 a1;                                                                     \
+    t2 a2;                                                                     \
+    t3 a3;                                                                     \
+    t4 a4;
+#define WF__FIELDS_11(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5)               \
+    t1 a1;                                                                     \
+    t2 a2;                                                                     \
+    t3 a3;                                                                     \
+    t4 a4;                                                                     \
+    t5 a5;
+/* , f_->A1, f_->A2 ... */
+#define WF__READ_1(n)
+#define WF__READ_3(n, t1, a1) , f_->a1
+#define WF__READ_5(n, t1, a1, t2, a2) , f_->a1, f_->a2
+#define WF__READ_7(n, t1, a1, t2, a2, t3, a3) , f_->a1, f_->a2, f_->a3
+#define WF__READ_9(n, t1, a1, t2, a2, t3, a3, t4, a4)                          \
+    , f_->a1, f_->a2, f_->a3, f_->a4
+#define WF__READ_11(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5)                 \
+    , f_->a1, f_->a2, f_->a3, f_->a4, f_->a5
+/* f_->A1 = A1; f_->A2 = A2; ... */
+#define WF__WRITE_1(n)
+#define WF__WRITE_3(n, t1, a1) f_->a1 = a1;
+#define WF__WRITE_5(n, t1, a1, t2, a2)                                         \
+    f_->a1 = a1;                                                               \
+    f_->a2 = a2;
+#define WF__WRITE_7(n, t1, a1, t2, a2, t3, a3)                                 \
+    f_->a1 = a1;                                                               \
+    f_->a2 = a2;                                                               \
+    f_->a3 = a3;
+#define WF__WRITE_9(n, t1, a1, t2, a2, t3, a3, t4, a4)                         \
+    f_->a1 = a1;                                                               \
+    f_->a2 = a2;                                                               \
+    f_->a3 = a3;                                                               \
+    f_->a4 = a4;
+#define WF__WRITE_11(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5)                \
+    f_->a1 = a1;                                                               \
+    f_->a2 = a2;                                                               \
+    f_->a3 = a3;                                                               \
+    f_->a4 = a4;                                                               \
+    f_->a5 = a5;
+
+#if defined(__cplusplus)
+#define WF__STATIC_ASSERT static_assert
+#else
+#define WF__STATIC_ASSERT _Static_assert
+#endif
+
+/* The hidden parameters of a typed body. */
+#define WF__HIDDEN                                                             \
+    struct wf__fast *wf__w __attribute__((unused)),                            \
+        wf__tslot *wf__tp __attribute__((unused))
+
+/* Everything a task type needs, generated by WF_TASK and WF_VOID_TASK.
+ * R: the value's type (char for void tasks); RES/SET/RET: how the value is
+ * kept and returned; name and parameters in __VA_ARGS__. */
+#define WF__TASK_DEFS(R, V, SET, CALLRET, VALRET, name, ...)                   \
+    typedef struct {                                                           \
+        R wf__res;                                                             \
+        WF__EACH(WF__FIELDS_, name, ##__VA_ARGS__)                             \
+    } wf__f_##name;                                                            \
+    WF__STATIC_ASSERT(sizeof(wf__f_##name) <= WF__TSLOT_DATA,                  \
+                      "a typed task's arguments and value exceed 32 bytes: "   \
+                      "pass a pointer");                                       \
+    static V wf__b_##name(                                                     \
+        WF__HIDDEN WF__EACH(WF__PARAMS_, name, ##__VA_ARGS__));                \
+    /* Run by a thief, or by a slow path of this worker. */                    \
+    static void wf__r_##name(wf_task *t_)                                      \
+    {                                                                          \
+        wf__f_##name *f_ = (wf__f_##name *)((wf__tslot *)t_)->data;            \
+        struct wf__fast *w_ = wf__self_get();                                  \
+        SET(f_->wf__res,                                                       \
+            wf__b_##name(w_, wf__tseg_enter(w_)                                \
+                                 WF__EACH(WF__READ_, name, ##__VA_ARGS__)));   \
+        wf__tseg_leave(w_);                                                    \
+    }                                                                          \
+    static inline __attribute__((always_inline, unused)) void wf__s_##name(    \
+        struct wf__fast *w_,                                                   \
+        wf__tslot **tp_ WF__EACH(WF__PARAMS_, name, ##__VA_ARGS__))            \
+    {                                                                          \
+        wf__tslot *s_ = *tp_;                                                  \
+        if (__builtin_expect((uintptr_t)s_ >= (uintptr_t)w_->tend, 0))         \
+            s_ = wf__tseg_enter(w_); /* segment full */                        \
+        wf__f_##name *f_ = (wf__f_##name *)s_->data;                           \
+        WF__EACH(WF__WRITE_, name, ##__VA_ARGS__)                              \
+        s_->task.fn = wf__r_##name;                                            \
+        wf_task **sp_ = w_->sp;                                                \
+        /* Relaxed: limit is a hint, as in wf_spawn. */                        \
+        if (__builtin_expect((uintptr_t)sp_ >=                                 \
+                                 (uintptr_t)WF__LOAD_RELAXED(&w_->limit),      \
+                             0)) {                                             \
+            wf__tpush_slow(w_, &s_->task);                                     \
+        } else {                                                               \
+            *sp_ = &s_->task;                                                  \
+            w_->sp = sp_ + 1;                                                  \
+        }                                                                      \
+        *tp_ = s_ + 1;                                                         \
+        WF__COUNT_SPAWN(w_);                                                   \
+    }                                                                          \
+    static inline __attribute__((always_inline, unused))                       \
+    V wf__y_##name(struct wf__fast *w_, wf__tslot **tp_)                       \
+    {                                                                          \
+        wf__tslot *s_ = *tp_ - 1;                                              \
+        wf_task **sp_ = w_->sp;                                                \
+        if (__builtin_expect(sp_[-1] == &s_->task, 1)) {                       \
+            wf__f_##name *f_ = (wf__f_##name *)s_->data;                       \
+            WF__TASK_CHECK(s_, wf__r_##name);                                  \
+            w_->sp = sp_ - 1;                                                  \
+            *tp_ = s_;                                                         \
+            CALLRET(wf__b_##name(                                              \
+                w_, s_ WF__EACH(WF__READ_, name, ##__VA_ARGS__)));             \
+        }                                                                      \
+        s_ = wf__tsync_slow(w_, s_, wf__r_##name);                             \
+        *tp_ = s_;                                                             \
+        VALRET(((wf__f_##name *)s_->data)->wf__res);                           \
+    }                                                                          \
+    static void wf__o_##name(void *p_)                                         \
+    {                                                                          \
+        wf__f_##name *f_ = (wf__f_##name *)p_;                                 \
+        struct wf__fast *w_ = wf__self_get();                                  \
+        SET(f_->wf__res,                                                       \
+            wf__b_##name(w_, wf__tseg_enter(w_)                                \
+                                 WF__EACH(WF__READ_, name, ##__VA_ARGS__)));   \
+        wf__tseg_leave(w_);                                                    \
+    }                                                                          \
+    static inline __attribute__((unused)) int wf__g_##name(                    \
+        wf_pool *pool_, R *out_ WF__EACH(WF__PARAMS_, name, ##__VA_ARGS__))    \
+    {                                                                          \
+        wf__f_##name frame_, *f_ = &frame_;                                    \
+        WF__EACH(WF__WRITE_, name, ##__VA_ARGS__)                              \
+        int err_ = wf_run(pool_, wf__o_##name, f_);                            \
+        if (err_ == 0 && out_ != NULL)                                         \
+            *out_ = f_->wf__res;                                               \
+        return err_;                                                           \
+    }                                                                          \
+    static V wf__b_##name(WF__HIDDEN WF__EACH(WF__PARAMS_, name, ##__VA_ARGS__))
+
+#define WF__SET_VALUE(lhs, call) ((lhs) = (call))
+#define WF__SET_VOID(lhs, call) ((void)(lhs), (call))
+#define WF__CALLRET_VALUE(call) return (call)
+#define WF__CALLRET_VOID(call)                                                 \
+    do {                                                                       \
+        (call);                                                                \
+        return;                                                                \
+    } while (0)
+#define WF__VALRET_VALUE(x) return (x)
+#define WF__VALRET_VOID(x)                                                     \
+    do {                                                                       \
+        (void)(x);                                                             \
+        return;                                                                \
+    } while (0)
+/* WF_TASK_CHECKS defined before this header: every sync checks that the
+ * frame it takes is of the task type it names. */
+#ifdef WF_TASK_CHECKS
+#define WF__TASK_CHECK(s, run)                                                 \
+    do {                                                                       \
+        if ((s)->task.fn != (run))                                             \
+            wf__tsync_mismatch(s);                                             \
+    } while (0)
+#else
+#define WF__TASK_CHECK(s, run) ((void)0)
+#endif
+
+/* ======================================================================== */
+/* API                                                                      */
+
+/* Define a typed task: its value's type, its name, then (type, name) pairs
+ * of parameters (at most five), followed by the body in braces.  The name
+ * is the task's handle for WF_SPAWN, WF_SYNC, WF_CALL and WF_RUN (a
+ * static function; declare it before its first use in the file). */
+#define WF_TASK(type, name, ...) WF__TASK_DEFS_V(type, name, ##__VA_ARGS__)
+/* The same for a task with no value: WF_SYNC and WF_CALL are then void. */
+#define WF_VOID_TASK(name, ...) WF__TASK_DEFS_N(name, ##__VA_ARGS__)
+
+/* Spawn name(args...): it may run on another worker until its WF_SYNC. */
+#define WF_SPAWN(name, ...) wf__s_##name(wf__w, &wf__tp, ##__VA_ARGS__)
+/* Wait for the newest spawn not yet synced, a name task, and return its
+ * value: runs it here, as a call, if nobody stole it. */
+#define WF_SYNC(name) wf__y_##name(wf__w, &wf__tp)
+/* Call name(args...) on this worker, as a function. */
+#define WF_CALL(name, ...) wf__b_##name(wf__w, wf__tp, ##__VA_ARGS__)
+/* Run name(args...) in pool and wait for it and all it spawned, from any
+ * thread (as wf_run): stores its value in *out (a pointer, or NULL; for a
+ * void task, a char *) and returns 0, or wf_run's errors (WF_EINVAL...). */
+#define WF_RUN(pool, name, out, ...) wf__g_##name((pool), (out), ##__VA_ARGS__)
+
+/* The two kinds of definition. */
+#define WF__TASK_DEFS_V(type, name, ...)                                       \
+    WF__TASK_DEFS(type, type, WF__SET_VALUE, WF__CALLRET_VALUE,                \
+                  WF__VALRET_VALUE, name, ##__VA_ARGS__)
+#define WF__TASK_DEFS_N(name, ...)                                             \
+    WF__TASK_DEFS(char, void, WF__SET_VOID, WF__CALLRET_VOID, WF__VALRET_VOID, \
+                  name, ##__VA_ARGS__)
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* WEFT_TASK_H */

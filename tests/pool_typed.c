@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Typed tasks (weft/task.h): values, steals, segments, mixing with
+ * wf_spawn, errors.
+ *
+ * fib           fib(22) at 1, 2 and 4 threads, ten times each, against the
+ *               iterative value.
+ * tree          a tree of tasks with leaves that spin a little, so thieves
+ *               take frames, on 4 threads: the sum of its leaves' values
+ *               and wf_pool_stats (every spawn counted and run once).
+ * wide          one body spawns 3·WF_TASK_SEGMENT + 7 tasks, then syncs
+ *               them all (frames in four segments), on 1 and 3 threads;
+ *               and a chain of such bodies nested in one another.
+ * mixed         typed bodies that call wf_spawn/wf_join, wf_parallel_for
+ *               and WF_RUN, and untyped tasks that call WF_RUN: every
+ *               value right.
+ * void_args     WF_VOID_TASK, and a task of five parameters.
+ * errors        WF_RUN on no pool is WF_EINVAL; a sync that names another
+ *               task type aborts with a message (a child process). */
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+/* Every sync checks the task type it names (the errors scenario). */
+#define WF_TASK_CHECKS 1
+#include "check.h"
+#include <weft.h>
+
+static long fib_seq(int n)
+{
+    long a = 0, b = 1;
+    for (int i = 0; i < n; i++) {
+        long c = a + b;
+        a = b;
+        b = c;
+    }
+    return a;
+}
+
+WF_TASK(long, fib, int, n)
+{
+    if (n < 2)
+        return n;
+    WF_SPAWN(fib, n - 1);
+    long b = WF_CALL(fib, n - 2);
+    long a = WF_SYNC(fib);
+    return a + b;
+}
+
+static void fib_values(void)
+{
+    static const unsigned threads[] = {1, 2, 4};
+    for (size_t i = 0; i < 3; i++) {
+        wf_pool *p = check_pool(threads[i]);
+        for (int k = 0; k < 10; k++) {
+            long r = -1;
+            CHECK_OK(WF_RUN(p, fib, &r, 22));
+            CHECK_EQ(r, fib_seq(22));
+        }
+        CHECK_OK(wf_pool_destroy(p));
+    }
+}
+
+/* ---- tree: leaves spin, so the frames above them get stolen ----------- */
+
+static unsigned long spin(unsigned long x)
+{
+    for (int i = 0; i < 2000; i++)
+        x = x * 6364136223846793005u + 1442695040888963407u;
+    return x;
+}
+
+/* The sum of the leaf numbers of a complete binary tree of depth d whose
+ * leftmost leaf is `first`; each leaf also spins. */
+WF_TASK(unsigned long, tree, int, d, unsigned long, first)
+{
+    if (d == 0) {
+        volatile unsigned long sink = spin(first);
+        (void)sink;
+        return first;
+    }
+    unsigned long half = 1ul << (d - 1);
+    WF_SPAWN(tree, d - 1, first + half);
+    unsigned long left = WF_CALL(tree, d - 1, first);
+    return left + WF_SYNC(tree);
+}
+
+static void tree_sum(void)
+{
+    wf_pool *p = check_pool(4);
+    for (int k = 0; k < 5; k++) {
+        unsigned long r = 0, n = 1ul << 12;
+        CHECK_OK(WF_RUN(p, tree, &r, 12, 0ul));
+        CHECK_EQ(r, n * (n - 1) / 2);
+    }
+    wf_worker_stats st[64];
+    int slots = wf_pool_stats(p, st, 64);
+    CHECK(slots > 0 && slots <= 64);
+    uint64_t spawns = 0, run = 0, steals = 0;
+    for (int i = 0; i < slots; i++) {
+        spawns += st[i].spawns;
+        run += st[i].tasks_run;
+        steals += st[i].steals;
+    }
+    /* 4095 spawns a run, and every spawned task ran once (wf_run's
+     * function is not a task). */
+    CHECK_EQ(spawns, (uint64_t)5 * 4095);
+    CHECK_EQ(run, spawns);
+    printf("    tree: %llu spawns, %llu steals\n", (unsigned long long)spawns,
+           (unsigned long long)steals);
+    CHECK_OK(wf_pool_destroy(p));
+}
+
+/* ---- wide: more frames than one segment -------------------------------- */
+
+#define WIDE (3 * WF_TASK_SEGMENT + 7)
+
+WF_TASK(long, square, long, i)
+{
+    return i * i;
+}
+
+/* Spawn WIDE squares, then sync them newest first; with depth > 0 the
+ * middle of the spawns also runs a nested wide body. */
+WF_TASK(long, wide, int, depth)
+{
+    long sum = 0;
+    for (long i = 0; i < WIDE; i++) {
+        WF_SPAWN(square, i);
+        if (depth > 0 && i == WIDE / 2)
+            sum += WF_CALL(wide, depth - 1);
+    }
+    for (long i = WIDE - 1; i >= 0; i--) {
+        long v = WF_SYNC(square);
+        CHECK_EQ(v, i * i);
+        sum += v;
+    }
+    return sum;
+}
+
+static long wide_sum(int depth)
+{
+    long one = 0;
+    for (long i = 0; i < WIDE; i++)
+        one += i * i;
+    return one * (depth + 1);
+}
+
+static void wide_segments(void)
+{
+    static const unsigned threads[] = {1, 3};
+    for (size_t i = 0; i < 2; i++) {
+        wf_pool *p = check_pool(threads[i]);
+        for (int depth = 0; depth < 3; depth++) {
+            long r = 0;
+            CHECK_OK(WF_RUN(p, wide, &r, depth));
+            CHECK_EQ(r, wide_sum(depth));
+        }
+        CHECK_OK(wf_pool_destroy(p));
+    }
+}
+
+/* ---- mixed: typed and untyped on the same workers ----------------------- */
+
+typedef struct {
+    wf_task task;
+    int n;
+    long out;
+} untyped_frame;
+
+static wf_pool *mixed_pool;
+
+/* An untyped task whose body runs a typed fib through WF_RUN (nested: the
+ * calling thread is already in the pool). */
+static void untyped_body(wf_task *t)
+{
+    untyped_frame *f = (untyped_frame *)t;
+    CHECK_OK(WF_RUN(mixed_pool, fib, &f->out, f->n));
+}
+
+typedef struct {
+    _Atomic long sum;
+} range_acc;
+
+static void add_range(size_t lo, size_t hi, void *arg)
+{
+    range_acc *acc = arg;
+    for (size_t i = lo; i < hi; i++)
+        atomic_fetch_add_explicit(&acc->sum, (long)i, memory_order_relaxed);
+}
+
+/* fib(n) in three ways at once from a typed body: a typed spawn, an
+ * untyped spawn that runs typed code, and a parallel_for. */
+WF_TASK(long, mixed, int, n)
+{
+    if (n < 8)
+        return WF_CALL(fib, n);
+    WF_SPAWN(mixed, n - 1);
+    untyped_frame u = {.n = n - 2};
+    CHECK_OK(wf_spawn(&u.task, untyped_body));
+    range_acc acc = {0};
+    CHECK_OK(wf_parallel_for(mixed_pool, 0, 100, 7, add_range, &acc));
+    CHECK_EQ(atomic_load(&acc.sum), 4950);
+    long a = WF_SYNC(mixed);
+    CHECK_OK(wf_join(&u.task));
+    return a + u.out;
+}
+
+static void mixed_layers(void)
+{
+    static const unsigned threads[] = {1, 2, 4};
+    for (size_t i = 0; i < 3; i++) {
+        mixed_pool = check_pool(threads[i]);
+        for (int k = 0; k < 3; k++) {
+            long r = 0;
+            CHECK_OK(WF_RUN(mixed_pool, mixed, &r, 18));
+            CHECK_EQ(r, fib_seq(18));
+        }
+        CHECK_OK(wf_pool_destroy(mixed_pool));
+    }
+}
+
+/* ---- void tasks, five parameters ------------------------------------------ */
+
+static _Atomic long visits;
+
+WF_VOID_TASK(visit, int, d)
+{
+    atomic_fetch_add_explicit(&visits, 1, memory_order_relaxed);
+    if (d == 0)
+        return;
+    WF_SPAWN(visit, d - 1);
+    WF_CALL(visit, d - 1);
+    WF_SYNC(visit);
+}
+
+WF_TASK(int, five, int, a, int, b, short, c, char, d, int, e)
+{
+    if (a == 0)
+        return b + c + d + e;
+    WF_SPAWN(five, a - 1, b, c, d, e);
+    int x = WF_CALL(five, a - 1, b + 1, c, d, e);
+    return x + WF_SYNC(five);
+}
+
+static void void_args(void)
+{
+    wf_pool *p = check_pool(2);
+    atomic_store(&visits, 0);
+    CHECK_OK(WF_RUN(p, visit, NULL, 14));
+    CHECK_EQ(atomic_load(&visits), (1l << 15) - 1);
+    int r = 0;
+    CHECK_OK(WF_RUN(p, five, &r, 10, 1, 2, 3, 4));
+    /* 1024 leaves of 1 + 2 + 3 + 4, plus each leaf's count of left
+     * turns: 10 · 512. */
+    CHECK_EQ(r, 1024 * 10 + 10 * 512);
+    CHECK_OK(wf_pool_destroy(p));
+}
+
+/* ---- errors ------------------------------------------------------------- */
+
+/* Spawns a square, then syncs it as a fib. */
+WF_TASK(long, wrong_sync, int, n)
+{
+    WF_SPAWN(square, n);
+    return WF_SYNC(fib);
+}
+
+static void wrong_sync_child(void *arg)
+{
+    (void)arg;
+    wf_pool *p = check_pool(2);
+    long r;
+    (void)WF_RUN(p, wrong_sync, &r, 3);
+}
+
+static void errors(void)
+{
+    long r = 7;
+    CHECK_ERR(WF_RUN(NULL, fib, &r, 10), WF_EINVAL);
+    CHECK_EQ(r, 7);
+    char err[4096];
+    int st = check_child_stderr(wrong_sync_child, NULL, err, sizeof err);
+    CHECK_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT,
+              "the child did not abort (status %#x): %s", st, err);
+    CHECK_MSG(strstr(err, "WF_SYNC named another task type") != NULL,
+              "unexpected message: %s", err);
+}
+
+static const check_scenario scenarios[] = {
+    {"fib", fib_values},     {"tree", tree_sum},       {"wide", wide_segments},
+    {"mixed", mixed_layers}, {"void_args", void_args}, {"errors", errors},
+};
+
+int main(int argc, char **argv)
+{
+    return CHECK_RUN_SCENARIOS("pool_typed", argc, argv, scenarios);
+}
