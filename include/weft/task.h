@@ -59,6 +59,26 @@ extern "C" {
 /* Frames per segment. */
 #define WF_TASK_SEGMENT 1024
 
+/* Define a typed task: its value's type, its name, then (type, name) pairs
+ * of parameters (at most five), followed by the body in braces.  The name
+ * is the task's handle for WF_SPAWN, WF_SYNC, WF_CALL and WF_RUN (a
+ * static function; declare it before its first use in the file). */
+#define WF_TASK(type, name, ...) WF__TASK_DEFS_V(type, name, ##__VA_ARGS__)
+/* The same for a task with no value: WF_SYNC and WF_CALL are then void. */
+#define WF_VOID_TASK(name, ...) WF__TASK_DEFS_N(name, ##__VA_ARGS__)
+
+/* Spawn name(args...): it may run on another worker until its WF_SYNC. */
+#define WF_SPAWN(name, ...) wf__s_##name(wf__w, &wf__tp, ##__VA_ARGS__)
+/* Wait for the newest spawn not yet synced, a name task, and return its
+ * value: runs it here, as a call, if nobody stole it. */
+#define WF_SYNC(name) wf__y_##name(wf__w, &wf__tp)
+/* Call name(args...) on this worker, as a function. */
+#define WF_CALL(name, ...) wf__b_##name(wf__w, wf__tp, ##__VA_ARGS__)
+/* Run name(args...) in pool and wait for it and all it spawned, from any
+ * thread (as wf_run): stores its value in *out (a pointer, or NULL; for a
+ * void task, a char *) and returns 0, or wf_run's errors (WF_EINVAL...). */
+#define WF_RUN(pool, name, out, ...) wf__g_##name((pool), (out), ##__VA_ARGS__)
+
 /* ======================================================================== */
 /* Implementation.  Not API: the names below may change in any release.     */
 
@@ -279,29 +299,6 @@ WF_API __attribute__((cold, noreturn)) void wf__tsync_mismatch(wf__tslot *s);
 #else
 #define WF__TASK_CHECK(s, run) ((void)0)
 #endif
-
-/* ======================================================================== */
-/* API                                                                      */
-
-/* Define a typed task: its value's type, its name, then (type, name) pairs
- * of parameters (at most five), followed by the body in braces.  The name
- * is the task's handle for WF_SPAWN, WF_SYNC, WF_CALL and WF_RUN (a
- * static function; declare it before its first use in the file). */
-#define WF_TASK(type, name, ...) WF__TASK_DEFS_V(type, name, ##__VA_ARGS__)
-/* The same for a task with no value: WF_SYNC and WF_CALL are then void. */
-#define WF_VOID_TASK(name, ...) WF__TASK_DEFS_N(name, ##__VA_ARGS__)
-
-/* Spawn name(args...): it may run on another worker until its WF_SYNC. */
-#define WF_SPAWN(name, ...) wf__s_##name(wf__w, &wf__tp, ##__VA_ARGS__)
-/* Wait for the newest spawn not yet synced, a name task, and return its
- * value: runs it here, as a call, if nobody stole it. */
-#define WF_SYNC(name) wf__y_##name(wf__w, &wf__tp)
-/* Call name(args...) on this worker, as a function. */
-#define WF_CALL(name, ...) wf__b_##name(wf__w, wf__tp, ##__VA_ARGS__)
-/* Run name(args...) in pool and wait for it and all it spawned, from any
- * thread (as wf_run): stores its value in *out (a pointer, or NULL; for a
- * void task, a char *) and returns 0, or wf_run's errors (WF_EINVAL...). */
-#define WF_RUN(pool, name, out, ...) wf__g_##name((pool), (out), ##__VA_ARGS__)
 
 /* The two kinds of definition. */
 #define WF__TASK_DEFS_V(type, name, ...)                                       \
