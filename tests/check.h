@@ -13,6 +13,8 @@
 #ifndef WEFT_TEST_CHECK_H
 #define WEFT_TEST_CHECK_H
 
+#include <spawn.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,11 +95,54 @@ static inline double check_now(void)
 }
 
 /* A test program's scenarios, run by name from argv[1] ("all" or no
- * argument: every one), each timed.  Fails on an unknown name. */
+ * argument: every one, in the table's order), each timed.  The arguments
+ * after the name are the scenario's own (check_arg).  An unknown name
+ * fails and lists the known ones. */
 typedef struct {
     const char *name;
     void (*run)(void);
 } check_scenario;
+
+/* The program's argv, kept by check_run_scenarios (NULL-terminated). */
+static inline char **check_argv_(char **set)
+{
+    static char *none[] = {NULL};
+    static char **argv = none;
+    if (set != NULL)
+        argv = set;
+    return argv;
+}
+
+/* The path this program was started as, for a scenario that runs it
+ * again (check_spawn_self). */
+static inline const char *check_self(void)
+{
+    return check_argv_(NULL)[0];
+}
+
+/* The i-th argument after the scenario's name (0: the first), or NULL. */
+static inline const char *check_arg(int i)
+{
+    char **a = check_argv_(NULL);
+    if (a[0] == NULL || a[1] == NULL)
+        return NULL;
+    for (a += 2; i > 0 && *a != NULL; i--)
+        a++;
+    return *a;
+}
+
+/* The i-th argument after the scenario's name as a number, or dflt when
+ * there is none; anything else than a number fails. */
+static inline long check_arg_long(int i, long dflt)
+{
+    const char *s = check_arg(i);
+    if (s == NULL)
+        return dflt;
+    char *end;
+    long v = strtol(s, &end, 10);
+    CHECK_MSG(*s != '\0' && *end == '\0', "argument '%s' is not a number", s);
+    return v;
+}
 
 /* Run fn in a forked child (limits and forks stay there) and check that
  * it exited with 0; a signal or a failed CHECK in it names `what`. */
@@ -160,23 +205,77 @@ static inline wf_pool *check_pool(unsigned threads)
 static inline int check_run_scenarios(const char *test, int argc, char **argv,
                                       const check_scenario *sc, size_t n)
 {
+    check_argv_(argv);
     const char *name = argc > 1 ? argv[1] : "all";
-    int found = 0;
+    bool all = strcmp(name, "all") == 0, found = false;
     for (size_t i = 0; i < n; i++) {
-        if (strcmp(name, sc[i].name) != 0 && strcmp(name, "all") != 0)
+        if (!all && strcmp(name, sc[i].name) != 0)
             continue;
         double t0 = check_now();
         sc[i].run();
         printf("  %s: %.2f s\n", sc[i].name, check_now() - t0);
-        found = 1;
+        found = true;
     }
-    CHECK_MSG(found, "unknown scenario '%s'", name);
+    if (!found) {
+        fprintf(stderr, "%s: unknown scenario '%s'; the scenarios are:", test,
+                name);
+        for (size_t i = 0; i < n; i++)
+            fprintf(stderr, " %s", sc[i].name);
+        fprintf(stderr, " (or all)\n");
+        exit(2);
+    }
     CHECK_DONE(test);
 }
 
+/* main() of a test program with scenarios: table is an array of
+ * check_scenario, test the program's name for the verdict. */
 #define CHECK_RUN_SCENARIOS(test, argc, argv, table)                           \
     check_run_scenarios((test), (argc), (argv), (table),                       \
                         sizeof(table) / sizeof((table)[0]))
+
+/* Set by check_spawn_self in the child's environment: the scenario it
+ * runs. */
+#define CHECK_CHILD_ENV "WEFT_TEST_CHILD"
+
+/* Whether this process is the child a scenario started with
+ * check_spawn_self. */
+static inline bool check_is_child(void)
+{
+    return getenv(CHECK_CHILD_ENV) != NULL;
+}
+
+extern char **environ;
+
+/* Run this program again as `check_self() scenario`, with this process's
+ * environment plus env ("NAME=value" strings, NULL-terminated), and check
+ * that it exits with 0.  For what a process reads once, when it starts or
+ * when it first needs it (WEFT_TRACE, WEFT_GRAPH_COUNTS): the scenario
+ * sees check_is_child() true in the child. */
+static inline void check_spawn_self(const char *scenario, char *const env[])
+{
+    size_t n = 0, k = 0;
+    while (environ[n] != NULL)
+        n++;
+    while (env[k] != NULL)
+        k++;
+    char **envp = (char **)calloc(n + k + 2, sizeof *envp);
+    CHECK(envp != NULL);
+    char child[128];
+    snprintf(child, sizeof child, "%s=%s", CHECK_CHILD_ENV, scenario);
+    memcpy(envp, environ, n * sizeof *envp);
+    memcpy(envp + n, env, k * sizeof *envp);
+    envp[n + k] = child;
+    char *args[] = {(char *)check_self(), (char *)scenario, NULL};
+    fflush(NULL);
+    pid_t pid;
+    CHECK_EQ(posix_spawn(&pid, args[0], NULL, NULL, args, envp), 0);
+    free(envp);
+    int st;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: child %s %d",
+              scenario, WIFSIGNALED(st) ? "killed by signal" : "exited with",
+              WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+}
 
 /* Small fast PRNG for randomised tests (xorshift64*). */
 static inline uint64_t check_rand(uint64_t *s)

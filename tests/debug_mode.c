@@ -286,6 +286,5 @@ int main(int argc, char **argv)
         {"no_default", scenario_no_default},
         {"stats", scenario_stats},
     };
-    return check_run_scenarios("debug_mode", argc, argv, scenarios,
-                               sizeof scenarios / sizeof scenarios[0]);
+    return CHECK_RUN_SCENARIOS("debug_mode", argc, argv, scenarios);
 }

@@ -607,10 +607,7 @@ static void test_tuple_node_errors(void)
 
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        void (*fn)(void);
-    } tests[] = {
+    static const check_scenario scenarios[] = {
         {"multi_ports", test_multi_ports},
         {"multi_limit", test_multi_limit},
         {"multi_rejecting", test_multi_rejecting},
@@ -624,13 +621,7 @@ int main(int argc, char **argv)
         {"tuple_node_errors", test_tuple_node_errors},
     };
     pool = gt_pool(4);
-    int ran = 0;
-    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
-        if (argc < 2 || strcmp(argv[1], tests[i].name) == 0) {
-            tests[i].fn();
-            ran++;
-        }
-    CHECK_MSG(ran > 0, "no scenario named %s", argv[1]);
+    int rc = CHECK_RUN_SCENARIOS("graph_bodies", argc, argv, scenarios);
     CHECK_OK(wf_pool_destroy(pool));
-    CHECK_DONE(argc > 1 ? argv[1] : "graph_bodies");
+    return rc;
 }

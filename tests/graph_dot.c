@@ -3,10 +3,17 @@
  * its message counts (put, accepted, rejected, forwarded) and each edge's
  * push/pull state.
  *
- * Usage: graph_dot [FILE]   also writes the DOT text to FILE (docs/ keeps
- * it, rendered with `dot -Tsvg`).
+ * Usage: graph_dot [SCENARIO [FILE]], one ctest entry per scenario:
  *
- * The graph is the reservation walk-through (examples/reservation.c)
+ *   walkthrough [FILE]  the reservation walk-through below; also writes
+ *                       its DOT text to FILE (docs/ keeps it, rendered
+ *                       with `dot -Tsvg`)
+ *   counting            wf_graph_set_counting turns counting on and off
+ *   tasks               exact counts after messages ran through tasks
+ *   env                 WEFT_GRAPH_COUNTS=1 (set, or this program again
+ *                       with it) turns counting on for every graph
+ *
+ * The walk-through's graph is the reservation example (examples/reservation.c)
  * after its run, before anything is taken out: buf2 still holds 7 and its
  * edge to the join is in pull state (dashed); buf1's and bn's edges went
  * back to push when the join found nothing to reserve there; buf_out holds
@@ -14,14 +21,23 @@
  * join rejected all three pushes (2, 3, 4) and forwarded one tuple; 7
  * never left buf2 (its edge was in pull state).  Also: the same graph with
  * no names and a fresh edge, a name with quotes is escaped, set_name(NULL)
- * clears it; and exact counts after messages ran through function nodes
- * on two workers.
+ * clears it.
  *
  * Counting is off by default: a graph that does not count shows no
  * counts and counts nothing, wf_graph_set_counting turns it on and off,
- * and WEFT_GRAPH_COUNTS=1 turns it on for every graph (`graph_dot --env`,
- * run with that variable set). */
+ * and WEFT_GRAPH_COUNTS=1 turns it on for every graph. */
 #include "graph_test.h"
+
+#define COUNTS_ENV "WEFT_GRAPH_COUNTS"
+
+static wf_pool *pool;
+
+/* The variable is read when the first graph is created: the scenarios but
+ * env run with counting off by default. */
+static void counting_off_by_default(void)
+{
+    CHECK(unsetenv(COUNTS_ENV) == 0);
+}
 
 static char *dot_of(wf_graph *g)
 {
@@ -49,7 +65,7 @@ static int add_one(const void *in, void *out, void *ctx)
 /* queue -> function (unlimited) -> function (serial) -> queue, N messages
  * from outside, on two workers: every node's counts are exact once
  * wait_for_all has returned. */
-static void check_counts_through_tasks(wf_pool *pool, int n)
+static void check_counts_through_tasks(int n)
 {
     wf_graph *g = gt_graph(pool);
     CHECK_OK(wf_graph_set_counting(g, true));
@@ -135,7 +151,7 @@ typedef struct {
     wf_node *in, *f, *out;
 } pipe_graph;
 
-static pipe_graph make_pipe(wf_pool *pool)
+static pipe_graph make_pipe(void)
 {
     pipe_graph p = {.g = gt_graph(pool)};
     p.in = gt_queue(p.g, sizeof(int));
@@ -158,11 +174,12 @@ static void check_pipe_dot(wf_graph *g, int k)
 /* Off by default: no counts in the DOT text, and none taken (turning it
  * on shows zeros); on: exact counts; off again: they stop (and stay on
  * show once it is back on); reset zeroes them. */
-static void check_counting_switch(wf_pool *pool)
+static void check_counting_switch(void)
 {
+    counting_off_by_default();
     CHECK(wf_graph_set_counting(NULL, true) == WF_EINVAL);
     CHECK(wf_graph_set_counting(NULL, false) == WF_EINVAL);
-    pipe_graph p = make_pipe(pool);
+    pipe_graph p = make_pipe();
     wf_graph *g = p.g;
     wf_node *in = p.in, *f = p.f, *out = p.out;
     run_pipe(g, in, out, 1000);
@@ -185,34 +202,10 @@ static void check_counting_switch(wf_pool *pool)
     GT_DESTROY(g, in, f, out);
 }
 
-/* Run with WEFT_GRAPH_COUNTS=1: a new graph counts without being told,
- * and wf_graph_set_counting still turns it off. */
-static int check_env(wf_pool *pool)
+/* The reservation graph after its run, with names and counts. */
+static void check_walkthrough(void)
 {
-    pipe_graph p = make_pipe(pool);
-    wf_graph *g = p.g;
-    wf_node *in = p.in, *f = p.f, *out = p.out;
-    run_pipe(g, in, out, 700);
-    check_pipe_dot(g, 700);
-    CHECK_OK(wf_graph_set_counting(g, false));
-    check_pipe_dot(g, -1);
-    GT_DESTROY(g, in, f, out);
-    CHECK_OK(wf_pool_destroy(pool));
-    CHECK_DONE("graph_dot --env");
-}
-
-int main(int argc, char **argv)
-{
-    wf_pool *pool = gt_pool(2);
-    if (argc > 1 && strcmp(argv[1], "--env") == 0) {
-        const char *env = getenv("WEFT_GRAPH_COUNTS");
-        CHECK_MSG(env != NULL && strcmp(env, "1") == 0,
-                  "graph_dot --env needs WEFT_GRAPH_COUNTS=1");
-        return check_env(pool);
-    }
-    /* Read when the first graph is created: off for the tests below. */
-    CHECK(unsetenv("WEFT_GRAPH_COUNTS") == 0);
-    check_counting_switch(pool);
+    counting_off_by_default();
     /* The walk-through on a pool of 1 thread: only main runs its tasks,
      * so the order in which the join retries its ports after the tuple,
      * and with it the counts below, is fixed.  On two threads a retry may
@@ -263,8 +256,8 @@ int main(int argc, char **argv)
     expect(dot, "n1 -> n3 [label=\"push\", headlabel=\"0\"];");
     expect(dot, "n2 -> n3 [label=\"pull\", style=dashed, headlabel=\"1\"];");
     expect(dot, "n3 -> n4 [label=\"push\"];");
-    if (argc > 1) {
-        FILE *f = fopen(argv[1], "w");
+    if (check_arg(0) != NULL) {
+        FILE *f = fopen(check_arg(0), "w");
         CHECK(f != NULL);
         CHECK_OK(wf_graph_write_dot(g, f));
         CHECK(fclose(f) == 0);
@@ -280,7 +273,45 @@ int main(int argc, char **argv)
     free(renamed);
     GT_DESTROY(g, bn, buf1, buf2, jn, out);
     CHECK_OK(wf_pool_destroy(one));
-    check_counts_through_tasks(pool, 20000);
+}
+
+static void check_tasks(void)
+{
+    counting_off_by_default();
+    check_counts_through_tasks(20000);
+}
+
+/* With WEFT_GRAPH_COUNTS=1 a new graph counts without being told, and
+ * wf_graph_set_counting still turns it off.  Without the variable, in
+ * this program again with it. */
+static void check_env(void)
+{
+    const char *env = getenv(COUNTS_ENV);
+    if (env == NULL || strcmp(env, "1") != 0) {
+        char *add[] = {COUNTS_ENV "=1", NULL};
+        check_spawn_self("env", add);
+        return;
+    }
+    pipe_graph p = make_pipe();
+    wf_graph *g = p.g;
+    wf_node *in = p.in, *f = p.f, *out = p.out;
+    run_pipe(g, in, out, 700);
+    check_pipe_dot(g, 700);
+    CHECK_OK(wf_graph_set_counting(g, false));
+    check_pipe_dot(g, -1);
+    GT_DESTROY(g, in, f, out);
+}
+
+int main(int argc, char **argv)
+{
+    static const check_scenario scenarios[] = {
+        {"walkthrough", check_walkthrough},
+        {"counting", check_counting_switch},
+        {"tasks", check_tasks},
+        {"env", check_env}, /* last: the variable is read once */
+    };
+    pool = gt_pool(2);
+    int rc = CHECK_RUN_SCENARIOS("graph_dot", argc, argv, scenarios);
     CHECK_OK(wf_pool_destroy(pool));
-    CHECK_DONE("graph_dot");
+    return rc;
 }

@@ -8,8 +8,8 @@
  *   cancel      a failing body runs every node's cancel callback once, so a
  *               long body in flight stops early; wf_graph_cancel does too;
  *               a second cancel does not call them again; reset re-arms.
- *   reset       one graph (queue, function, join, broadcast) run 1000 times
- *               with resets between, results checked every round: leftovers
+ *   reset [N]   one graph (queue, function, join, broadcast) run N times
+ *               (default 1000) with resets between, results checked every round: leftovers
  *               in the join are gone, WF_RESET_BODIES calls the body-reset
  *               callback (WF_RESET_PROTOCOL does not), a failing round is
  *               cleared, the DOT counters start again from 0.
@@ -24,18 +24,14 @@
  *   trace       wf_trace_start/stop write valid JSON with one span per body
  *               (named after the node), task spans, named threads, B/E
  *               balanced and flow arrows; start/stop errors.
- *   trace_env   the same file from WEFT_TRACE=path in a child process,
- *               written at its exit.
+ *   trace_env   the same file from WEFT_TRACE=path in a child process
+ *               (this program again), written at its exit.
  *   trace_forkjoin  a fork-join program's trace: its wf_run on the calling
  *               thread and a task a worker stole, as spans. */
 #include <pthread.h>
 #include <sched.h>
-#include <spawn.h>
-#include <sys/wait.h>
 
 #include "graph_test.h"
-
-extern char **environ;
 
 static int square(const void *in, void *out, void *ctx)
 {
@@ -198,7 +194,7 @@ static void test_cancel(void)
     CHECK_OK(wf_pool_destroy(pool));
 }
 
-/* ---- reset, 1000 rounds -------------------------------------------------- */
+/* ---- reset, N rounds ----------------------------------------------------- */
 
 typedef struct {
     long sum;
@@ -243,8 +239,9 @@ static char *dot_text(wf_graph *g)
     return text;
 }
 
-static void test_reset(int rounds)
+static void test_reset(void)
 {
+    long rounds = check_arg_long(0, 1000);
     enum { N = 20, EXTRA = 3 };
     wf_pool *pool = gt_pool(2);
     wf_graph *g = gt_graph(pool);
@@ -672,8 +669,18 @@ static void steal_one(void *arg)
     CHECK_OK(wf_join(&first));
 }
 
-static void test_trace_forkjoin(const char *path)
+/* A file of the scenario's own in the working directory. */
+static const char *trace_path(const char *scenario)
 {
+    static char path[256];
+    snprintf(path, sizeof path, "graph_runtime_%s_%d.json", scenario,
+             (int)getpid());
+    return path;
+}
+
+static void test_trace_forkjoin(void)
+{
+    const char *path = trace_path("trace_forkjoin");
     wf_pool *pool = gt_pool(2);
     CHECK_OK(wf_trace_start(path));
     CHECK_OK(wf_run(pool, steal_one, NULL));
@@ -688,8 +695,9 @@ static void test_trace_forkjoin(const char *path)
     remove(path);
 }
 
-static void test_trace(const char *path)
+static void test_trace(void)
 {
+    const char *path = trace_path("trace");
     CHECK_ERR(wf_trace_start(NULL), WF_EINVAL);
     CHECK_ERR(wf_trace_start(""), WF_EINVAL);
     CHECK_ERR(wf_trace_stop(), WF_ENOENT);
@@ -711,52 +719,36 @@ static void test_trace(const char *path)
     remove(path);
 }
 
-static void test_trace_env(const char *self, const char *path)
+/* The child runs the graph with WEFT_TRACE set, which writes the trace
+ * when it exits; the parent checks the file. */
+static void test_trace_env(void)
 {
+    if (check_is_child()) {
+        run_traced_graph(50);
+        return;
+    }
+    const char *path = trace_path("trace_env");
     char env[4096];
     snprintf(env, sizeof env, "WEFT_TRACE=%s", path);
-    char *envp[] = {env, NULL};
-    char *argv[] = {(char *)self, "trace_child", NULL};
+    char *add[] = {env, NULL};
     remove(path);
-    pid_t pid;
-    CHECK_EQ(posix_spawn(&pid, self, NULL, NULL, argv, envp), 0);
-    int status;
-    CHECK_EQ(waitpid(pid, &status, 0), pid);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    check_spawn_self("trace_env", add);
     check_trace(path, 50);
     remove(path);
 }
 
 int main(int argc, char **argv)
 {
-    const char *s = argc > 1 ? argv[1] : "";
-    char path[256];
-    snprintf(path, sizeof path, "graph_runtime_%s_%d.json", s, (int)getpid());
-    if (strcmp(s, "errors") == 0)
-        test_errors();
-    else if (strcmp(s, "cancel") == 0)
-        test_cancel();
-    else if (strcmp(s, "reset") == 0)
-        test_reset(argc > 2 ? atoi(argv[2]) : 1000);
-    else if (strcmp(s, "clear_edges") == 0)
-        test_clear_edges();
-    else if (strcmp(s, "reset_race") == 0)
-        test_reset_race();
-    else if (strcmp(s, "priority") == 0)
-        test_priority();
-    else if (strcmp(s, "trace") == 0)
-        test_trace(path);
-    else if (strcmp(s, "trace_env") == 0)
-        test_trace_env(argv[0], path);
-    else if (strcmp(s, "trace_forkjoin") == 0)
-        test_trace_forkjoin(path);
-    else if (strcmp(s, "trace_child") == 0)
-        run_traced_graph(50); /* WEFT_TRACE writes at exit */
-    else {
-        fprintf(stderr, "usage: graph_runtime errors|cancel|reset [ROUNDS]|"
-                        "clear_edges|reset_race|priority|trace|trace_env|"
-                        "trace_forkjoin\n");
-        return 2;
-    }
-    CHECK_DONE("graph_runtime");
+    static const check_scenario scenarios[] = {
+        {"errors", test_errors},
+        {"cancel", test_cancel},
+        {"reset", test_reset},
+        {"clear_edges", test_clear_edges},
+        {"reset_race", test_reset_race},
+        {"priority", test_priority},
+        {"trace", test_trace},
+        {"trace_env", test_trace_env},
+        {"trace_forkjoin", test_trace_forkjoin},
+    };
+    return CHECK_RUN_SCENARIOS("graph_runtime", argc, argv, scenarios);
 }

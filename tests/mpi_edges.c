@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* mpi_edges: cross-rank graph edges (weft/mpi.h) under mpirun.
  *
- *   mpirun -np P test_mpi_edges SCENARIO [LEVEL] [ARGS...]
+ *   mpirun -np P test_mpi_edges [SCENARIO [LEVEL [ARGS...]]]
  *
+ * SCENARIO is one of those below, or all (the default): each in turn.
  * LEVEL is the thread level asked of MPI_Init_thread: multiple (default),
  * serialized or funneled, which selects the context's mode.  Every rank
  * checks its own oracle and exits 1 on the first broken one (mpirun then
@@ -50,7 +51,14 @@
 #include <weft.h>
 #include <weft/mpi.h>
 
+#include "check.h"
+
 static int rank, nranks;
+
+/* check.h's checks, with the rank in front of each message. */
+#undef CHECK
+#undef CHECK_EQ
+#undef CHECK_ERR
 
 #define CHECK(cond)                                                            \
     do {                                                                       \
@@ -714,9 +722,56 @@ static void scenario_idle(void)
                worst, wall, IDLE_CPU);
 }
 
+/* The scenarios' arguments come after LEVEL (check_arg(0)). */
+static void run_counts(void)
+{
+    scenario_counts(check_arg_long(1, 1000), (size_t)check_arg_long(2, 32));
+}
+
+static void run_backpressure(void)
+{
+    scenario_backpressure(check_arg_long(1, 200));
+}
+
+static void run_fail(void)
+{
+    scenario_fail(false);
+}
+
+static void run_cancel(void)
+{
+    scenario_fail(true);
+}
+
+static void run_potato(void)
+{
+    scenario_potato(check_arg_long(1, 200), (int)check_arg_long(2, 20));
+}
+
+static void run_mismatch(void)
+{
+    scenario_mismatch(false);
+}
+
+static void run_unmatched(void)
+{
+    scenario_mismatch(true);
+}
+
 int main(int argc, char **argv)
 {
-    const char *scenario = argc > 1 ? argv[1] : "counts";
+    static const check_scenario scenarios[] = {
+        {"counts", run_counts},
+        {"backpressure", run_backpressure},
+        {"fail", run_fail},
+        {"cancel", run_cancel},
+        {"potato", run_potato},
+        {"destroy_busy", scenario_destroy_busy},
+        {"badargs", scenario_badargs},
+        {"mismatch", run_mismatch},
+        {"unmatched", run_unmatched},
+        {"idle", scenario_idle},
+    };
     const char *level = argc > 2 ? argv[2] : "multiple";
     int want = MPI_THREAD_MULTIPLE, got;
     if (strcmp(level, "serialized") == 0)
@@ -730,33 +785,8 @@ int main(int argc, char **argv)
     wf_pool_config pc = WF_POOL_CONFIG_INIT;
     pc.threads = 2;
     CHECK_ERR(wf_pool_create(&pool, &pc), 0);
-    if (strcmp(scenario, "counts") == 0)
-        scenario_counts(argc > 3 ? atol(argv[3]) : 1000,
-                        argc > 4 ? (size_t)atol(argv[4]) : 32);
-    else if (strcmp(scenario, "backpressure") == 0)
-        scenario_backpressure(argc > 3 ? atol(argv[3]) : 200);
-    else if (strcmp(scenario, "fail") == 0)
-        scenario_fail(false);
-    else if (strcmp(scenario, "cancel") == 0)
-        scenario_fail(true);
-    else if (strcmp(scenario, "potato") == 0)
-        scenario_potato(argc > 3 ? atol(argv[3]) : 200,
-                        argc > 4 ? atoi(argv[4]) : 20);
-    else if (strcmp(scenario, "destroy_busy") == 0)
-        scenario_destroy_busy();
-    else if (strcmp(scenario, "badargs") == 0)
-        scenario_badargs();
-    else if (strcmp(scenario, "mismatch") == 0)
-        scenario_mismatch(false);
-    else if (strcmp(scenario, "unmatched") == 0)
-        scenario_mismatch(true);
-    else if (strcmp(scenario, "idle") == 0)
-        scenario_idle();
-    else {
-        fprintf(stderr, "unknown scenario %s\n", scenario);
-        return 2;
-    }
+    int rc = CHECK_RUN_SCENARIOS("mpi_edges", argc, argv, scenarios);
     CHECK_ERR(wf_pool_destroy(pool), 0);
     MPI_Finalize();
-    return 0;
+    return rc;
 }
