@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Every atomic access in weft, one name per (operation, memory order).
  *
- * The library maps the names to <stdatomic.h>.  weft-sim builds deque.c with
- * -DWF_SIM and supplies its own definitions, so that each access becomes a
- * logged step its scheduler can interleave; that is why deque.c must use
- * nothing but these names.  Keep the set small.
+ * The library maps the names to <stdatomic.h>.  With -DWF_SIM they map to
+ * the simulator hook declared in sim_hook.h instead, which weft-sim
+ * (docs/weft-sim.md) implements: each access becomes a logged step its
+ * scheduler can interleave; that is why deque.c must use nothing but these
+ * names.  Keep the set small.
  *
  * Under ThreadSanitizer, which does not model fences, a seq_cst fence is
  * also a seq_cst RMW on one shared word: TSan then sees the ordering the
@@ -13,7 +14,7 @@
 #define WF_INTERNAL_ATOMIC_H
 
 #ifdef WF_SIM
-#include "sim_atomic.h" /* tools/weft-sim provides the same names */
+#include "sim_hook.h" /* the same names, as calls into the simulator */
 #else
 
 #include <stdatomic.h>
