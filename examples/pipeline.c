@@ -159,11 +159,9 @@ int main(int argc, char **argv)
         perror(j.in == NULL ? in_path : out_path);
         return 2;
     }
-    wf_stage stages[] = {
-        {WF_STAGE_SERIAL_IN_ORDER, read_chunk, &j},
-        {WF_STAGE_PARALLEL, upper_chunk, NULL},
-        {WF_STAGE_SERIAL_IN_ORDER, write_chunk, &j},
-    };
+    wf_stage stages[] = {{WF_STAGE_SERIAL_IN_ORDER, read_chunk, &j},
+                         {WF_STAGE_PARALLEL, upper_chunk, NULL},
+                         {WF_STAGE_SERIAL_IN_ORDER, write_chunk, &j}};
     int err = wf_parallel_pipeline(wf_pool_default(), TOKENS, stages, 3);
     fclose(j.in);
     if (fclose(j.out) != 0 && err == 0)

@@ -169,6 +169,16 @@ void *wf__worker_main(void *arg);
 wf_task *wf__steal(wf__worker *w, wf__worker *victim);
 void wf__ask_for_work(struct wf__fast *f);
 bool wf__work_visible(wf_pool *pool);
+/* One look for work on w, in the order of its loop: own tasks (answering
+ * a thief's request first, P2), submissions, then one pass of steals from
+ * a random victim.  With `ask`, every victim is polled and one found
+ * empty is asked to publish (P2); without, only deques that look
+ * non-empty are polled: a look that only reads the victims' lines, for a
+ * thread whose victims publish without being asked (pipeline tokens).
+ * Returns what it ran: nothing, a task, or a detached task it stole (the
+ * worker loop's idle policy tells these apart). */
+enum { WF__RAN_NONE, WF__RAN_TASK, WF__RAN_STOLEN_DETACHED };
+int wf__find_and_run(wf__worker *w, bool ask);
 /* Run pool work on w (own tasks, submissions, steals) until done(arg);
  * spin, yield, then park as a waiter when there is none (P8). */
 void wf__help_until(wf__worker *w, wf__cond_fn done, const void *arg);

@@ -119,6 +119,10 @@ struct pl_pipe {
     _Alignas(WF_CACHE_LINE) wf_pipeline_ctl in_ctl;
     uint64_t seq;   /* the next item's number */
     pl_token *priv; /* free records taken from `free` */
+    void *in_by;    /* the thread that ran the input last */
+    uint64_t run;   /* items it has made in a row */
+    uint64_t since; /* when its run reached the last multiple of KEEP_RUN */
+    bool keep;      /* keep the next input token on this thread */
     _Alignas(WF_CACHE_LINE) _Atomic uint64_t free; /* PL1 */
     _Alignas(WF_CACHE_LINE) _Atomic int done;      /* PL4 */
 };
@@ -326,6 +330,13 @@ static pl_token *serial_leave(pl_pipe *p, const pl_stage *s, pl_token *tok)
                                                : ooo_leave(s->ser);
 }
 
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* ---- running tokens ------------------------------------------------------ */
 
 static void token_task(wf_task *t);
@@ -397,11 +408,41 @@ static bool input_call(pl_pipe *p, pl_token *tok)
     return true;
 }
 
+/* Publish the next input token at once, or keep it on this thread?  At
+ * once, as oneTBB spawns its next input task, unless the input has stayed
+ * on this thread for a run of KEEP_RUN items that took less than
+ * CHEAP_NS each: then nobody is taking it, and a published token that
+ * this thread pops back costs it a publish and a pop, each with a fence
+ * (the deque; P3), more than such an item.  A kept token runs when this
+ * thread is done with its item, or goes to the pool as soon as a thief
+ * asks (P2, token_run): a thread that wants work gets it after one stage
+ * call of this thread, and items cheaper than a hand-off lose nothing by
+ * the wait.  Judged once per run of KEEP_RUN items (one clock read), and
+ * again from the start whenever the input moves. */
+#define KEEP_RUN 64u
+#define CHEAP_NS 100u
+
+static bool input_keep(pl_pipe *p)
+{
+    void *self = wf__current();
+    if (self != p->in_by) { /* the input moved: publish, judge anew */
+        p->in_by = self;
+        p->run = 0;
+        p->keep = false;
+    }
+    if (++p->run % KEEP_RUN == 0) {
+        uint64_t t = now_ns();
+        p->keep = p->run > KEEP_RUN && t - p->since < KEEP_RUN * CHEAP_NS;
+        p->since = t;
+    }
+    return p->keep;
+}
+
 /* tok is the input token: make an item, hand the input to the next
- * token, and carry the item on.  On a pool of one thread nobody could
- * take the next input token from this one: it goes to *later, to run
- * when this thread is done with the item, rather than through the
- * deque. */
+ * token, and carry the item on.  The next input token is published at
+ * once (input_keep), or goes to *later, to run when this thread is done
+ * with the item, rather than through the deque; on a pool of one thread,
+ * where nobody could take it, always. */
 static pl_token *input_step(pl_pipe *p, pl_token *tok, pl_token **later)
 {
     if (!input_call(p, tok)) {
@@ -411,7 +452,7 @@ static pl_token *input_step(pl_pipe *p, pl_token *tok, pl_token **later)
     pl_token *next = free_take(p);
     if (next != NULL) {
         next->stage = 0;
-        if (p->share)
+        if (p->share && !input_keep(p))
             token_spawn(p, next);
         else
             *later = next;
@@ -427,11 +468,20 @@ static pl_token *stage_step(pl_pipe *p, pl_token *tok)
     return advance(p, tok, woken);
 }
 
-/* Run tokens until one parks, or ends with nothing to hand on. */
+/* Run tokens until one parks, or ends with nothing to hand on.  Between
+ * stage calls, an input token kept on this thread goes to the pool if a
+ * thief has asked for work (P2): the spawn answers the request. */
 static void token_run(pl_pipe *p, pl_token *tok)
 {
     pl_token *later = NULL; /* the input kept on this thread: input_step */
+    wf__worker *w = wf__current();
     for (;;) {
+        /* Relaxed: limit is a hint (P2). */
+        if (later != NULL && p->share &&
+            wf_load_relaxed(&w->fast.limit) == NULL) {
+            token_spawn(p, later);
+            later = NULL;
+        }
         if (tok == NULL && (tok = later) != NULL)
             later = NULL;
         if (tok == NULL)
@@ -449,43 +499,6 @@ static void token_run(pl_pipe *p, pl_token *tok)
 #define LINGER_SPIN_NS 10000u /* idle longer: nap between looks, */
 #define LINGER_NAP_NS 20000u  /* for this long, woken by no publish */
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* One look for work, in the order of the pool's own loop (worker.c): own
- * tasks, submissions, then one pass of steals.  True if it ran a task. */
-static bool help_once(wf__worker *w)
-{
-    wf__answer_request(w); /* a sleeper may wait for our private tasks */
-    wf_task *t = wf__pop_own(w);
-    if (t != NULL) {
-        wf__run_own(w, t);
-        return true;
-    }
-    if ((t = wf__take_submitted(w->pool)) != NULL) {
-        wf__run_root(w, t);
-        return true;
-    }
-    /* Steal only where the deque looks non-empty: tokens are published
-     * as they are spawned, so there is no owner to ask (P2), and an idle
-     * look then only reads the victims' lines, which their owners keep
-     * writing. */
-    wf_pool *pool = w->pool;
-    unsigned n = wf__nslots(pool);
-    for (unsigned k = 1; k < n; k++) {
-        wf__worker *v = pool->workers[(w->index + k) % n];
-        if (wf_deque_size(&v->deque) > 0 && (t = wf__steal(w, v)) != NULL) {
-            wf__run_stolen(w, t);
-            return true;
-        }
-    }
-    return false;
-}
-
 static _Thread_local bool lingering;
 
 /* A background worker whose token has parked or finished helps the pool
@@ -499,7 +512,11 @@ static _Thread_local bool lingering;
  * short.  Idle, it spins for LINGER_SPIN_NS, then naps LINGER_NAP_NS at a
  * time: on an oversubscribed machine a spinning helper takes the CPU from
  * the thread whose work it waits for, and yielding does not give it back
- * reliably (docs/pipeline.md).  The wait is bounded and touches no
+ * reliably (docs/pipeline.md).  Its looks poll only deques that look
+ * non-empty, asking no owner (P2): tokens are published as they are
+ * spawned, but for an input token kept while hand-offs cost more than
+ * its items (input_keep), and an idle look then only reads the victims'
+ * lines, which their owners keep writing.  The wait is bounded and touches no
  * pipeline state (the pipeline may be gone).  Callers (caller slots) help
  * in wf__help_until already and do not nap; tokens run while lingering do
  * not linger again. */
@@ -513,7 +530,7 @@ static void linger(void)
     bool ran = false;
     for (unsigned i = 1;; i++) {
         bool napping = now - busy_at > LINGER_SPIN_NS;
-        if (help_once(w))
+        if (wf__find_and_run(w, false) != WF__RAN_NONE)
             ran = true;
         else if (napping)
             wf__nap(w, LINGER_NAP_NS); /* leave the CPU to threads with work */

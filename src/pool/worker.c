@@ -122,8 +122,9 @@ bool wf__work_visible(wf_pool *pool)
     return false;
 }
 
-/* One pass over the other workers, from a random one. */
-static wf_task *steal_any(wf__worker *w)
+/* One pass over the other workers, from a random one.  Without `ask`,
+ * only deques that look non-empty are polled (see wf__find_and_run). */
+static wf_task *steal_any(wf__worker *w, bool ask)
 {
     wf_pool *p = w->pool;
     unsigned n = wf__nslots(p);
@@ -135,7 +136,8 @@ static wf_task *steal_any(wf__worker *w)
     unsigned start = (unsigned)(w->rng % n);
     for (unsigned k = 0; k < n; k++) {
         unsigned i = (start + k) % n;
-        if (i == w->index)
+        if (i == w->index ||
+            (!ask && wf_deque_size(&p->workers[i]->deque) == 0))
             continue;
         wf_task *t = wf__steal(w, p->workers[i]);
         if (t)
@@ -144,11 +146,7 @@ static wf_task *steal_any(wf__worker *w)
     return NULL;
 }
 
-/* What find_and_run ran: nothing, a task, or a detached task that it
- * stole (see the idle policy below). */
-enum { RAN_NONE, RAN_TASK, RAN_STOLEN_DETACHED };
-
-static int find_and_run(wf__worker *w)
+int wf__find_and_run(wf__worker *w, bool ask)
 {
     /* Own tasks first: detached ones (wf_submit, graph tasks) left on the
      * stack or deque once the task that spawned them returned. */
@@ -156,21 +154,21 @@ static int find_and_run(wf__worker *w)
     wf_task *t = wf__pop_own(w);
     if (t) {
         wf__run_own(w, t);
-        return RAN_TASK;
+        return WF__RAN_TASK;
     }
     t = wf__take_submitted(w->pool);
     if (t) {
         wf__run_root(w, t);
-        return RAN_TASK;
+        return WF__RAN_TASK;
     }
-    t = steal_any(w);
+    t = steal_any(w, ask);
     if (t) {
         /* Read before running it: it may be freed or respawned. */
         bool detached = (t->flags_ & WF__TASK_DETACHED) != 0;
         wf__run_stolen(w, t);
-        return detached ? RAN_STOLEN_DETACHED : RAN_TASK;
+        return detached ? WF__RAN_STOLEN_DETACHED : WF__RAN_TASK;
     }
-    return RAN_NONE;
+    return WF__RAN_NONE;
 }
 
 void wf__help_until(wf__worker *w, wf__cond_fn done, const void *arg)
@@ -178,7 +176,7 @@ void wf__help_until(wf__worker *w, wf__cond_fn done, const void *arg)
     wf__idle idle;
     wf__idle_init(&idle, w->pool->spin, WF__YIELDS);
     while (!done(arg)) {
-        if (find_and_run(w) != RAN_NONE) {
+        if (wf__find_and_run(w, true) != WF__RAN_NONE) {
             idle.round = 0;
         } else if (!wf__idle_step(&idle)) {
             wf__wait_park(w, done, arg);
@@ -236,10 +234,10 @@ void *wf__worker_main(void *arg)
                            task (else 0: it is not judged, no clock read) */
     /* Acquire pairs with the release store in wf_pool_destroy. */
     while (!wf_load_acquire(&p->shutdown)) {
-        int r = find_and_run(w);
-        if (r != RAN_NONE) {
+        int r = wf__find_and_run(w, true);
+        if (r != WF__RAN_NONE) {
             if (!busy)
-                since = r == RAN_STOLEN_DETACHED ? wf__now_ns() : 0;
+                since = r == WF__RAN_STOLEN_DETACHED ? wf__now_ns() : 0;
             busy = true;
             idle.round = 0;
             if (spare_done(w))
