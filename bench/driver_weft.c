@@ -6,13 +6,23 @@
  * count the caller.  A fork-join run is a wf_run; a graph run calls the
  * kernel on this thread (bench_system_run_graph); a flow graph is built on
  * this thread for the pool of the coming run (bench_system_build).  The
- * kernels find that pool with bench_weft_pool. */
+ * kernels find that pool with bench_weft_pool.
+ *
+ * Built with WEFT_BENCH_TYPED it is weft-typed's runner: the same pools,
+ * but a fork-join run calls the kernel on this thread, and the kernel
+ * enters the pool itself with WF_RUN (kernel.h, BENCH_TYPED_RUN), since a
+ * typed task is started by WF_RUN, not from a wf_run body.  Either way a
+ * run is one wf_run from this thread. */
 #include <stdio.h>
 #include <weft.h>
 
 #include "system.h"
 
+#ifdef WEFT_BENCH_TYPED
+const char bench_system_name[] = "weft-typed";
+#else
 const char bench_system_name[] = "weft";
+#endif
 const bool bench_system_is_seq = false;
 
 static wf_pool *pools[WF_MAX_THREADS + 1];
@@ -46,15 +56,38 @@ wf_pool *bench_weft_pool(void)
     return current;
 }
 
+#ifdef WEFT_BENCH_TYPED
+/* What the kernel's WF_RUN returned, once it has reported. */
+static int typed_err;
+static bool typed_reported;
+
+void bench_weft_typed_done(int err)
+{
+    typed_err = err;
+    typed_reported = true;
+}
+#endif
+
 int bench_system_run(void (*fn)(void *), void *state, unsigned threads,
                      char *why, unsigned long n)
 {
     if ((current = pool_for(threads, why, n)) == NULL)
         return -1;
+#ifdef WEFT_BENCH_TYPED
+    typed_reported = false;
+    fn(state); /* its WF_RUN enters current from this thread */
+    int err = typed_err;
+    if (!typed_reported) {
+        current = NULL;
+        snprintf(why, n, "weft-typed: the kernel made no WF_RUN");
+        return -1;
+    }
+#else
     int err = wf_run(current, fn, state);
+#endif
     current = NULL;
     if (err) {
-        snprintf(why, n, "weft: %s", wf_strerror(err));
+        snprintf(why, n, "%s: %s", bench_system_name, wf_strerror(err));
         return -1;
     }
     return 0;

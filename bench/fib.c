@@ -1,13 +1,33 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* fib: naive Fibonacci with a spawn at every call.  Almost no work per
  * task, so it measures spawn/join overhead and little else: T1/Tseq is the
- * price of a task. */
+ * price of a task.  weft-typed (WEFT_BENCH_TYPED) runs the same tree with
+ * typed tasks (weft/task.h), a spawn at every call as well. */
 #include "kernel.h"
 
 typedef struct {
     int n;
     long result;
 } fib_state;
+
+#if defined(WEFT_BENCH_TYPED)
+
+WF_TASK(long, fib, int, n)
+{
+    if (n < 2)
+        return n;
+    WF_SPAWN(fib, n - 1);
+    long b = WF_CALL(fib, n - 2);
+    return WF_SYNC(fib) + b;
+}
+
+BENCH_KERNEL(fib_kernel)
+{
+    fib_state *s = (fib_state *)arg;
+    BENCH_TYPED_RUN(fib, &s->result, s->n);
+}
+
+#else
 
 typedef struct {
     BENCH_TASK
@@ -40,6 +60,8 @@ BENCH_KERNEL(fib_kernel)
     fib_state *s = (fib_state *)arg;
     s->result = fib(s->n);
 }
+
+#endif
 
 /* ---- untimed parts (compiled once) ------------------------------------ */
 #ifdef BENCH_HARNESS

@@ -15,6 +15,12 @@
  *                     `omp taskwait`; loops are `omp taskloop`.
  *   WEFT_BENCH_TBB    C++, g++, oneTBB: tbb::task_group, parallel_for,
  *                     parallel_reduce (the file is included from a .cpp).
+ *   WEFT_BENCH_TYPED  C, gcc, on weft's typed tasks (weft/task.h): only the
+ *                     kernels with a branch of their own for it (fib,
+ *                     nqueens; uts with WEFT_BENCH_TYPED_UTS, see
+ *                     CMakeLists.txt), written with WF_TASK, WF_SPAWN,
+ *                     WF_CALL and WF_SYNC; their entry is BENCH_TYPED_RUN.
+ *                     Everything else is as on weft (the macros below).
  *
  *   typedef struct { BENCH_TASK int n; long out; } fib_frame;
  *   static void fib_child(fib_frame *f) { ... }
@@ -171,6 +177,16 @@ BENCH_EXTERN_C void bench_parallel_reduce(size_t begin, size_t end,
                               combine, ctx)                                    \
     wf_parallel_reduce(wf_current_pool(), (begin), (end), (grain), (result),   \
                        (size), (identity), (body), (combine), (ctx))
+
+#if defined(WEFT_BENCH_TYPED)
+#include "system.h"
+/* A typed kernel's entry runs on the runner's main thread, not inside
+ * wf_run (driver_weft.c), and enters the runner's pool with one WF_RUN, as
+ * a program's main() does: the same single wf_run from the main thread as
+ * weft's runs.  Its error goes to the driver, which reports it. */
+#define BENCH_TYPED_RUN(name, out, ...)                                        \
+    bench_weft_typed_done(WF_RUN(bench_weft_pool(), name, out, __VA_ARGS__))
+#endif
 
 #endif
 

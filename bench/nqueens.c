@@ -12,6 +12,39 @@ typedef struct {
     long result;
 } nq_state;
 
+#if defined(WEFT_BENCH_TYPED)
+
+/* The board is three bit masks: columns taken, and the squares of the next
+ * row attacked along each diagonal.  A task per legal column, synced newest
+ * first, as below. */
+WF_TASK(long, nq_solve, unsigned, cols, unsigned, left, unsigned, right, int,
+        row, int, n)
+{
+    if (row == n)
+        return 1;
+    unsigned all = (1u << n) - 1;
+    unsigned free_cols = all & ~(cols | left | right);
+    int k = 0;
+    for (; free_cols; k++) {
+        unsigned bit = free_cols & -free_cols;
+        free_cols -= bit;
+        WF_SPAWN(nq_solve, cols | bit, ((left | bit) << 1) & all,
+                 (right | bit) >> 1, row + 1, n);
+    }
+    long total = 0;
+    while (k-- > 0)
+        total += WF_SYNC(nq_solve);
+    return total;
+}
+
+BENCH_KERNEL(nq_kernel)
+{
+    nq_state *s = (nq_state *)arg;
+    BENCH_TYPED_RUN(nq_solve, &s->result, 0u, 0u, 0u, 0, s->n);
+}
+
+#else
+
 /* The board is three bit masks: columns taken, and the squares of the next
  * row attacked along each diagonal. */
 typedef struct {
@@ -66,6 +99,8 @@ BENCH_KERNEL(nq_kernel)
     nq_state *s = (nq_state *)arg;
     s->result = nq_solve(0, 0, 0, 0, s->n);
 }
+
+#endif
 
 /* ---- untimed parts (compiled once) ------------------------------------ */
 #ifdef BENCH_HARNESS

@@ -14,7 +14,8 @@
  * system (system.h).  Every run's result is checked against the
  * sequential one by the runner; a wrong one makes run_bench exit 1
  * without writing results.json.  A peer that was not built is reported as
- * missing in every table it belongs to. */
+ * missing in every table it belongs to; a system that has no version of a
+ * workload (weft-typed, for most) shows n/a there. */
 #define _POSIX_C_SOURCE 200809L /* fdopen, readlink */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,25 +33,28 @@
 #define MAX_THREADS 64
 #define PATH_LEN 4096
 
-/* WEFT_POOL (weft-inpool) is weft's runner with --in-pool: the graph
- * kernels inside wf_run, so that their puts and waits are a pool member's
- * rather than an outside thread's, as these benchmarks ran them before
- * every system's kernel ran from the main thread; a column for comparison
- * only, in the graph tables. */
-enum { SEQ, WEFT, WEFT_POOL, OMP_GCC, OMP_CLANG, TBB, N_SYSTEMS };
+/* WEFT_TYPED (weft-typed) is weft's typed tasks (weft/task.h), for the
+ * fork-join kernels that have a typed version (kernel.h); n/a for the
+ * others.  WEFT_POOL (weft-inpool) is weft's runner with --in-pool: the
+ * graph kernels inside wf_run, so that their puts and waits are a pool
+ * member's rather than an outside thread's, as these benchmarks ran them
+ * before every system's kernel ran from the main thread; a column for
+ * comparison only, in the graph tables. */
+enum { SEQ, WEFT, WEFT_TYPED, WEFT_POOL, OMP_GCC, OMP_CLANG, TBB, N_SYSTEMS };
 static const char *const system_names[N_SYSTEMS] = {
-    "seq", "weft", "weft-inpool", "omp-gcc", "omp-clang", "tbb"};
+    "seq", "weft", "weft-typed", "weft-inpool", "omp-gcc", "omp-clang", "tbb"};
 static const char *const system_exes[N_SYSTEMS] = {
-    "bench_seq",     "bench_weft",      "bench_weft",
+    "bench_seq",     "bench_weft",      "bench_weft_typed", "bench_weft",
     "bench_omp_gcc", "bench_omp_clang", "bench_tbb"};
-static const char *const system_args[N_SYSTEMS] = {NULL, NULL, "--in-pool",
-                                                   NULL, NULL, NULL};
+static const char *const system_args[N_SYSTEMS] = {
+    NULL, NULL, NULL, "--in-pool", NULL, NULL, NULL};
 
 typedef struct {
     const char *name, *group;
 } workload_info;
 
-/* Flow-graph workloads run on weft (and weft-inpool) and oneTBB only. */
+/* Flow-graph workloads run on weft (and weft-inpool) and oneTBB only;
+ * weft-typed has fork-join kernels only. */
 static const workload_info workloads[] = {
     {"fib", "forkjoin"},          {"nqueens", "forkjoin"},
     {"uts", "forkjoin"},          {"matmul", "forkjoin"},
@@ -103,6 +107,7 @@ typedef struct {
     double messages;                      /* per run; 0 for fork-join */
     bool latency;                         /* g_latency: round trips, rtt[] */
     bool in[N_SYSTEMS];                   /* ran on this system */
+    bool na[N_SYSTEMS];                   /* the system has no version */
     double *runs[N_SYSTEMS][MAX_THREADS]; /* reps seconds; seq: [0] only */
     double median[N_SYSTEMS][MAX_THREADS];
     /* latency: per run, the mean, p50 and p99 of its round trips (us),
@@ -124,7 +129,8 @@ static void usage(FILE *to)
             "  --threads LIST   thread counts, the caller counted, e.g. 1,2,4\n"
             "                   (default 1..nproc; --workers: the same)\n"
             "  --only NAMES     workloads, e.g. fib,g_chain (default all)\n"
-            "  --systems NAMES  seq,weft,weft-inpool,omp-gcc,omp-clang,tbb\n"
+            "  --systems NAMES  seq,weft,weft-typed,weft-inpool,omp-gcc,\n"
+            "                   omp-clang,tbb\n"
             "                   (default all)\n"
             "  --quick          small inputs\n"
             "  --json PATH      results (default results.json next to "
@@ -377,8 +383,10 @@ static void run_workload(const options *opt, runner *rn, result *r)
         if (rn[s].to == NULL || !applies(r->info, s))
             continue;
         ask(&rn[s], cmd, reply, sizeof reply);
-        if (strcmp(reply, "na") == 0)
+        if (strcmp(reply, "na") == 0) {
+            r->na[s] = true;
             continue;
+        }
         if (strncmp(reply, "ok ", 3) != 0) {
             fprintf(stderr, "run_bench: %s on %s: %s\n", r->info->name,
                     system_names[s], reply);
@@ -476,7 +484,9 @@ static void print_table(const options *opt, const runner *rn, const result *r)
 {
     bool col[N_SYSTEMS];
     for (int s = 0; s < N_SYSTEMS; s++)
-        col[s] = applies(r->info, s) && (r->in[s] || rn[s].missing);
+        col[s] = applies(r->info, s) && (r->in[s] || r->na[s] || rn[s].missing);
+    /* weft-typed's speedup, beside weft's (the "weft vs seq" column) */
+    bool typed_vs_seq = col[WEFT_TYPED] && col[SEQ];
     printf("\n### %s (%s)\n\n", r->info->name, r->size);
     if (r->failed) {
         printf("FAILED: a wrong result or a runner that died (see above)\n");
@@ -489,11 +499,13 @@ static void print_table(const options *opt, const runner *rn, const result *r)
     for (int s = 0; s < N_SYSTEMS; s++)
         if (col[s] && s != WEFT)
             printf(" weft vs %s |", system_names[s]);
+    if (typed_vs_seq)
+        printf(" weft-typed vs seq |");
     printf("\n|---:|");
     for (int s = 0; s < N_SYSTEMS; s++)
         if (col[s])
             printf("---:|%s", s != WEFT ? "---:|" : "");
-    printf("\n");
+    printf("%s\n", typed_vs_seq ? "---:|" : "");
     double noise = 0;
     for (int k = 0; k < opt->n_threads; k++) {
         printf("| %u |", opt->threads[k]);
@@ -501,7 +513,9 @@ static void print_table(const options *opt, const runner *rn, const result *r)
         for (int s = 0; s < N_SYSTEMS; s++) {
             if (!col[s])
                 continue;
-            if (!r->in[s])
+            if (r->na[s])
+                printf(" n/a |");
+            else if (!r->in[s])
                 printf(" missing |");
             else if (!runs_at(s, k))
                 printf(" |");
@@ -517,10 +531,21 @@ static void print_table(const options *opt, const runner *rn, const result *r)
             if (!col[s] || s == WEFT)
                 continue;
             int ks = s == SEQ ? 0 : k;
-            if (!r->in[s] || !r->in[WEFT])
+            if (r->na[s] || r->na[WEFT])
+                printf(" n/a |");
+            else if (!r->in[s] || !r->in[WEFT])
                 printf(" missing |");
             else
                 printf(" %.2fx |", figure(r, s, ks) / figure(r, WEFT, k));
+        }
+        if (typed_vs_seq) {
+            if (r->na[WEFT_TYPED])
+                printf(" n/a |");
+            else if (!r->in[WEFT_TYPED] || !r->in[SEQ])
+                printf(" missing |");
+            else
+                printf(" %.2fx |",
+                       figure(r, SEQ, 0) / figure(r, WEFT_TYPED, k));
         }
         printf("\n");
     }
@@ -531,6 +556,10 @@ static void print_table(const options *opt, const runner *rn, const result *r)
     if (r->latency)
         printf("cells: mean / p50 / p99 of one round trip (put + "
                "wait_for_all, each timed), medians over the runs\n");
+    if (typed_vs_seq)
+        printf(
+            "weft-typed: typed tasks (weft/task.h); \"weft-typed vs "
+            "seq\" = seq's time / weft-typed's; n/a: no typed kernel built\n");
     if (col[WEFT_POOL])
         printf("weft-inpool: weft's kernel inside wf_run (puts and waits "
                "by a pool member, not from main); for comparison\n");

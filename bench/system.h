@@ -11,7 +11,7 @@
 extern "C" {
 #endif
 
-/* "seq", "weft", "omp-gcc", "omp-clang", "tbb". */
+/* "seq", "weft", "weft-typed", "omp-gcc", "omp-clang", "tbb". */
 extern const char bench_system_name[];
 /* True for the sequential runner: it runs run_seq, and only that. */
 extern const bool bench_system_is_seq;
@@ -53,6 +53,11 @@ int bench_system_build(void (*build)(void *), void *state, unsigned threads,
 /* weft's runner only (driver_weft.c): the pool of the build or run in
  * progress, NULL outside one. */
 struct wf_pool *bench_weft_pool(void);
+
+/* weft-typed's runner only (driver_weft.c built with WEFT_BENCH_TYPED):
+ * a typed kernel's entry reports what its WF_RUN returned (kernel.h's
+ * BENCH_TYPED_RUN); bench_system_run returns -1 with it if not 0. */
+void bench_weft_typed_done(int err);
 
 /* oneTBB's runner only (driver_tbb.cpp): T of the graph build or run in
  * progress, 0 outside one: a graph is built and kept per T, as weft's is

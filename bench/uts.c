@@ -25,6 +25,52 @@ typedef struct {
     uint64_t expected;  /* the count to check against */
 } uts_state;
 
+/* The node's work, whose result decides its children: nothing to skip. */
+static uint64_t uts_node_hash(const uts_state *p, uint64_t id)
+{
+    uint64_t h = id;
+    for (unsigned i = 0; i < p->work; i++)
+        h = bench_mix64(h);
+    return h;
+}
+
+static uint64_t uts_child_id(uint64_t parent, uint32_t index)
+{
+    return bench_mix64(parent + 0x632be59bd9b4e019u * (index + 1u));
+}
+
+#if defined(WEFT_BENCH_TYPED)
+
+/* The children [lo, hi) of the node whose hash is parent, split in halves
+ * as below: a task per half, down to one child, which is visited.  Built
+ * into weft-typed's runner only with WEFT_BENCH_TYPED_UTS (see
+ * bench/CMakeLists.txt). */
+WF_TASK(uint64_t, uts_children, const uts_state *, p, uint64_t, parent,
+        uint32_t, lo, uint32_t, hi)
+{
+    if (hi - lo == 1) {
+        uint64_t h = uts_node_hash(p, uts_child_id(parent, lo));
+        if (h >= p->threshold)
+            return 1; /* a leaf */
+        return 1 + WF_CALL(uts_children, p, h, 0, p->m);
+    }
+    uint32_t mid = lo + (hi - lo) / 2;
+    WF_SPAWN(uts_children, p, parent, mid, hi);
+    uint64_t lower = WF_CALL(uts_children, p, parent, lo, mid);
+    return lower + WF_SYNC(uts_children);
+}
+
+BENCH_KERNEL(uts_kernel)
+{
+    uts_state *s = (uts_state *)arg;
+    uint64_t below = 0;
+    BENCH_TYPED_RUN(uts_children, &below, s, uts_node_hash(s, s->seed), 0,
+                    s->root_kids);
+    s->nodes = 1 + below;
+}
+
+#else
+
 typedef struct {
     BENCH_TASK
     const uts_state *p;
@@ -42,26 +88,12 @@ static void uts_child(uts_frame *f)
 }
 BENCH_TASK_BODY(uts_child, uts_frame)
 
-/* The node's work, whose result decides its children: nothing to skip. */
-static uint64_t uts_node_hash(const uts_state *p, uint64_t id)
-{
-    uint64_t h = id;
-    for (unsigned i = 0; i < p->work; i++)
-        h = bench_mix64(h);
-    return h;
-}
-
 static uint64_t uts_visit(const uts_state *p, uint64_t id)
 {
     uint64_t h = uts_node_hash(p, id);
     if (h >= p->threshold)
         return 1; /* a leaf */
     return 1 + uts_children(p, h, 0, p->m);
-}
-
-static uint64_t uts_child_id(uint64_t parent, uint32_t index)
-{
-    return bench_mix64(parent + 0x632be59bd9b4e019u * (index + 1u));
 }
 
 static uint64_t uts_children(const uts_state *p, uint64_t parent, uint32_t lo,
@@ -84,6 +116,8 @@ BENCH_KERNEL(uts_kernel)
     /* The root always has children: its hash is not drawn. */
     s->nodes = 1 + uts_children(s, uts_node_hash(s, s->seed), 0, s->root_kids);
 }
+
+#endif
 
 /* ---- untimed parts (compiled once) ------------------------------------ */
 #ifdef BENCH_HARNESS
