@@ -41,35 +41,36 @@ function(weft_mpi_test)
 endfunction()
 
 foreach(np 2 4)
-  weft_mpi_test(NAME mpi_counts_np${np} NP ${np} LABELS unit normal
+  weft_mpi_test(NAME mpi_edges_counts_np${np} NP ${np} LABELS unit normal
                 ARGS counts multiple 1000 32)
-  weft_mpi_test(NAME mpi_counts_large_np${np} NP ${np} LABELS unit normal
+  weft_mpi_test(NAME mpi_edges_counts_large_np${np} NP ${np} LABELS unit normal
                 ARGS counts multiple 40 200000)
-  weft_mpi_test(NAME mpi_backpressure_np${np} NP ${np} LABELS unit normal
+  weft_mpi_test(NAME mpi_edges_backpressure_np${np} NP ${np} LABELS unit normal
                 ARGS backpressure multiple 200)
   # Work made by work on other ranks: termination detection's own test.
-  weft_mpi_test(NAME mpi_potato_np${np} NP ${np} LABELS stress normal
+  weft_mpi_test(NAME mpi_edges_potato_np${np} NP ${np} LABELS stress normal
                 ARGS potato multiple 200 20)
   foreach(s fail cancel badargs mismatch unmatched destroy_busy)
-    weft_mpi_test(NAME mpi_${s}_np${np} NP ${np} LABELS fault normal
+    weft_mpi_test(NAME mpi_edges_${s}_np${np} NP ${np} LABELS fault normal
                   ARGS ${s})
   endforeach()
 endforeach()
 # The other thread levels: one progress thread makes every MPI call
 # (serialized), or only the main thread does, inside wait_all (funneled).
 foreach(level serialized funneled)
-  weft_mpi_test(NAME mpi_counts_${level}_np2 NP 2 LABELS unit normal
+  weft_mpi_test(NAME mpi_edges_counts_${level}_np2 NP 2 LABELS unit normal
                 ARGS counts ${level} 1000 32)
-  weft_mpi_test(NAME mpi_counts_large_${level}_np2 NP 2 LABELS unit normal
+  weft_mpi_test(NAME mpi_edges_counts_large_${level}_np2 NP 2 LABELS unit normal
                 ARGS counts ${level} 40 200000)
-  weft_mpi_test(NAME mpi_fail_${level}_np2 NP 2 LABELS fault normal
+  weft_mpi_test(NAME mpi_edges_fail_${level}_np2 NP 2 LABELS fault normal
                 ARGS fail ${level})
-  weft_mpi_test(NAME mpi_potato_${level}_np2 NP 2 LABELS stress normal
+  weft_mpi_test(NAME mpi_edges_potato_${level}_np2 NP 2 LABELS stress normal
                 ARGS potato ${level} 200 20)
-  weft_mpi_test(NAME mpi_destroy_busy_${level}_np2 NP 2 LABELS fault normal
+  weft_mpi_test(NAME mpi_edges_destroy_busy_${level}_np2 NP 2
+                LABELS fault normal
                 ARGS destroy_busy ${level})
 endforeach()
-weft_mpi_test(NAME mpi_idle_np2 NP 2 LABELS unit normal ARGS idle)
+weft_mpi_test(NAME mpi_edges_idle_np2 NP 2 LABELS unit normal ARGS idle)
 
 # ThreadSanitizer, one rank: every channel goes from the rank to itself
 # through MPI, so the engine, the workers' sends and the waiter race as
@@ -82,9 +83,9 @@ if(TARGET weft_mpi_tsan)
   target_compile_options(test_mpi_edges_tsan PRIVATE -Wall -Wextra
                          ${WEFT_TSAN_FLAGS})
   foreach(s counts potato fail cancel badargs mismatch unmatched destroy_busy)
-    weft_mpi_test(NAME mpi_${s}_np1.tsan NP 1 EXE test_mpi_edges_tsan
+    weft_mpi_test(NAME mpi_edges_${s}_np1.tsan NP 1 EXE test_mpi_edges_tsan
                   LABELS unit tsan TIMEOUT 120 ARGS ${s})
-    set_property(TEST mpi_${s}_np1.tsan APPEND PROPERTY ENVIRONMENT
+    set_property(TEST mpi_edges_${s}_np1.tsan APPEND PROPERTY ENVIRONMENT
       "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=${CMAKE_CURRENT_SOURCE_DIR}/mpi_tsan.supp")
   endforeach()
 endif()

@@ -17,7 +17,7 @@
  * Built two ways:
  *   - with clang's libFuzzer (-DWF_LIBFUZZER, `make fuzz`), which
  *     generates the programs;
- *   - as a plain test (ctest graph_fuzz_regression, ASan+UBSan build),
+ *   - as a plain test (ctest fuzz_graph_ops, ASan+UBSan build),
  *     whose main() runs every file named on the command line (a directory:
  *     every file in it, the seed corpus) and then programs from a fixed
  *     pseudo-random seed. */
