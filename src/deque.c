@@ -2,13 +2,14 @@
 /* The WorkQueue: owner LIFO at top, thieves FIFO at base.
  *
  * Orders follow OpenJDK's ForkJoinPool.WorkQueue (push: release slot,
- * release top; pop: relaxed top; poll: acquire slot; arbitration: seq_cst
- * CAS).  Two changes for C, argued in docs/protocols.md:
+ * release top; poll: acquire slot; arbitration: seq_cst CAS).  Three
+ * changes for C, argued in docs/protocols.md:
  *   - thieves and the owner arbitrate with a CAS on the 64-bit `base` index
  *     (Chase-Lev), not on the slot: pointer values recur in C (a stack frame
  *     is pushed again) and a slot CAS would then take the wrong task (ABA);
  *   - pop fences between writing top and reading base (StoreLoad), which TSO
- *     would otherwise reorder.
+ *     would otherwise reorder;
+ *   - every store of top is a release store, pop's included (D1).
  * Every shared access goes through atomic.h, and this file depends on
  * nothing else, so weft-sim compiles it unchanged.  Rule numbers (D1...)
  * refer to docs/protocols.md. */
@@ -139,8 +140,9 @@ int wf_deque_push_n(wf_deque *dq, void *const *xs, size_t n)
     }
     for (size_t i = 0; i < n; i++)
         /* D1 (WorkQueue's setRelease of the slot): the element's contents
-         * are written before the slot.  The release on top below is what
-         * thieves acquire; this one keeps WorkQueue's order, free on x86. */
+         * are written before the slot.  The release on top below carries
+         * them too, given D3's fences; this one ties them to the slot
+         * itself, as WorkQueue does (a plain mov on x86). */
         wf_store_release(&a->slot[(t + (int64_t)i) & a->mask], xs[i]);
     /* D1 (WorkQueue's setRelease of top): pairs with the acquire load of
      * top in poll; a thief that sees the new top sees the slots. */
@@ -164,27 +166,31 @@ void *wf_deque_pop(wf_deque *dq)
     if (t < dq->base_seen)
         return NULL;
     struct wf__ring *a = wf_load_relaxed(&dq->array);
-    /* D3 (WorkQueue's setOpaque of top): claim slot t, then read base. */
-    wf_store_relaxed(&dq->top, t);
+    /* D3: claim slot t, then read base.  D1: release, so that a thief that
+     * reads this top synchronises with the pushes before it: C11's release
+     * sequence of a push's store does not pass a relaxed store by another
+     * owner (a caller slot changes hands), C++20's passes no plain store. */
+    wf_store_release(&dq->top, t);
     /* D3: StoreLoad.  Pairs with the fence in poll: either this read of
      * base sees a thief's increment, or that thief sees the new top. */
     wf_fence_seqcst();
     int64_t b = wf_load_relaxed(&dq->base);
     dq->base_seen = b;
-    if (b > t) { /* was empty: undo the claim */
-        wf_store_relaxed(&dq->top, t + 1);
+    if (b > t) { /* was empty: undo the claim (D1: release, as the claim) */
+        wf_store_release(&dq->top, t + 1);
         return NULL;
     }
     void *x = wf_load_relaxed(&a->slot[t & a->mask]); /* owner wrote it */
     if (b == t) {
         /* D4: the last element; a thief may be polling it.  Whoever moves
-         * base from t wins; the index never recurs, so no ABA. */
+         * base from t wins; the index never recurs, so no ABA.  seq_cst as
+         * in poll. */
         if (!wf_cas_seqcst(&dq->base, &b, b + 1))
             x = NULL;
         dq->base_seen = t + 1;
-        /* Deque is empty either way; top = base.  Relaxed: thieves that
-         * read the old t see base == t + 1 and back off. */
-        wf_store_relaxed(&dq->top, t + 1);
+        /* Deque is empty either way; top = base.  D1: release, as the
+         * claim; thieves that read it see base == t + 1 and back off. */
+        wf_store_release(&dq->top, t + 1);
     }
     return x;
 }
@@ -193,9 +199,10 @@ int wf_deque_poll(wf_deque *dq, void **out)
 {
     if (dq == NULL || out == NULL)
         return WF_EINVAL;
-    /* D2: acquire pairs with the release (CAS) of base by the previous
-     * winner, so this thief's view of the deque is at least that recent. */
-    int64_t b = wf_load_acquire(&dq->base);
+    /* D2: relaxed.  The seq_cst fence below is an acquire fence: with this
+     * load before it, it synchronises with the CAS that wrote b (C11
+     * 7.17.4), as an acquire load would, and orders the load on hardware. */
+    int64_t b = wf_load_relaxed(&dq->base);
     /* D3: pairs with the fence in pop (see there). */
     wf_fence_seqcst();
     /* D1: pairs with the release store of top in push. */
@@ -205,10 +212,12 @@ int wf_deque_poll(wf_deque *dq, void **out)
     /* D5: pairs with the release store of array in grow. */
     struct wf__ring *a = wf_load_acquire(&dq->array);
     /* D1 (WorkQueue's getAcquire of the slot): the element's contents are
-     * visible once the slot is.  Used only if the CAS below wins. */
+     * visible once the slot is, whichever store of top this thief read.
+     * Used only if the CAS below wins. */
     void *x = wf_load_acquire(&a->slot[b & a->mask]);
     /* D4: arbitration on the index.  A failed CAS means the owner or
-     * another thief took index b first. */
+     * another thief took index b first.  seq_cst, not acq_rel: D3's
+     * argument that pop's read of base sees this write uses it. */
     if (!wf_cas_seqcst(&dq->base, &b, b + 1))
         return WF_POLL_RETRY;
     *out = x;

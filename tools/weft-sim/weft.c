@@ -104,8 +104,8 @@ static const sim_override poll_no_fence[] = {
     {"wf_deque_poll", K_FENCE, WF_SIM_SEQ_CST, NULL, -1}, END};
 static const sim_override relaxed_array_store[] = {
     {"grow", K_STORE, WF_SIM_RELEASE, "array", WF_SIM_RELAXED}, END};
-static const sim_override relaxed_base_load[] = {
-    {"wf_deque_poll", K_LOAD, WF_SIM_ACQUIRE, "base", WF_SIM_RELAXED}, END};
+static const sim_override relaxed_pop_top[] = {
+    {"wf_deque_pop", K_STORE, WF_SIM_RELEASE, "top", WF_SIM_RELAXED}, END};
 static const sim_override relaxed_array_load[] = {
     {"wf_deque_poll", K_LOAD, WF_SIM_ACQUIRE, "array", WF_SIM_RELAXED}, END};
 static const sim_override poll_cas_acqrel[] = {
@@ -124,49 +124,52 @@ const sim_algo sim_weft_mutants[] = {
               "of base is skipped (no StoreLoad)",
               no_storeload, sim_weft_poll),
     WEFT_ALGO("weft-relaxed-slot-store", "-",
-              "push: the release store of the slot becomes relaxed (needless "
-              "under C11, ARMv8 and x86: the release store of top, and C11's "
-              "release sequence through pop's stores of top, carry it)",
+              "push: the release store of the slot becomes relaxed (no model "
+              "needs it: every store of top is a release store; kept, "
+              "docs/protocols.md D1)",
               relaxed_slot_store, sim_weft_poll),
     WEFT_ALGO("weft-relaxed-top-store", "pso",
               "push: the release store of top becomes relaxed (a thief may "
               "see top before the slot)",
               relaxed_top_store, sim_weft_poll),
     WEFT_ALGO("weft-relaxed-slot-load", "-",
-              "poll: the acquire load of the slot becomes relaxed (needless "
-              "under C11, ARMv8 and x86: the acquire load of top orders it)",
+              "poll: the acquire load of the slot becomes relaxed (no model "
+              "needs it: the acquire load of top carries the contents; kept, "
+              "docs/protocols.md D1)",
               relaxed_slot_load, sim_weft_poll),
     WEFT_ALGO("weft-relaxed-top-load", "arm",
               "poll: the acquire load of top becomes relaxed (LoadLoad: "
               "ARMv8 may read the slot before top; SC, TSO and PSO never "
               "reorder loads)",
               relaxed_top_load, sim_weft_poll),
-    WEFT_ALGO("weft-poll-no-fence", "c11",
+    WEFT_ALGO("weft-poll-no-fence", "arm",
               "poll: the seq_cst fence between the loads of base and top is "
-              "skipped (C11's fences order only against fences; TSO, PSO and "
-              "ARMv8 keep the acquire loads in order)",
+              "skipped (ARMv8 may then read top before the relaxed load of "
+              "base; C11's fences order only against fences; TSO and PSO "
+              "keep loads in order)",
               poll_no_fence, sim_weft_poll),
     WEFT_ALGO("weft-relaxed-array-store", "pso",
               "grow: the release store of the new ring becomes relaxed (a "
               "thief may see the ring before its slots)",
               relaxed_array_store, sim_weft_poll),
-    WEFT_ALGO("weft-relaxed-base-load", "-",
-              "poll: the acquire load of base becomes relaxed (needless: the "
-              "seq_cst fence right after it acquires, and orders it on "
-              "hardware)",
-              relaxed_base_load, sim_weft_poll),
+    WEFT_ALGO("weft-relaxed-pop-top", "c20",
+              "pop: the release stores of top become relaxed (C++20's release "
+              "sequences hold RMWs only: a thief that reads pop's claim no "
+              "longer synchronises with the pushes before it)",
+              relaxed_pop_top, sim_weft_poll),
     WEFT_ALGO("weft-relaxed-array-load", "c11",
               "poll: the acquire load of array becomes relaxed (C11: the "
               "thief reads a grown ring's mask without happens-before, a "
               "data race; ARMv8 orders it by the address dependency)",
               relaxed_array_load, sim_weft_poll),
     WEFT_ALGO("weft-poll-cas-acqrel", "-",
-              "poll: the seq_cst CAS on base becomes acq_rel (needless: the "
-              "fences carry the StoreLoad order, the CAS only arbitrates)",
+              "poll: the seq_cst CAS on base becomes acq_rel (no model needs "
+              "it: RC11's fences carry the StoreLoad order; kept for C++11's "
+              "fence rules, docs/protocols.md D4)",
               poll_cas_acqrel, sim_weft_poll),
     WEFT_ALGO("weft-pop-cas-acqrel", "-",
-              "pop: the seq_cst CAS on base becomes acq_rel (needless, as in "
-              "poll)",
+              "pop: the seq_cst CAS on base becomes acq_rel (as in poll: no "
+              "model needs it; kept, docs/protocols.md D4)",
               pop_cas_acqrel, sim_weft_poll),
     WEFT_ALGO2("weft-pop-oldest", "sc",
                "pop: the owner takes the oldest task, at base (nothing lost or "
