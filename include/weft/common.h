@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* weft — shared definitions: WF_API, version, error codes, allocator hooks.
+/* weft — shared definitions: WF_API, version, errors, allocator, cache line.
  *
  * Every weft function that can fail returns an int: 0 on success or one of
  * the negative WF_E... codes below.  wf_strerror() and wf_err_name() turn a
@@ -30,6 +30,12 @@
 #define WF__ALIGNAS(n) _Alignas(n)
 #define WF__ATOMIC(T) _Atomic(T)
 #endif
+
+/* Distance that keeps two fields off each other's cache line: 128 bytes,
+ * because x86's adjacent-line prefetcher pulls lines in pairs.  Public
+ * because the structs of the headers that programs allocate (wf_deque,
+ * the pool's fast path) are laid out with it. */
+#define WF_CACHE_LINE 128
 
 /* The version of these headers, from the project's version (semantic
  * versioning: while the major version is 0, a minor version may change

@@ -26,10 +26,6 @@
 extern "C" {
 #endif
 
-/* Distance that keeps two fields off each other's cache line: 128 bytes,
- * because x86's adjacent-line prefetcher pulls lines in pairs. */
-#define WF_CACHE_LINE 128
-
 struct wf__ring;
 
 /* Caller-allocated; fields are private.  `base` is written by thieves, `top`
