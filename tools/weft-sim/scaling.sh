@@ -12,7 +12,7 @@ for ops in 4 6 8; do
     i=0; while [ $i -lt $half ]; do owner="$owner push"; i=$((i + 1)); done
     i=0; while [ $i -lt $half ]; do owner="$owner pop"; i=$((i + 1)); done
     for thieves in 1 2 3; do
-        for model in sc tso pso arm c11; do
+        for model in sc tso pso arm c11 c20; do
             out=$(timeout "$limit" "$sim" explore --algo weft --model $model \
                   --owner "$owner" --thieves $thieves --polls 2 2>&1)
             rc=$?
