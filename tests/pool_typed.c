@@ -10,6 +10,8 @@
  * wide          one body spawns 3·WF_TASK_SEGMENT + 7 tasks, then syncs
  *               them all (frames in four segments), on 1 and 3 threads;
  *               and a chain of such bodies nested in one another.
+ * deep          3000 nested bodies, each with spawns before and after
+ *               its call: frames reused across segments (1 and 3 threads).
  * mixed         typed bodies that call wf_spawn/wf_join, wf_parallel_for
  *               and WF_RUN, and untyped tasks that call WF_RUN: every
  *               value right.
@@ -161,6 +163,43 @@ static void wide_segments(void)
     }
 }
 
+/* A chain of bodies, each with one spawn pending across the call below it
+ * and twenty more after it returns: the callees fill segment after
+ * segment and come back, and each caller's later spawns land in frames
+ * its callees published and synced. */
+WF_TASK(long, one, int, x)
+{
+    return x;
+}
+
+WF_TASK(long, deep, int, d)
+{
+    if (d == 0)
+        return 0;
+    WF_SPAWN(one, 1);
+    long r = WF_CALL(deep, d - 1);
+    r += WF_SYNC(one);
+    for (int i = 0; i < 20; i++)
+        WF_SPAWN(one, 1);
+    for (int i = 0; i < 20; i++)
+        r += WF_SYNC(one);
+    return r - 20;
+}
+
+static void deep_chain(void)
+{
+    static const unsigned threads[] = {1, 3};
+    for (size_t i = 0; i < 2; i++) {
+        wf_pool *p = check_pool(threads[i]);
+        for (int d = 1000; d <= 3000; d += 1000) {
+            long r = 0;
+            CHECK_OK(WF_RUN(p, deep, &r, d));
+            CHECK_EQ(r, d);
+        }
+        CHECK_OK(wf_pool_destroy(p));
+    }
+}
+
 /* ---- mixed: typed and untyped on the same workers ----------------------- */
 
 typedef struct {
@@ -289,8 +328,9 @@ static void errors(void)
 }
 
 static const check_scenario scenarios[] = {
-    {"fib", fib_values},     {"tree", tree_sum},       {"wide", wide_segments},
-    {"mixed", mixed_layers}, {"void_args", void_args}, {"errors", errors},
+    {"fib", fib_values},  {"tree", tree_sum},      {"wide", wide_segments},
+    {"deep", deep_chain}, {"mixed", mixed_layers}, {"void_args", void_args},
+    {"errors", errors},
 };
 
 int main(int argc, char **argv)

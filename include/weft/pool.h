@@ -342,7 +342,9 @@ struct wf__fast {
     wf_task **end; /* one past the last slot               */
     wf_task **bp;  /* oldest entry not yet published       */
     WF__ATOMIC(uint64_t) spawns;
-    struct wf__tslot *tend; /* end of the typed frames' segment (task.h) */
+    /* Typed frames (weft/task.h): the current segment's first frame not
+     * yet published, and its end. */
+    struct wf__tslot *tbp, *tend;
     /* Spawn's one test: sp below limit.  limit is `end`, or NULL once a
      * thief asks for work, so a full stack and a request both send the
      * spawn to its slow path (rule P2). */

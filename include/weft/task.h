@@ -23,9 +23,11 @@
  * directly by its sync, so the compiler sees an ordinary call.  The worker
  * and the frame array's top travel as two hidden parameters of every typed
  * task (WF_CALL passes them), instead of a thread-local load per spawn.
- * A spawned frame still reaches thieves the way wf_spawn's tasks do: a
- * pointer to it goes on the worker's private stack, and from there to its
- * deque when another worker asks (docs/protocols.md, P1-P6).
+ * The frames not yet published are private, as wf_spawn's private stack
+ * is: when another worker asks for work, the oldest half of them goes to
+ * the worker's deque, by pointer, at its next spawn (docs/protocols.md,
+ * P2 and P7), and a sync that finds its frame published waits for it as
+ * wf_join does.
  *
  * Rules (the fork-join rules of wf_spawn):
  *   - WF_SPAWN, WF_CALL and WF_SYNC are used only in the body of a typed
@@ -92,19 +94,19 @@ typedef struct wf__tslot {
 
 /* Slow paths (src/pool/typed.c). */
 /* The first frame of a new segment for a typed body that starts on
- * the calling worker (a stolen frame, WF_RUN), or for a spawn that found
- * its segment full. */
+ * the calling worker (a stolen frame, WF_RUN). */
 WF_API __attribute__((cold)) wf__tslot *wf__tseg_enter(struct wf__fast *w);
 /* The body that entered the newest segment has returned. */
 WF_API __attribute__((cold)) void wf__tseg_leave(struct wf__fast *w);
-/* Push t, a filled frame's task, when the private stack is full or a
- * thief has asked for work (wf_spawn's slow path). */
-WF_API __attribute__((cold)) void wf__tpush_slow(struct wf__fast *w,
-                                                 wf_task *t);
-/* Sync the frame s that was not on top of the private stack: published,
- * stolen, or in the segment before (s is then one below the segment's
- * first frame).  Returns the frame, which holds the value.  run: the
- * task type's runner, which the frame must hold (else abort). */
+/* A spawn into frame s found a thief's request, or s past its segment's
+ * end: publishes frames, or moves to the next segment.  Returns the frame
+ * to fill. */
+WF_API __attribute__((cold)) wf__tslot *wf__tspawn_slow(struct wf__fast *w,
+                                                        wf__tslot *s);
+/* Sync the frame s, published (stolen, perhaps run already) or the first
+ * of a segment entered on overflow; it then holds the value.  Returns the
+ * body's new frame top.  run: the task type's runner, which the frame
+ * must hold (else abort). */
 WF_API __attribute__((cold)) wf__tslot *
 wf__tsync_slow(struct wf__fast *w, wf__tslot *s, wf_task_fn run);
 /* WF_TASK_CHECKS: a sync found a frame of another task type (aborts). */
@@ -218,21 +220,14 @@ WF_API __attribute__((cold, noreturn)) void wf__tsync_mismatch(wf__tslot *s);
         wf__tslot **tp_ WF__EACH(WF__PARAMS_, name, ##__VA_ARGS__))            \
     {                                                                          \
         wf__tslot *s_ = *tp_;                                                  \
-        if (__builtin_expect((uintptr_t)s_ >= (uintptr_t)w_->tend, 0))         \
-            s_ = wf__tseg_enter(w_); /* segment full */                        \
+        /* Relaxed: limit is a hint that a thief wants work (P2). */           \
+        if (__builtin_expect(WF__LOAD_RELAXED(&w_->limit) == NULL ||           \
+                                 (uintptr_t)s_ >= (uintptr_t)w_->tend,         \
+                             0))                                               \
+            s_ = wf__tspawn_slow(w_, s_);                                      \
         wf__f_##name *f_ = (wf__f_##name *)s_->data;                           \
         WF__EACH(WF__WRITE_, name, ##__VA_ARGS__)                              \
         s_->task.fn = wf__r_##name;                                            \
-        wf_task **sp_ = w_->sp;                                                \
-        /* Relaxed: limit is a hint, as in wf_spawn. */                        \
-        if (__builtin_expect((uintptr_t)sp_ >=                                 \
-                                 (uintptr_t)WF__LOAD_RELAXED(&w_->limit),      \
-                             0)) {                                             \
-            wf__tpush_slow(w_, &s_->task);                                     \
-        } else {                                                               \
-            *sp_ = &s_->task;                                                  \
-            w_->sp = sp_ + 1;                                                  \
-        }                                                                      \
         *tp_ = s_ + 1;                                                         \
         WF__COUNT_SPAWN(w_);                                                   \
     }                                                                          \
@@ -240,17 +235,16 @@ WF_API __attribute__((cold, noreturn)) void wf__tsync_mismatch(wf__tslot *s);
     V wf__y_##name(struct wf__fast *w_, wf__tslot **tp_)                       \
     {                                                                          \
         wf__tslot *s_ = *tp_ - 1;                                              \
-        wf_task **sp_ = w_->sp;                                                \
-        if (__builtin_expect(sp_[-1] == &s_->task, 1)) {                       \
+        /* At or above tbp: not published, nobody else can see it.  Below:   \
+         * published, or in the segment before (wf__tsync_slow). */ \
+        if (__builtin_expect((uintptr_t)s_ >= (uintptr_t)w_->tbp, 1)) {        \
             wf__f_##name *f_ = (wf__f_##name *)s_->data;                       \
             WF__TASK_CHECK(s_, wf__r_##name);                                  \
-            w_->sp = sp_ - 1;                                                  \
             *tp_ = s_;                                                         \
             CALLRET(wf__b_##name(                                              \
                 w_, s_ WF__EACH(WF__READ_, name, ##__VA_ARGS__)));             \
         }                                                                      \
-        s_ = wf__tsync_slow(w_, s_, wf__r_##name);                             \
-        *tp_ = s_;                                                             \
+        *tp_ = wf__tsync_slow(w_, s_, wf__r_##name);                           \
         VALRET(((wf__f_##name *)s_->data)->wf__res);                           \
     }                                                                          \
     static void wf__o_##name(void *p_)                                         \

@@ -202,10 +202,11 @@ int wf__join_external(wf_pool *pool, wf_task *t);
 void *wf__thread_token(void);
 
 /* typed.c */
-/* The first frame of w's segment in use. */
-wf__tslot *wf__tseg_first(wf__worker *w);
+/* Is s the first frame of a segment entered because the one before was
+ * full (a frame never published)? */
+bool wf__tseg_overflow_first(wf__worker *w, wf__tslot *s);
 /* Leave the segment in use for the one before it, which is full: returns
- * its last frame. */
+ * its end, the frame top of the body that filled it. */
 wf__tslot *wf__tseg_back(wf__worker *w);
 void wf__tseg_destroy(wf__worker *w);
 

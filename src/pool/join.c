@@ -263,13 +263,6 @@ done:
 
 /* ---- typed tasks (weft/task.h) -------------------------------------------- */
 
-void wf__tpush_slow(struct wf__fast *f, wf_task *t)
-{
-    /* The frame's other fields are zero (wf__tseg_enter) and every path
-     * that changes them sets them back (finish_join). */
-    push_private((wf__worker *)f, t);
-}
-
 void wf__tsync_mismatch(wf__tslot *s)
 {
     fprintf(stderr,
@@ -283,23 +276,22 @@ void wf__tsync_mismatch(wf__tslot *s)
 wf__tslot *wf__tsync_slow(struct wf__fast *f, wf__tslot *s, wf_task_fn run)
 {
     wf__worker *w = (wf__worker *)f;
-    if (s == wf__tseg_first(w) - 1) /* the frame is in the segment before */
-        s = wf__tseg_back(w);
     wf_task *t = &s->task;
     if (t->fn != run)
         wf__tsync_mismatch(s);
-    if (f->sp[-1] == t) { /* private: only crossing segments brought us */
-        f->sp--;
+    if (wf__tseg_overflow_first(w, s)) { /* private; back to the full one */
         t->fn(t);
-        return s;
+        return wf__tseg_back(w);
     }
-    /* Published: as wf__join_slow, from its request on. */
-    if (f->sp - f->bp >= 2 && take_request(f))
-        wf__publish_some(w, (size_t)(f->sp - f->bp) / 2);
+    /* Published.  Once it is synced, every frame from s up is free, and
+     * the body's next spawns there are private: tbp comes down to s. */
+    f->tbp = s;
     /* Acquire pairs with the release in wf__task_complete. */
     if (wf_load_acquire(&t->done_) != WF__DONE) {
+        /* Everything published after t is newer (P6): run it, then t.
+         * If t is gone, a thief has it. */
         wf_task *x;
-        while ((x = wf__pop_own(w)) != NULL && x != t)
+        while ((x = wf_deque_pop(&w->deque)) != NULL && x != t)
             wf__run_own(w, x);
         if (x == t)
             t->fn(t);

@@ -5,10 +5,20 @@
  * next segment and gives it back when it returns, so it never writes over
  * the frames of the bodies it interrupted; a body whose spawns fill its
  * segment goes on in the next one, and its sync comes back
- * (wf__tsync_slow).  Segments stay allocated, zeroed between uses but for
- * the arguments, until the pool is destroyed.  Only the worker's own
- * thread touches them, and a frame it has published reaches a thief with
- * the deque's release and acquire (P1-P6). */
+ * (wf__tsync_slow).
+ *
+ * The frames of the segment in use from tbp up to the body's frame top
+ * (a register of the body, not stored) are private: they are this
+ * worker's private stack for typed tasks, as [bp, sp) is for wf_spawn's.
+ * A thief's request (limit NULL, P2) makes the next typed spawn publish
+ * the older half of them: a pointer to each frame's task goes to the
+ * deque (its release publishes the frames' contents) and tbp moves past
+ * them.  Frames below tbp are the thieves' to take; their syncs wait as
+ * wf_join does.  A segment that fills is published whole before the next
+ * one is taken, so no frame is left private in a segment that is not in
+ * use.  Segments stay allocated, their frames' task fields zero between
+ * uses, until the pool is destroyed.  Only the worker's own thread
+ * touches them but for the frames it has published. */
 #include <string.h>
 
 #include "internal/pool.h"
@@ -16,7 +26,9 @@
 struct wf__tseg {
     WF__ALIGNAS(64) struct wf__tseg *prev, *next;
     wf__tslot *end;
-    void *raw; /* what the allocator returned */
+    wf__tslot *tbp; /* the segment's tbp while a newer one is in use */
+    bool overflow;  /* entered by a spawn that filled the one before */
+    void *raw;      /* what the allocator returned */
     wf__tslot slots[WF_TASK_SEGMENT];
 };
 
@@ -42,33 +54,48 @@ static struct wf__tseg *tseg_new(wf__worker *w, struct wf__tseg *prev)
     return g;
 }
 
-wf__tslot *wf__tseg_enter(struct wf__fast *f)
+/* Take the next segment.  One entered on overflow keeps its first frame
+ * out of tbp's reach, never published: its sync comes back to the
+ * segment before (wf__tsync_slow). */
+static wf__tslot *tseg_next(struct wf__fast *f, bool overflow)
 {
     wf__worker *w = (wf__worker *)f;
-    struct wf__tseg *g = w->tseg ? w->tseg->next : w->tfirst;
+    struct wf__tseg *cur = w->tseg;
+    struct wf__tseg *g = cur ? cur->next : w->tfirst;
+    if (cur != NULL)
+        cur->tbp = f->tbp;
     if (g == NULL)
-        g = tseg_new(w, w->tseg);
+        g = tseg_new(w, cur);
     w->tseg = g;
+    g->overflow = overflow;
     f->tend = g->end;
+    f->tbp = g->slots + overflow;
     return g->slots;
+}
+
+wf__tslot *wf__tseg_enter(struct wf__fast *f)
+{
+    return tseg_next(f, false);
 }
 
 void wf__tseg_leave(struct wf__fast *f)
 {
     wf__worker *w = (wf__worker *)f;
-    w->tseg = w->tseg->prev;
-    f->tend = w->tseg ? w->tseg->end : NULL;
+    struct wf__tseg *g = w->tseg->prev;
+    w->tseg = g;
+    f->tend = g ? g->end : NULL;
+    f->tbp = g ? g->tbp : NULL;
 }
 
-wf__tslot *wf__tseg_first(wf__worker *w)
+bool wf__tseg_overflow_first(wf__worker *w, wf__tslot *s)
 {
-    return w->tseg->slots;
+    return s == w->tseg->slots && w->tseg->overflow;
 }
 
 wf__tslot *wf__tseg_back(wf__worker *w)
 {
     wf__tseg_leave(&w->fast);
-    return w->tseg->end - 1;
+    return w->tseg->end;
 }
 
 void wf__tseg_destroy(wf__worker *w)
@@ -78,4 +105,44 @@ void wf__tseg_destroy(wf__worker *w)
         wf__free_aligned(&w->pool->alloc, g->raw, sizeof *g);
     }
     w->tfirst = w->tseg = NULL;
+}
+
+/* Publish the k frames from tbp on (P2, P6: the oldest first), and wake
+ * a sleeper.  On allocation failure they stay private. */
+static void publish_frames(wf__worker *w, size_t k)
+{
+    wf__tslot *s = w->fast.tbp;
+    void *batch[64];
+    size_t done = 0;
+    while (done < k) {
+        size_t n = k - done < 64 ? k - done : 64;
+        for (size_t i = 0; i < n; i++)
+            batch[i] = &s[done + i].task;
+        if (wf_deque_push_n(&w->deque, batch, n) != 0)
+            break; /* no memory: the rest stay private */
+        done += n;
+    }
+    if (done == 0)
+        return;
+    w->fast.tbp = s + done;
+    wf_counter_inc(&w->stats.publishes);
+    wf__wake_one(w->pool, w);
+}
+
+wf__tslot *wf__tspawn_slow(struct wf__fast *f, wf__tslot *s)
+{
+    wf__worker *w = (wf__worker *)f;
+    if (s >= f->tend) { /* full: publish what is left, go on in the next */
+        publish_frames(w, (size_t)(s - f->tbp));
+        s = tseg_next(f, true);
+    }
+    /* A request is taken only with a frame to answer it (the asker may be
+     * parked, and only a publish wakes it); the spawn after this one has
+     * one.  An exchange, as wf_spawn's: a request stored meanwhile is
+     * taken here or left for the next spawn.  acq_rel: a rare path. */
+    size_t priv = s > f->tbp ? (size_t)(s - f->tbp) : 0;
+    if (priv > 0 && wf_load_relaxed(&f->limit) == NULL &&
+        wf_exchange_acqrel(&f->limit, f->end) == NULL)
+        publish_frames(w, (priv + 1) / 2);
+    return s;
 }
