@@ -24,9 +24,9 @@ static long fib(int n)
     if (n < 2)
         return n;
     fib_frame child = {.n = n - 1};
-    wf_spawn(&child.task, fib_task); /* may run on another worker */
-    long other = fib(n - 2);         /* meanwhile, do the other half */
-    wf_join(&child.task);            /* runs it here if nobody stole it */
+    wf_spawn(&child.task, fib_task);   /* may run on another worker */
+    long other = fib(n - 2);           /* meanwhile, do the other half */
+    wf_join_fn(&child.task, fib_task); /* a direct call if nobody stole it */
     return child.result + other;
 }
 
