@@ -327,7 +327,8 @@ static long longer(long backoff)
 
 typedef struct {
     wf_pool *pool;
-    uint64_t nodes; /* counted by this rank */
+    uint64_t nodes;  /* counted by this rank */
+    long starved_ns; /* time with an empty stack, before the end */
 } rank_state;
 
 static void run_batch(void *arg)
@@ -338,7 +339,7 @@ static void run_batch(void *arg)
 
 static void traverse(rank_state *r, peer_state *s)
 {
-    long backoff = 0, ask_at = 0;
+    long backoff = 0, ask_at = 0, starved_at = 0;
     batch b;
     while (!s->done) {
         pthread_mutex_lock(&work.mu);
@@ -347,6 +348,12 @@ static void traverse(rank_state *r, peer_state *s)
                b.n * sizeof *b.ids); /* newest */
         work.n -= b.n;
         pthread_mutex_unlock(&work.mu);
+        if (b.n > 0 && starved_at) {
+            r->starved_ns += now_ns() - starved_at;
+            starved_at = 0;
+        } else if (b.n == 0 && !starved_at) {
+            starved_at = now_ns();
+        }
         if (b.n > 0) {
             wf_run(r->pool, run_batch, &b);
             for (size_t i = 0; i < b.n; i++)
@@ -381,6 +388,8 @@ static void traverse(rank_state *r, peer_state *s)
             sleep_ns(backoff);
         }
     }
+    if (starved_at)
+        r->starved_ns += now_ns() - starved_at;
     if (s->size == 1)
         return;
     /* The end is decided, but a request may still be on its way, and the
@@ -461,8 +470,10 @@ int main(int argc, char **argv)
         getrusage(RUSAGE_SELF, &ru);
         double cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
                      (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
-        fprintf(stderr, "mpi_uts: rank %d counted %llu nodes, %.3f s CPU\n",
-                s.rank, mine, cpu);
+        fprintf(stderr,
+                "mpi_uts: rank %d counted %llu nodes, %.3f s CPU, %.3f s "
+                "without work\n",
+                s.rank, mine, cpu, (double)r.starved_ns * 1e-9);
     }
     wf_pool_destroy(r.pool);
     free(work.ids);

@@ -38,16 +38,26 @@ while [ "$i" -lt "$reps" ]; do
         grep -q '(ok)' "$tmp/out" || { cat "$tmp/out" "$tmp/err"; exit 1; }
         sed -n 's/^mpi_uts: \([0-9.]*\) s$/\1/p' "$tmp/err" >>"$tmp/t$np"
         grep 'CPU' "$tmp/err" >>"$tmp/cpu$np"
+        # The busiest rank's CPU seconds, and the longest a rank went
+        # without work, in this run.
+        awk '/ s CPU/ {c = $(NF-6); w = $(NF-3); if (c > mc) mc = c; if (w > mw) mw = w}
+             END {print mc; print mw > "/dev/stderr"}' "$tmp/err" \
+            >>"$tmp/c$np" 2>>"$tmp/w$np"
     done
     i=$((i + 1))
 done
 median() { sort -n "$1" | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 t1=$(median "$tmp/t1")
-echo "| ranks | median s | speedup | runs |"
-echo "|---:|---:|---:|---|"
+c1=$(median "$tmp/c1")
+# "CPU speedup": one rank's CPU seconds over the busiest rank's, i.e. the
+# speedup if every rank had had a core of its own for its CPU time; where
+# it is far above the wall-clock speedup, the ranks waited for a core.
+echo "| ranks | median s | speedup | busiest rank's CPU s | CPU speedup | longest without work s | runs |"
+echo "|---:|---:|---:|---:|---:|---:|---|"
 for np in 1 2 4; do
     t=$(median "$tmp/t$np")
-    echo "| $np | $t | $(awk "BEGIN {printf \"%.2f\", $t1 / $t}")x | $(tr '\n' ' ' <"$tmp/t$np")|"
+    c=$(median "$tmp/c$np")
+    echo "| $np | $t | $(awk "BEGIN {printf \"%.2f\", $t1 / $t}")x | $c | $(awk "BEGIN {printf \"%.2f\", $c1 / $c}")x | $(median "$tmp/w$np") | $(tr '\n' ' ' <"$tmp/t$np")|"
 done
 echo
 echo "last run's CPU seconds per rank (whole process):"
