@@ -76,9 +76,12 @@ typedef enum wf_mpi_mode {
 typedef struct wf_mpi_config {
     unsigned credits;      /* messages in flight per channel, granted by the
                              receiver; 0: 64, fewer for large messages (at
-                             most 8 MiB of receive buffer), at least 2 */
-    unsigned poll_max_us;  /* longest sleep of the idle progress loop;
-                             0: WEFT_MPI_POLL_MAX_US, else 10000 */
+                             most 2 MiB of receive buffer), at least 2 */
+    unsigned poll_max_us;  /* longest sleep of the idle progress loop
+                             while a computation runs; 0:
+                             WEFT_MPI_POLL_MAX_US, else 10000 (once
+                             wf_mpi_graph_wait_all has found it over, up
+                             to WEFT_MPI_POLL_IDLE_US, else 1 s) */
     unsigned poll_spin_us; /* after the last event, microseconds of
                              polling (yielding the CPU between polls)
                              before the first sleep; 0:

@@ -14,7 +14,12 @@
 #define DEFAULT_CREDITS 64u
 #define DEFAULT_POLL_MAX_US 10000u
 #define DEFAULT_POLL_SPIN_US 100u
-#define CREDIT_BUFFER_BYTES (8u << 20) /* receive ring of a default channel */
+#define DEFAULT_POLL_IDLE_US 1000000u
+/* The receive ring of a default channel.  Small: a message is copied out
+ * of the ring soon after it lands, and the sender's buffers cycle as the
+ * credits do, so a ring that stays in the cache streams large messages
+ * faster than a deep one (docs/mpi.md, "Measured"). */
+#define CREDIT_BUFFER_BYTES (2u << 20)
 
 /* ---- small helpers ------------------------------------------------------- */
 
@@ -204,6 +209,10 @@ static int configure(wf_mpi *m, const wf_mpi_config *cfg)
                         ? c.poll_spin_us
                         : env_unsigned("WEFT_MPI_POLL_SPIN_US", 1000000);
     m->poll_spin_ns = (int64_t)(spin ? spin : DEFAULT_POLL_SPIN_US) * 1000;
+    unsigned idle = env_unsigned("WEFT_MPI_POLL_IDLE_US", 60000000);
+    m->poll_idle_ns = (int64_t)(idle ? idle : DEFAULT_POLL_IDLE_US) * 1000;
+    if (m->poll_idle_ns < m->poll_max_ns)
+        m->poll_idle_ns = m->poll_max_ns;
     return 0;
 }
 

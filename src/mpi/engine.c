@@ -14,7 +14,11 @@
  * within about the time it has been quiet.  (Waking from a sleep, however
  * short, costs a timer and a context switch; the spin keeps a steady
  * stream of messages clear of them.)  Work that this rank makes
- * itself (a send to post, a collective, a cancel) wakes the loop at once. */
+ * itself (a send to post, a collective, a cancel) wakes the loop at once.
+ * After wf_mpi_graph_wait_all has found the whole computation over, the
+ * sleeps go on doubling up to WEFT_MPI_POLL_IDLE_US (docs/mpi.md), so a
+ * rank left idle costs next to nothing; the next message, or this rank's
+ * own next send or collective, brings the short sleeps back. */
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -102,6 +106,8 @@ void wf__mpi_send_out(wf_mpi *m, wf__mpi_out *o, bool from_engine)
 {
     if (m->mode == WF_MPI_MULTIPLE || from_engine) {
         post_now(m, o);
+        if (!from_engine)
+            wf__mpi_wake_if_quiet(m);
         return;
     }
     o->next = NULL;
@@ -323,8 +329,10 @@ bool wf__mpi_engine_step(wf_mpi *m)
         busy |= post_outbox(m);
     busy |= receive(m);
     busy |= wf__mpi_deliver(m, wf__mpi_now_ns());
-    busy |= wf__mpi_test_sends(m);
     busy |= handle_cancel(m);
+    if (busy && atomic_load_explicit(&m->quiet, memory_order_relaxed))
+        atomic_store(&m->quiet, 0); /* traffic: a new computation began */
+    busy |= wf__mpi_test_sends(m);
     busy |= progress_coll(m);
     busy |= end_pause(m, wf__mpi_now_ns());
     return busy;
@@ -351,6 +359,15 @@ static bool sleep_for(wf_mpi *m, int64_t ns)
     return kicked;
 }
 
+/* A worker's send after the end of a computation: the engine may be in
+ * its long idle sleep, and must take the credits that come back. */
+void wf__mpi_wake_if_quiet(wf_mpi *m)
+{
+    if (atomic_load_explicit(&m->quiet, memory_order_relaxed) &&
+        atomic_exchange(&m->quiet, 0))
+        wf__mpi_kick(m);
+}
+
 void wf__mpi_kick(wf_mpi *m)
 {
     atomic_store(&m->kicked, 1);
@@ -373,7 +390,11 @@ void wf__mpi_engine_wait(wf_mpi *m, int64_t *idle_since, int64_t *delay)
         sched_yield(); /* let a thread that shares this core take its turn */
         return;
     }
-    int64_t cap = m->poll_max_ns;
+    /* Once wf_mpi_graph_wait_all has seen the computation end, nothing
+     * is in flight anywhere: only new work on another rank can send
+     * here, and the sleeps may grow longer (this rank's own sends and
+     * collectives wake the loop). */
+    int64_t cap = atomic_load(&m->quiet) ? m->poll_idle_ns : m->poll_max_ns;
     pthread_mutex_lock(&m->lock);
     if (m->n_reqs > 0 && cap > CAP_SENDS_NS)
         cap = CAP_SENDS_NS;
@@ -410,6 +431,9 @@ static void *engine_main(void *arg)
     /* Linux rounds sleeps up by the timer slack, 50 us by default; the
      * short sleeps of the backoff need it near 1 us. */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+#endif
+#if defined(__linux__) && defined(PR_SET_NAME)
+    prctl(PR_SET_NAME, "weft-mpi", 0UL, 0UL, 0UL); /* for top, perf, gdb */
 #endif
     int64_t idle_since = 0, delay = 0;
     while (!atomic_load(&m->stop)) {

@@ -127,7 +127,8 @@ struct wf_mpi {
     wf_mpi_mode mode;
     unsigned credits;
     int64_t poll_max_ns, poll_spin_ns;
-    wf_node *anchor; /* private async node: reservations, cancel hook */
+    int64_t poll_idle_ns; /* longest sleep once the computation is over */
+    wf_node *anchor;      /* private async node: reservations, cancel hook */
     wf_gateway *agw;
     struct wf_mpi *next_ctx; /* the registry (context.c) */
 
@@ -149,6 +150,9 @@ struct wf_mpi {
     pthread_mutex_t wake_mu;
     pthread_cond_t wake_cv, done_cv;
     _Atomic int sleeping, kicked;
+    /* Set when wf_mpi_graph_wait_all has found the computation over;
+     * cleared by the next traffic, here or from a worker's send. */
+    _Atomic int quiet;
     wf__mpi_coll *coll;
     int64_t pause_until; /* wait_all's pause: the engine releases the
                             anchor's reservation then (0: none)  */
@@ -195,6 +199,7 @@ void wf__mpi_discard(wf_mpi *m, int count, MPI_Message *msg);
 void wf__mpi_on_data(wf_mpi *m, int peer, int channel, int count,
                      MPI_Message *msg);
 void wf__mpi_kick(wf_mpi *m);
+void wf__mpi_wake_if_quiet(wf_mpi *m);
 int wf__mpi_engine_start(wf_mpi *m);
 void wf__mpi_engine_stop(wf_mpi *m);
 void wf__mpi_send_out(wf_mpi *m, wf__mpi_out *o, bool from_engine);

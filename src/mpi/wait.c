@@ -154,6 +154,7 @@ int wf_mpi_graph_wait_all(MPI_Comm comm, wf_graph *g)
         return err;
     if ((err = atomic_load(&m->failed)) != 0)
         return err;
+    atomic_store(&m->quiet, 0);
     int64_t prev_sent = -1, prev_received = -1, start = wf__mpi_now_ns();
     for (;;) {
         if (wf_graph_wait_for_all(g) == WF_EPERM)
@@ -169,8 +170,10 @@ int wf_mpi_graph_wait_all(MPI_Comm comm, wf_graph *g)
             return fail_everywhere(m);
         if (c.out[0] == c.out[1] && c.out[0] == prev_sent &&
             c.out[1] == prev_received) {
-            if (c.out[3] == 0)
+            if (c.out[3] == 0) {
+                atomic_store(&m->quiet, 1); /* the engine's long sleeps */
                 return 0;
+            }
             /* Over, but an endpoint never met its other end. */
             atomic_store(&m->failed, WF_ENOENT);
             return WF_ENOENT;
