@@ -42,9 +42,7 @@ static uint64_t uts_child_id(uint64_t parent, uint32_t index)
 #if defined(WEFT_BENCH_TYPED)
 
 /* The children [lo, hi) of the node whose hash is parent, split in halves
- * as below: a task per half, down to one child, which is visited.  Built
- * into weft-typed's runner only with WEFT_BENCH_TYPED_UTS (see
- * bench/CMakeLists.txt). */
+ * as below: a task per half, down to one child, which is visited. */
 WF_TASK(uint64_t, uts_children, const uts_state *, p, uint64_t, parent,
         uint32_t, lo, uint32_t, hi)
 {
