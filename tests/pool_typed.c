@@ -12,6 +12,8 @@
  *               and a chain of such bodies nested in one another.
  * deep          3000 nested bodies, each with spawns before and after
  *               its call: frames reused across segments (1 and 3 threads).
+ * random [N]    N trees (20) of random shape on 4 threads: spawns, calls
+ *               and syncs mixed, leaves that spin; node counts checked.
  * mixed         typed bodies that call wf_spawn/wf_join, wf_parallel_for
  *               and WF_RUN, and untyped tasks that call WF_RUN: every
  *               value right.
@@ -200,6 +202,73 @@ static void deep_chain(void)
     }
 }
 
+/* ---- random: trees of random shape, stolen from at random ------------- */
+
+/* splitmix64: the shape of the tree below a node comes from its seed. */
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15u;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9u;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBu;
+    return x ^ (x >> 31);
+}
+
+/* The number of nodes of the tree of seed s at depth d: 0 to 4 children,
+ * each spawned, called or spawned after a call, synced newest first;
+ * some leaves spin so that thieves find work. */
+static unsigned long rnodes_seq(uint64_t s, int d)
+{
+    unsigned long n = 1;
+    unsigned kids = d > 0 ? (unsigned)(s % 5) : 0;
+    for (unsigned i = 0; i < kids; i++)
+        n += rnodes_seq(mix(s + i), d - 1);
+    return n;
+}
+
+WF_TASK(unsigned long, rnodes, uint64_t, s, int, d)
+{
+    unsigned long n = 1;
+    unsigned kids = d > 0 ? (unsigned)(s % 5) : 0;
+    if (kids == 0 && s % 7 == 0) {
+        volatile unsigned long sink = spin(s);
+        (void)sink;
+    }
+    unsigned spawned = 0;
+    for (unsigned i = 0; i < kids; i++) {
+        if (mix(s ^ i) % 3 == 0) {
+            n += WF_CALL(rnodes, mix(s + i), d - 1);
+        } else {
+            WF_SPAWN(rnodes, mix(s + i), d - 1);
+            spawned++;
+        }
+    }
+    while (spawned-- > 0)
+        n += WF_SYNC(rnodes);
+    return n;
+}
+
+static void random_trees(void)
+{
+    long rounds = check_arg_long(0, 20);
+    wf_pool *p = check_pool(4);
+    uint64_t seed = 0x5eed;
+    for (long k = 0; k < rounds; k++) {
+        uint64_t s = check_rand(&seed);
+        int d = 8 + (int)(s % 7);
+        unsigned long r = 0;
+        CHECK_OK(WF_RUN(p, rnodes, &r, s, d));
+        CHECK_EQ(r, rnodes_seq(s, d));
+    }
+    wf_worker_stats st[64];
+    int slots = wf_pool_stats(p, st, 64);
+    uint64_t steals = 0;
+    for (int i = 0; i < slots && i < 64; i++)
+        steals += st[i].steals;
+    printf("    random: %ld trees, %llu steals\n", rounds,
+           (unsigned long long)steals);
+    CHECK_OK(wf_pool_destroy(p));
+}
+
 /* ---- mixed: typed and untyped on the same workers ----------------------- */
 
 typedef struct {
@@ -328,9 +397,9 @@ static void errors(void)
 }
 
 static const check_scenario scenarios[] = {
-    {"fib", fib_values},  {"tree", tree_sum},      {"wide", wide_segments},
-    {"deep", deep_chain}, {"mixed", mixed_layers}, {"void_args", void_args},
-    {"errors", errors},
+    {"fib", fib_values},      {"tree", tree_sum},      {"wide", wide_segments},
+    {"deep", deep_chain},     {"mixed", mixed_layers}, {"random", random_trees},
+    {"void_args", void_args}, {"errors", errors},
 };
 
 int main(int argc, char **argv)
