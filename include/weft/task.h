@@ -26,7 +26,7 @@
  * The frames not yet published are private, as wf_spawn's private stack
  * is: when another worker asks for work, the oldest half of them goes to
  * the worker's deque, by pointer, at its next spawn (docs/protocols.md,
- * P2 and P7), and a sync that finds its frame published waits for it as
+ * P2 and P9), and a sync that finds its frame published waits for it as
  * wf_join does.
  *
  * Rules (the fork-join rules of wf_spawn):
@@ -63,8 +63,9 @@ extern "C" {
 
 /* Define a typed task: its value's type, its name, then (type, name) pairs
  * of parameters (at most five), followed by the body in braces.  The name
- * is the task's handle for WF_SPAWN, WF_SYNC, WF_CALL and WF_RUN (a
- * static function; declare it before its first use in the file). */
+ * is the task's handle for WF_SPAWN, WF_SYNC, WF_CALL and WF_RUN, in the
+ * file that defines it (static functions), after its definition: a task
+ * may spawn itself and the tasks defined above it. */
 #define WF_TASK(type, name, ...) WF__TASK_DEFS_V(type, name, ##__VA_ARGS__)
 /* The same for a task with no value: WF_SYNC and WF_CALL are then void. */
 #define WF_VOID_TASK(name, ...) WF__TASK_DEFS_N(name, ##__VA_ARGS__)
