@@ -29,18 +29,8 @@
 /* Every sync checks the task type it names (the errors scenario). */
 #define WF_TASK_CHECKS 1
 #include "check.h"
+#include "fib_task.h"
 #include <weft.h>
-
-static long fib_seq(int n)
-{
-    long a = 0, b = 1;
-    for (int i = 0; i < n; i++) {
-        long c = a + b;
-        a = b;
-        b = c;
-    }
-    return a;
-}
 
 WF_TASK(long, fib, int, n)
 {

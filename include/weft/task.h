@@ -206,15 +206,21 @@ WF_API __attribute__((cold, noreturn)) void wf__tsync_mismatch(wf__tslot *s);
                       "pass a pointer");                                       \
     static V wf__b_##name(                                                     \
         WF__HIDDEN WF__EACH(WF__PARAMS_, name, ##__VA_ARGS__));                \
-    /* Run by a thief, or by a slow path of this worker. */                    \
-    static void wf__r_##name(wf_task *t_)                                      \
+    /* The body on the frame's arguments, in a segment of its own: run by   \
+     * a thief or a slow path of this worker (wf__r_), or by WF_RUN. */  \
+    static void wf__o_##name(void *p_)                                         \
     {                                                                          \
-        wf__f_##name *f_ = (wf__f_##name *)((wf__tslot *)t_)->data;            \
+        wf__f_##name *f_ = (wf__f_##name *)p_;                                 \
         struct wf__fast *w_ = wf__self_get();                                  \
         SET(f_->wf__res,                                                       \
             wf__b_##name(w_, wf__tseg_enter(w_)                                \
                                  WF__EACH(WF__READ_, name, ##__VA_ARGS__)));   \
         wf__tseg_leave(w_);                                                    \
+    }                                                                          \
+    /* The frame's runner: its address also names the task type. */            \
+    static void wf__r_##name(wf_task *t_)                                      \
+    {                                                                          \
+        wf__o_##name(((wf__tslot *)t_)->data);                                 \
     }                                                                          \
     static inline __attribute__((always_inline, unused)) void wf__s_##name(    \
         struct wf__fast *w_,                                                   \
@@ -247,15 +253,6 @@ WF_API __attribute__((cold, noreturn)) void wf__tsync_mismatch(wf__tslot *s);
         }                                                                      \
         *tp_ = wf__tsync_slow(w_, s_, wf__r_##name);                           \
         VALRET(((wf__f_##name *)s_->data)->wf__res);                           \
-    }                                                                          \
-    static void wf__o_##name(void *p_)                                         \
-    {                                                                          \
-        wf__f_##name *f_ = (wf__f_##name *)p_;                                 \
-        struct wf__fast *w_ = wf__self_get();                                  \
-        SET(f_->wf__res,                                                       \
-            wf__b_##name(w_, wf__tseg_enter(w_)                                \
-                                 WF__EACH(WF__READ_, name, ##__VA_ARGS__)));   \
-        wf__tseg_leave(w_);                                                    \
     }                                                                          \
     static inline __attribute__((unused)) int wf__g_##name(                    \
         wf_pool *pool_, R *out_ WF__EACH(WF__PARAMS_, name, ##__VA_ARGS__))    \
