@@ -40,6 +40,9 @@
  *   - the arguments and the value together fit in 32 bytes (a compile-time
  *     check); pass a pointer for more.  Parameters are (type, name) pairs,
  *     at most five.
+ *   - a body waits for what it spawned only by WF_SYNC: its frames not yet
+ *     published stay on its worker while it blocks (wf_blocking_begin
+ *     publishes wf_spawn's tasks, which it can find, not these).
  * Frames come in segments of WF_TASK_SEGMENT slots, allocated by the
  * pool's allocator the first time a worker needs one and kept until the
  * pool is destroyed; if a segment cannot be allocated the process aborts
