@@ -17,8 +17,7 @@
  *                     parallel_reduce (the file is included from a .cpp).
  *   WEFT_BENCH_TYPED  C, gcc, on weft's typed tasks (weft/task.h): only the
  *                     kernels with a branch of their own for it (fib,
- *                     nqueens; uts with WEFT_BENCH_TYPED_UTS, see
- *                     CMakeLists.txt), written with WF_TASK, WF_SPAWN,
+ *                     nqueens, uts), written with WF_TASK, WF_SPAWN,
  *                     WF_CALL and WF_SYNC; their entry is BENCH_TYPED_RUN.
  *                     Everything else is as on weft (the macros below).
  *
