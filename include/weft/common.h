@@ -31,6 +31,17 @@
 #define WF__ATOMIC(T) _Atomic(T)
 #endif
 
+/* Private: defined when ThreadSanitizer instruments this file (gcc says so
+ * with __SANITIZE_THREAD__, clang with __has_feature).  The pool's inline
+ * counter and the library's seq_cst fences take another form then. */
+#if defined(__SANITIZE_THREAD__)
+#define WF__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define WF__TSAN 1
+#endif
+#endif
+
 /* Distance that keeps two fields off each other's cache line: 128 bytes,
  * because x86's adjacent-line prefetcher pulls lines in pairs.  Public
  * because the structs of the headers that programs allocate (wf_deque,

@@ -394,16 +394,9 @@ static inline struct wf__fast *wf__self_get(void)
  * wf_pool_stats reads (rule P4): no RMW.  On x86-64 one add to memory,
  * which a relaxed load and store would take three instructions to say: a
  * plain aligned 8-byte store is single-copy atomic there, so a reader
- * sees the old count or the new one. */
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define WF__NO_ASM_COUNT 1 /* ThreadSanitizer must see the store */
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define WF__NO_ASM_COUNT 1
-#endif
-#if defined(__x86_64__) && !defined(__ILP32__) && !defined(WF__NO_ASM_COUNT)
+ * sees the old count or the new one.  Under ThreadSanitizer, which must
+ * see the store, the relaxed pair. */
+#if defined(__x86_64__) && !defined(__ILP32__) && !defined(WF__TSAN)
 #define WF__COUNT_SPAWN(w) __asm__("incq %0" : "+m"((w)->spawns))
 #else
 #define WF__COUNT_SPAWN(w)                                                     \

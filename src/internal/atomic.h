@@ -19,6 +19,8 @@
 
 #include <stdatomic.h>
 
+#include "weft/common.h" /* WF__TSAN */
+
 #define wf_load_relaxed(p) atomic_load_explicit((p), memory_order_relaxed)
 #define wf_load_acquire(p) atomic_load_explicit((p), memory_order_acquire)
 #define wf_store_relaxed(p, v)                                                 \
@@ -45,15 +47,7 @@
 #define wf_fetch_add_relaxed(p, v)                                             \
     atomic_fetch_add_explicit((p), (v), memory_order_relaxed)
 
-#if defined(__SANITIZE_THREAD__)
-#define WF__TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define WF__TSAN 1
-#endif
-#endif
-
-#ifdef WF__TSAN
+#ifdef WF__TSAN /* weft/common.h */
 extern _Atomic int wf__tsan_fence_word;
 #define wf_fence_seqcst()                                                      \
     ((void)atomic_fetch_add_explicit(&wf__tsan_fence_word, 0,                  \

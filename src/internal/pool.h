@@ -15,7 +15,6 @@
 #include "weft/pool.h"
 #include "weft/task.h"
 
-/* Broken internal invariant: report where, then abort. */
 /* Workers that exist now (spares included); acquire pairs with the release
  * that publishes a new slot in wf__worker_create's caller. */
 #define wf__nslots(p) wf_load_acquire(&(p)->nslots)
@@ -191,6 +190,9 @@ void wf__stack_destroy(wf__worker *w);
 /* join.c */
 void wf__publish_some(wf__worker *w, size_t k);
 wf_task *wf__pop_own(wf__worker *w);
+/* Set f's limit back to its end and say whether a thief had asked for
+ * work (P2): the request is then the caller's to answer. */
+bool wf__take_request(struct wf__fast *f);
 /* If a thief has asked this worker for work (P2), publish half of its
  * private tasks. */
 void wf__answer_request(wf__worker *w);

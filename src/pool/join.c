@@ -48,7 +48,7 @@ static void publish_half(wf__worker *w)
 /* Set limit back to end and say whether a thief had asked for work (P2).
  * An exchange, so a request stored meanwhile is either taken here or left
  * for the next spawn, never lost.  acq_rel: this slow path is rare. */
-static bool take_request(struct wf__fast *f)
+bool wf__take_request(struct wf__fast *f)
 {
     return wf_exchange_acqrel(&f->limit, f->end) == NULL;
 }
@@ -59,7 +59,7 @@ void wf__answer_request(wf__worker *w)
      * request is taken only when there is a task to answer it with: the
      * asker may be parked, and only the publish wakes it. */
     if (w->fast.sp > w->fast.bp && wf_load_relaxed(&w->fast.limit) == NULL &&
-        take_request(&w->fast))
+        wf__take_request(&w->fast))
         publish_half(w);
 }
 
@@ -110,10 +110,10 @@ void wf__spawn_external(wf_pool *pool, wf_task *t, wf_task_fn fn)
  * found t runs at once rather than be lost. */
 static void push_private(wf__worker *w, wf_task *t)
 {
-    bool asked = take_request(&w->fast);
+    bool asked = wf__take_request(&w->fast);
     if (w->fast.sp == w->fast.end) {
         int err = stack_make_room(w);
-        asked |= take_request(&w->fast); /* end may have moved */
+        asked |= wf__take_request(&w->fast); /* end may have moved */
         if (err != 0) {
             wf__run_own(w, t); /* no memory: run it now */
             if (asked)
@@ -213,6 +213,27 @@ static bool task_done(const void *t)
     return wf_load_acquire(&((wf_task *)t)->done_) == WF__DONE;
 }
 
+/* Join t, which w spawned and which is not on top of its private stack:
+ * run what pop takes from w's own tasks (newer than t, P6) until it takes
+ * t, and t then; if t is gone, wait for its thief, helping it.  Also for
+ * a task that ran already (out of order, or stolen and finished). */
+static int wait_own(wf__worker *w, wf_task *t, wf_task *(*pop)(wf__worker *))
+{
+    /* Acquire pairs with the release in wf__task_complete. */
+    if (wf_load_acquire(&t->done_) != WF__DONE) {
+        wf_task *x;
+        while ((x = pop(w)) != NULL && x != t)
+            wf__run_own(w, x);
+        if (x == t)
+            t->fn(t);
+        else
+            help_until_done(w, t);
+    }
+    if (wf_load_relaxed(&t->thief_) != NULL) /* a thief ran it */
+        wf_counter_inc(&w->stats.lost);
+    return finish_join(t);
+}
+
 int wf__join_external(wf_pool *pool, wf_task *t)
 {
     /* HELPING asks the task's runner to wake the pool's waiters, among
@@ -240,28 +261,19 @@ int wf__join_slow(wf_task *t)
         return WF_EPERM;
     /* A request: give away the older half of the tasks below t.  Taken
      * only if there is one to give (see wf__answer_request). */
-    if (w->fast.sp - w->fast.bp >= 2 && take_request(&w->fast))
+    if (w->fast.sp - w->fast.bp >= 2 && wf__take_request(&w->fast))
         wf__publish_some(w, (size_t)(w->fast.sp - w->fast.bp) / 2);
-    /* Acquire pairs with the release in wf__task_complete. */
-    if (wf_load_acquire(&t->done_) == WF__DONE)
-        goto done; /* ran already: out of order, or stolen and finished */
-    /* P6: everything above t in spawn order is newer; run it, then t.  If
-     * t is gone, so is everything older: we never run an older task here. */
-    for (wf_task *x; (x = wf__pop_own(w)) != NULL;) {
-        if (x == t) {
-            t->fn(t);
-            return finish_join(t);
-        }
-        wf__run_own(w, x);
-    }
-    help_until_done(w, t);
-done:
-    if (wf_load_relaxed(&t->thief_) != NULL) /* a thief ran it */
-        wf_counter_inc(&w->stats.lost);
-    return finish_join(t);
+    /* P6: everything above t in spawn order is newer; if t is gone, so is
+     * everything older: we never run an older task here. */
+    return wait_own(w, t, wf__pop_own);
 }
 
 /* ---- typed tasks (weft/task.h) -------------------------------------------- */
+
+static wf_task *pop_published(wf__worker *w)
+{
+    return wf_deque_pop(&w->deque);
+}
 
 void wf__tsync_mismatch(wf__tslot *s)
 {
@@ -286,21 +298,9 @@ wf__tslot *wf__tsync_slow(struct wf__fast *f, wf__tslot *s, wf_task_fn run)
     /* Published.  Once it is synced, every frame from s up is free, and
      * the body's next spawns there are private: tbp comes down to s. */
     f->tbp = s;
-    /* Acquire pairs with the release in wf__task_complete. */
-    if (wf_load_acquire(&t->done_) != WF__DONE) {
-        /* Everything published after t is newer (P6): run it, then t.
-         * If t is gone, a thief has it. */
-        wf_task *x;
-        while ((x = wf_deque_pop(&w->deque)) != NULL && x != t)
-            wf__run_own(w, x);
-        if (x == t)
-            t->fn(t);
-        else
-            help_until_done(w, t);
-    }
-    if (wf_load_relaxed(&t->thief_) != NULL) /* a thief ran it */
-        wf_counter_inc(&w->stats.lost);
-    finish_join(t);
+    /* What was published after t is newer (P9): the deque only, not the
+     * private stack, whose tasks may be older. */
+    wait_own(w, t, pop_published);
     t->owner_ = NULL; /* a frame's fields stay zero between uses */
     return s;
 }

@@ -48,7 +48,6 @@
  *      pool) before the CAS that may complete the pipeline, and touches
  *      nothing of it after a CAS that did not, unless it holds a token. */
 #include <string.h>
-#include <time.h>
 
 #include "internal/pool.h"
 #include "weft/pipeline.h"
@@ -330,13 +329,6 @@ static pl_token *serial_leave(pl_pipe *p, const pl_stage *s, pl_token *tok)
                                                : ooo_leave(s->ser);
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- running tokens ------------------------------------------------------ */
 
 static void token_task(wf_task *t);
@@ -431,7 +423,7 @@ static bool input_keep(pl_pipe *p)
         p->keep = false;
     }
     if (++p->run % KEEP_RUN == 0) {
-        uint64_t t = now_ns();
+        uint64_t t = wf__now_ns();
         p->keep = p->run > KEEP_RUN && t - p->since < KEEP_RUN * CHEAP_NS;
         p->since = t;
     }
@@ -526,7 +518,7 @@ static void linger(void)
     if (w == NULL || w->caller || lingering)
         return;
     lingering = true;
-    uint64_t start = now_ns(), busy_at = start, now = start;
+    uint64_t start = wf__now_ns(), busy_at = start, now = start;
     bool ran = false;
     for (unsigned i = 1;; i++) {
         bool napping = now - busy_at > LINGER_SPIN_NS;
@@ -538,7 +530,7 @@ static void linger(void)
             wf__cpu_relax();
         if (i % 16 != 0 && !napping)
             continue; /* spinning: the clock every 16 looks */
-        now = now_ns();
+        now = wf__now_ns();
         busy_at = ran ? now : busy_at;
         ran = false;
         if (now - busy_at > LINGER_NS || now - start > LINGER_MAX_NS)

@@ -138,11 +138,10 @@ wf__tslot *wf__tspawn_slow(struct wf__fast *f, wf__tslot *s)
     }
     /* A request is taken only with a frame to answer it (the asker may be
      * parked, and only a publish wakes it); the spawn after this one has
-     * one.  An exchange, as wf_spawn's: a request stored meanwhile is
-     * taken here or left for the next spawn.  acq_rel: a rare path. */
+     * one. */
     size_t priv = s > f->tbp ? (size_t)(s - f->tbp) : 0;
-    if (priv > 0 && wf_load_relaxed(&f->limit) == NULL &&
-        wf_exchange_acqrel(&f->limit, f->end) == NULL)
+    /* Relaxed: a hint, read first so that no request costs no RMW. */
+    if (priv > 0 && wf_load_relaxed(&f->limit) == NULL && wf__take_request(f))
         publish_frames(w, (priv + 1) / 2);
     return s;
 }
