@@ -330,8 +330,10 @@ bool wf__mpi_engine_step(wf_mpi *m)
     busy |= receive(m);
     busy |= wf__mpi_deliver(m, wf__mpi_now_ns());
     busy |= handle_cancel(m);
+    /* Relaxed (mpi_impl.h, quiet); read first, so that traffic while
+     * not quiet writes nothing. */
     if (busy && atomic_load_explicit(&m->quiet, memory_order_relaxed))
-        atomic_store(&m->quiet, 0); /* traffic: a new computation began */
+        atomic_store_explicit(&m->quiet, 0, memory_order_relaxed);
     busy |= wf__mpi_test_sends(m);
     busy |= progress_coll(m);
     busy |= end_pause(m, wf__mpi_now_ns());
@@ -363,8 +365,10 @@ static bool sleep_for(wf_mpi *m, int64_t ns)
  * its long idle sleep, and must take the credits that come back. */
 void wf__mpi_wake_if_quiet(wf_mpi *m)
 {
+    /* Relaxed (mpi_impl.h, quiet): the exchange only picks the one sender
+     * that kicks; the kick has its own handshake (sleep_for). */
     if (atomic_load_explicit(&m->quiet, memory_order_relaxed) &&
-        atomic_exchange(&m->quiet, 0))
+        atomic_exchange_explicit(&m->quiet, 0, memory_order_relaxed))
         wf__mpi_kick(m);
 }
 
@@ -394,7 +398,9 @@ void wf__mpi_engine_wait(wf_mpi *m, int64_t *idle_since, int64_t *delay)
      * is in flight anywhere: only new work on another rank can send
      * here, and the sleeps may grow longer (this rank's own sends and
      * collectives wake the loop). */
-    int64_t cap = atomic_load(&m->quiet) ? m->poll_idle_ns : m->poll_max_ns;
+    int64_t cap = atomic_load_explicit(&m->quiet, memory_order_relaxed)
+                      ? m->poll_idle_ns
+                      : m->poll_max_ns; /* relaxed: mpi_impl.h, quiet */
     pthread_mutex_lock(&m->lock);
     if (m->n_reqs > 0 && cap > CAP_SENDS_NS)
         cap = CAP_SENDS_NS;

@@ -151,7 +151,10 @@ struct wf_mpi {
     pthread_cond_t wake_cv, done_cv;
     _Atomic int sleeping, kicked;
     /* Set when wf_mpi_graph_wait_all has found the computation over;
-     * cleared by the next traffic, here or from a worker's send. */
+     * cleared by the next traffic, here or from a worker's send.  Every
+     * access is relaxed: it only chooses how long the engine may sleep,
+     * and a stale value costs at most one sleep of poll_idle_ns (the
+     * documented bound), never a message. */
     _Atomic int quiet;
     wf__mpi_coll *coll;
     int64_t pause_until; /* wait_all's pause: the engine releases the

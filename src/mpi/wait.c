@@ -154,7 +154,8 @@ int wf_mpi_graph_wait_all(MPI_Comm comm, wf_graph *g)
         return err;
     if ((err = atomic_load(&m->failed)) != 0)
         return err;
-    atomic_store(&m->quiet, 0);
+    /* Relaxed (mpi_impl.h, quiet): the short sleeps again. */
+    atomic_store_explicit(&m->quiet, 0, memory_order_relaxed);
     int64_t prev_sent = -1, prev_received = -1, start = wf__mpi_now_ns();
     for (;;) {
         if (wf_graph_wait_for_all(g) == WF_EPERM)
@@ -171,7 +172,8 @@ int wf_mpi_graph_wait_all(MPI_Comm comm, wf_graph *g)
         if (c.out[0] == c.out[1] && c.out[0] == prev_sent &&
             c.out[1] == prev_received) {
             if (c.out[3] == 0) {
-                atomic_store(&m->quiet, 1); /* the engine's long sleeps */
+                /* The engine's long sleeps; relaxed, as above. */
+                atomic_store_explicit(&m->quiet, 1, memory_order_relaxed);
                 return 0;
             }
             /* Over, but an endpoint never met its other end. */
