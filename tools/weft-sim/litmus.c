@@ -46,6 +46,14 @@ typedef struct litmus {
      : (o) == 2 ? wf_store_seqcst(p, v)                                        \
                 : wf_store_relaxed(p, v))
 
+/* A test that is a generator with fixed arguments (the orders, fences or
+ * RMWs of one variant). */
+#define VARIANT(name, gen, ...)                                                \
+    static void name(int t)                                                    \
+    {                                                                          \
+        gen(t, __VA_ARGS__);                                                   \
+    }
+
 /* Store buffering; o: 0 relaxed, 1 release/acquire, 2 seq_cst; f: a
  * seq_cst fence between; rmw: the store is a seq_cst exchange. */
 static void sb_gen(int t, int o, bool f, bool rmw)
@@ -60,26 +68,11 @@ static void sb_gen(int t, int o, bool f, bool rmw)
     r[t] = LOAD(other, o);
 }
 
-static void sb(int t)
-{
-    sb_gen(t, 0, false, false);
-}
-static void sb_fences(int t)
-{
-    sb_gen(t, 0, true, false);
-}
-static void sb_rmws(int t)
-{
-    sb_gen(t, 0, false, true);
-}
-static void sb_scs(int t)
-{
-    sb_gen(t, 2, false, false);
-}
-static void sb_relacq(int t)
-{
-    sb_gen(t, 1, false, false);
-}
+VARIANT(sb, sb_gen, 0, false, false)
+VARIANT(sb_fences, sb_gen, 0, true, false)
+VARIANT(sb_rmws, sb_gen, 0, false, true)
+VARIANT(sb_scs, sb_gen, 2, false, false)
+VARIANT(sb_relacq, sb_gen, 1, false, false)
 
 /* SB with a read of one's own store in between: TSO forwards it. */
 static void sb_fwd(int t)
@@ -107,26 +100,11 @@ static void mp_gen(int t, int ws, int rs, bool fences)
     }
 }
 
-static void mp(int t)
-{
-    mp_gen(t, 0, 0, false);
-}
-static void mp_relacq(int t)
-{
-    mp_gen(t, 1, 1, false);
-}
-static void mp_fences(int t)
-{
-    mp_gen(t, 0, 0, true);
-}
-static void mp_rel(int t)
-{
-    mp_gen(t, 1, 0, false);
-}
-static void mp_acq(int t)
-{
-    mp_gen(t, 0, 1, false);
-}
+VARIANT(mp, mp_gen, 0, 0, false)
+VARIANT(mp_relacq, mp_gen, 1, 1, false)
+VARIANT(mp_fences, mp_gen, 0, 0, true)
+VARIANT(mp_rel, mp_gen, 1, 0, false)
+VARIANT(mp_acq, mp_gen, 0, 1, false)
 
 /* MP where the writer overwrites its release store of the flag with a
  * relaxed one, which the reader acquires: C11's release sequence includes
@@ -166,14 +144,8 @@ static void lb_gen(int t, int o)
     STORE(mine, 1, o);
 }
 
-static void lb(int t)
-{
-    lb_gen(t, 0);
-}
-static void lb_acqrel(int t)
-{
-    lb_gen(t, 1);
-}
+VARIANT(lb, lb_gen, 0)
+VARIANT(lb_acqrel, lb_gen, 1)
 
 static void w22_gen(int t, int o)
 {
@@ -181,14 +153,8 @@ static void w22_gen(int t, int o)
     STORE(t ? &x : &y, 2, o);
 }
 
-static void w22(int t)
-{
-    w22_gen(t, 0);
-}
-static void w22_rels(int t)
-{
-    w22_gen(t, 1);
-}
+VARIANT(w22, w22_gen, 0)
+VARIANT(w22_rels, w22_gen, 1)
 
 static void corr(int t)
 {
@@ -215,10 +181,7 @@ static void iriw_gen(int t, int o)
     }
 }
 
-static void iriw(int t)
-{
-    iriw_gen(t, 0);
-}
+VARIANT(iriw, iriw_gen, 0)
 static void iriw_acqs(int t)
 {
     if (t < 2)
@@ -226,10 +189,7 @@ static void iriw_acqs(int t)
     else
         iriw_gen(t, 1);
 }
-static void iriw_scs(int t)
-{
-    iriw_gen(t, 2);
-}
+VARIANT(iriw_scs, iriw_gen, 2)
 
 /* WRC: T1 passes on what it read from T0; o: T1's store is a release
  * and T2's first load an acquire. */
@@ -246,14 +206,8 @@ static void wrc_gen(int t, int o)
     }
 }
 
-static void wrc(int t)
-{
-    wrc_gen(t, 0);
-}
-static void wrc_relacq(int t)
-{
-    wrc_gen(t, 1);
-}
+VARIANT(wrc, wrc_gen, 0)
+VARIANT(wrc_relacq, wrc_gen, 1)
 
 /* ISA2: a chain of two flags; o: releases and acquires on the flags. */
 static void isa2_gen(int t, int o)
@@ -270,14 +224,8 @@ static void isa2_gen(int t, int o)
     }
 }
 
-static void isa2(int t)
-{
-    isa2_gen(t, 0);
-}
-static void isa2_relacqs(int t)
-{
-    isa2_gen(t, 1);
-}
+VARIANT(isa2, isa2_gen, 0)
+VARIANT(isa2_relacqs, isa2_gen, 1)
 
 /* R: T0 writes x then y; T1 overwrites y and reads x. */
 static void r_gen(int t, bool f)
@@ -295,14 +243,8 @@ static void r_gen(int t, bool f)
     }
 }
 
-static void r_(int t)
-{
-    r_gen(t, false);
-}
-static void r_fences(int t)
-{
-    r_gen(t, true);
-}
+VARIANT(r_, r_gen, false)
+VARIANT(r_fences, r_gen, true)
 
 /* S: T1 reads T0's second write and then writes T0's first location. */
 static void s_gen(int t, int o)
@@ -316,14 +258,8 @@ static void s_gen(int t, int o)
     }
 }
 
-static void s_(int t)
-{
-    s_gen(t, 0);
-}
-static void s_relacq(int t)
-{
-    s_gen(t, 1);
-}
+VARIANT(s_, s_gen, 0)
+VARIANT(s_relacq, s_gen, 1)
 
 #define SB_SC "r0=0 r1=1;r0=1 r1=0;r0=1 r1=1"
 #define MP_SC "r0=0 r1=0;r0=0 r1=1;r0=1 r1=1"
