@@ -21,14 +21,7 @@
 
 #include "cxx_layout.h"
 
-#define CHECK(cond)                                                            \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,        \
-                         __LINE__, #cond);                                     \
-            std::exit(1);                                                      \
-        }                                                                      \
-    } while (0)
+#include "cxx_check.h"
 
 #define CHECK_EQ(a, b)                                                         \
     do {                                                                       \

@@ -23,14 +23,7 @@
 #include <string>
 #include <vector>
 
-#define CHECK(cond)                                                            \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,        \
-                         __LINE__, #cond);                                     \
-            std::exit(1);                                                      \
-        }                                                                      \
-    } while (0)
+#include "cxx_check.h"
 
 /* expr must throw E; then `check` (an expression of e) must hold. */
 #define CHECK_THROWS(expr, E, check)                                           \
