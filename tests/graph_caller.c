@@ -39,6 +39,14 @@
  *           waiter's thread CPU time over that wait is < 0.05 s (it parks;
  *           it does not poll).  2 s, not 1: polling in 200 us slices costs
  *           about 0.05 s a second here, too close to the limit.
+ *   run_here  threads = 1 (no background worker): wf_graph_run_here from
+ *           main puts one message into a chain of 8 serial function nodes;
+ *           with a budget of 10 s every body has run on main when it
+ *           returns (it returns the tasks it ran, at least 1) and
+ *           wf_graph_is_idle is true at once; with a budget of 0 it runs
+ *           at least one task and wf_graph_wait_for_all does the rest;
+ *           1000 times each, exact counts.  From a wf_run body (a thread of
+ *           the pool) it only calls fn; NULL arguments give WF_EINVAL.
  * Every wait on another thread is bounded; a watchdog (alarm) turns a hang
  * inside weft into a failure that names where it hung. */
 #include "caller_test.h"
@@ -219,6 +227,95 @@ static void one_thread(void)
               "%ld bodies ran on another thread: a threads = 1 pool must "
               "have no background worker",
               off);
+    GT_DESTROY(g, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7]);
+    CHECK_OK(wf_pool_destroy(p));
+    alarm(0);
+}
+
+/* ---- run_here ------------------------------------------------------------ */
+
+typedef struct {
+    wf_node *first;
+    int v, calls, in_pool;
+} put_arg;
+
+static void put_one(void *ctx)
+{
+    put_arg *a = ctx;
+    a->calls++;
+    a->in_pool += wf_current_pool() != NULL;
+    gt_put(a->first, a->v);
+}
+
+typedef struct {
+    wf_graph *g;
+    put_arg *put;
+    int rc;
+} inside_arg;
+
+static void run_here_inside(void *arg)
+{
+    inside_arg *a = arg;
+    a->rc = wf_graph_run_here(a->g, put_one, a->put, 1000000000u);
+}
+
+static void run_here(void)
+{
+    watch("run_here: setup", WATCH_S);
+    wf_pool *p = gt_pool(1);
+    wf_graph *g = gt_graph(p);
+    enum { LEN = 8 };
+    counter c[LEN] = {0};
+    wf_node *f[LEN];
+    for (int i = 0; i < LEN; i++) {
+        f[i] = gt_function(g, sizeof(int), i < LEN - 1 ? sizeof(int) : 0,
+                           WF_SERIAL, WF_QUEUEING, count_pass, &c[i]);
+        if (i > 0)
+            CHECK_OK(wf_make_edge(f[i - 1], f[i]));
+    }
+    CHECK_EQ(wf_graph_run_here(NULL, put_one, NULL, 0), WF_EINVAL);
+    CHECK_EQ(wf_graph_run_here(g, NULL, NULL, 0), WF_EINVAL);
+    CHECK(!wf_graph_is_idle(NULL));
+    CHECK(wf_graph_is_idle(g));
+    long rounds = scaled(1000);
+    watch("run_here: wf_graph_run_here on a threads = 1 pool", WATCH_S);
+    long long sum = 0;
+    put_arg a = {.first = f[0]};
+    for (long r = 0; r < 2 * rounds; r++) {
+        bool whole = r < rounds;
+        a.v = (int)r;
+        sum += r;
+        int ran = wf_graph_run_here(g, put_one, &a, whole ? 10000000000u : 0);
+        CHECK_MSG(ran >= 1, "round %ld: wf_graph_run_here ran %d tasks", r,
+                  ran);
+        if (whole) {
+            CHECK_MSG(wf_graph_is_idle(g),
+                      "round %ld: work left after wf_graph_run_here", r);
+            CHECK_EQ(atomic_load(&c[LEN - 1].n), r + 1);
+        } else {
+            CHECK_OK(wf_graph_wait_for_all(g));
+        }
+        for (int i = 0; i < LEN; i++)
+            CHECK_EQ(atomic_load(&c[i].n), r + 1);
+    }
+    CHECK_EQ(a.calls, (int)(2 * rounds));
+    CHECK_EQ(a.in_pool, (int)(2 * rounds)); /* fn ran in a caller slot */
+    long off = 0;
+    for (int i = 0; i < LEN; i++) {
+        CHECK(atomic_load(&c[i].sum) == sum);
+        off += atomic_load(&c[i].off_main);
+    }
+    CHECK_EQ(off, 0);
+    /* From a thread of the pool: fn only, no task run by the call. */
+    inside_arg in = {.g = g, .put = &a};
+    a.v = 0;
+    CHECK_OK(wf_run(p, run_here_inside, &in));
+    CHECK_EQ(in.rc, 0);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_EQ(atomic_load(&c[LEN - 1].n), 2 * rounds + 1);
+    printf("run_here: %ld messages through %d nodes run by "
+           "wf_graph_run_here, %ld more with a budget of 0\n",
+           rounds, LEN, rounds);
     GT_DESTROY(g, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7]);
     CHECK_OK(wf_pool_destroy(p));
     alarm(0);
@@ -502,7 +599,7 @@ static void worker_park(void)
 static const check_scenario scenarios[] = {
     {"stuck_worker", stuck_worker},       {"one_thread", one_thread},
     {"outside_threads", outside_threads}, {"outside_shared", outside_shared},
-    {"worker_park", worker_park},
+    {"worker_park", worker_park},         {"run_here", run_here},
 };
 
 int main(int argc, char **argv)

@@ -95,6 +95,13 @@ WF_API int wf_graph_destroy(wf_graph *g);
  * this graph (it would wait for itself). */
 WF_API int wf_graph_wait_for_all(wf_graph *g);
 
+/* True when g has no work in flight at the moment of the call (what
+ * wf_graph_wait_for_all waits for), false when it has, or g is NULL.  A
+ * snapshot: work may start again at once.  Any thread; never blocks.
+ * For a thread that waits its own way (polling something else
+ * meanwhile) and falls back on wf_graph_wait_for_all. */
+WF_API bool wf_graph_is_idle(const wf_graph *g);
+
 /* Wait for all work, then reset the graph as `flags` say (WF_RESET_*,
  * or-ed; see "node priorities, errors, cancellation, reset, tracing"
  * below).  Every reset empties every buffer (nodes, join ports, function
@@ -577,6 +584,21 @@ WF_API int wf_gateway_reserve_wait(wf_gateway *gw);
 /* The outside work counted by one reserve_wait is done.  Any thread.
  * Returns 0, WF_EINVAL (gw NULL), WF_ENOENT (no reserve_wait to match). */
 WF_API int wf_gateway_release_wait(wf_gateway *gw);
+
+/* For a thread that is not one of g's pool's and feeds g from outside (an
+ * I/O or network progress thread): call fn(ctx) as a thread of the pool,
+ * in one of its caller slots (weft/pool.h), so that the tasks its puts
+ * start (a gateway's put, wf_try_put) stay on this thread, then run them
+ * here, and the tasks they start, until none is left or budget_ns
+ * nanoseconds have passed (it runs at least one); a worker that looks for work meanwhile may
+ * take some, and what is left then goes to the pool's workers.  A message
+ * from outside is then handled without waking a worker and without a
+ * context switch.  Bodies of g (and other tasks of its pool) may thus run
+ * on the calling thread.  From a thread of any pool, after
+ * wf_graph_cancel, or with every slot taken, it only calls fn(ctx).
+ * Returns how many tasks ran here, or WF_EINVAL (g or fn NULL). */
+WF_API int wf_graph_run_here(wf_graph *g, void (*fn)(void *ctx), void *ctx,
+                             uint64_t budget_ns);
 
 /* Broadcast msg (out_size bytes, copied) to every successor of the async
  * node, on the calling thread, which may be any thread.  Call it before

@@ -148,6 +148,31 @@ void wf__outside_put_end(wf_graph *g, wf__outside_put put)
         release(g);
 }
 
+/* A thread outside the pool that feeds the graph (an I/O or progress
+ * thread) runs, in a caller slot, what its puts start: the tasks go on the
+ * slot's own stack as a worker's spawns do (no submission queue, no
+ * wake-up), and run here; a thief that asks meanwhile gets the older half
+ * (P2), and what is left at the deadline is published (P7) for the
+ * workers, as when any slot is left. */
+int wf_graph_run_here(wf_graph *g, void (*fn)(void *ctx), void *ctx,
+                      uint64_t budget_ns)
+{
+    if (g == NULL || fn == NULL)
+        return WF_EINVAL;
+    struct wf__worker *slot = NULL;
+    if (!wf__in_pool() && !wf__pool_forked(g->pool))
+        slot = wf__caller_enter(g->pool);
+    fn(ctx);
+    if (slot == NULL)
+        return 0;
+    unsigned n = 0;
+    /* Acquire pairs with the exchange in wf__graph_cancel. */
+    if (!wf_load_acquire(&g->cancelled))
+        n = wf__run_own_until(slot, wf__now_ns() + budget_ns);
+    wf__caller_leave(slot);
+    return n > INT_MAX ? INT_MAX : (int)n;
+}
+
 static void gtask_main(wf_task *task);
 
 static void submit(wf_graph *g, wf__gtask *t, wf_task_fn fn)
@@ -314,6 +339,11 @@ int wf__graph_status(const wf_graph *g)
 static bool idle(const void *g)
 {
     return wf_load_acquire(&((wf_graph *)g)->pending) == 0;
+}
+
+bool wf_graph_is_idle(const wf_graph *g)
+{
+    return g != NULL && idle(g);
 }
 
 /* Wait for g's work in flight.  The calling thread runs the graph's tasks

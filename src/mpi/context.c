@@ -273,6 +273,7 @@ static void free_context(wf_mpi *m)
     table_free(&m->recvs);
     pthread_mutex_destroy(&m->lock);
     pthread_mutex_destroy(&m->wake_mu);
+    pthread_mutex_destroy(&m->engine_mu);
     pthread_cond_destroy(&m->wake_cv);
     pthread_cond_destroy(&m->done_cv);
     free(m);
@@ -317,6 +318,7 @@ static int init_context(wf_mpi *m, wf_graph *g, MPI_Comm comm,
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_mutex_init(&m->lock, NULL);
     pthread_mutex_init(&m->wake_mu, NULL);
+    pthread_mutex_init(&m->engine_mu, NULL);
     pthread_cond_init(&m->wake_cv, &ca);
     pthread_cond_init(&m->done_cv, &ca);
     pthread_condattr_destroy(&ca);

@@ -507,7 +507,7 @@ static int deliver_one(wf_mpi *m, wf__mpi_recv *r, int64_t now)
 bool wf__mpi_deliver(wf_mpi *m, int64_t now)
 {
     bool any = false;
-    m->next_retry = 0;
+    int64_t next = 0;
     for (wf__mpi_recv **p = &m->ready; *p != NULL;) {
         wf__mpi_recv *r = *p;
         if (!r->blocked || now >= r->retry_at)
@@ -518,10 +518,11 @@ bool wf__mpi_deliver(wf_mpi *m, int64_t now)
             r->blocked = false;
             continue;
         }
-        if (r->blocked && (m->next_retry == 0 || r->retry_at < m->next_retry))
-            m->next_retry = r->retry_at;
+        if (r->blocked && (next == 0 || r->retry_at < next))
+            next = r->retry_at;
         p = &r->next_ready;
     }
+    atomic_store_explicit(&m->next_retry, next, memory_order_relaxed);
     return any;
 }
 
@@ -532,7 +533,7 @@ void wf__mpi_drop_all(wf_mpi *m)
         r->ready = r->blocked = false;
     }
     m->ready = NULL;
-    m->next_retry = 0;
+    atomic_store_explicit(&m->next_retry, 0, memory_order_relaxed);
 }
 
 /* Endpoints whose other end has not said hello, and hellos that found no

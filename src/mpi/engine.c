@@ -34,7 +34,8 @@
 #define CAP_SENDS_NS 200000       /* posted sends: their buffers come back */
 #define CAP_COLLECTIVE_NS 1000000 /* an allreduce of wait_all */
 #define RECEIVE_BATCH 64
-#define FREE_BUFS_MAX 16 /* data buffers a channel keeps for reuse */
+#define FREE_BUFS_MAX 16  /* data buffers a channel keeps for reuse */
+#define RUN_HERE_NS 50000 /* graph work per pass run on the engine's thread */
 
 /* ---- sending ------------------------------------------------------------- */
 
@@ -274,21 +275,6 @@ static bool handle_cancel(wf_mpi *m)
     return true;
 }
 
-/* End wait_all's pause between two rounds at its deadline, or at once
- * after a cancel (wait.c). */
-static bool end_pause(wf_mpi *m, int64_t now)
-{
-    pthread_mutex_lock(&m->wake_mu);
-    int64_t until = m->pause_until;
-    bool end = until != 0 && (now >= until || atomic_load(&m->cancelled));
-    if (end)
-        m->pause_until = 0;
-    pthread_mutex_unlock(&m->wake_mu);
-    if (end)
-        wf_gateway_release_wait(m->agw);
-    return end;
-}
-
 static bool progress_coll(wf_mpi *m)
 {
     pthread_mutex_lock(&m->wake_mu);
@@ -321,9 +307,8 @@ static bool progress_coll(wf_mpi *m)
 /* ---- the loop ------------------------------------------------------------ */
 
 /* One pass over everything; true if anything happened. */
-bool wf__mpi_engine_step(wf_mpi *m)
+static bool step(wf_mpi *m)
 {
-    atomic_fetch_add_explicit(&m->polls, 1, memory_order_relaxed);
     bool busy = false;
     if (m->mode != WF_MPI_MULTIPLE)
         busy |= post_outbox(m);
@@ -336,8 +321,31 @@ bool wf__mpi_engine_step(wf_mpi *m)
         atomic_store_explicit(&m->quiet, 0, memory_order_relaxed);
     busy |= wf__mpi_test_sends(m);
     busy |= progress_coll(m);
-    busy |= end_pause(m, wf__mpi_now_ns());
     return busy;
+}
+
+typedef struct {
+    wf_mpi *m;
+    bool busy;
+} step_arg;
+
+static void step_here(void *ctx)
+{
+    step_arg *a = ctx;
+    a->busy = step(a->m);
+}
+
+/* The pass runs as a thread of the graph's pool (wf_graph_run_here): the
+ * work that a received message or a credit starts (a successor's body, a
+ * sender's next message and its MPI_Isend) runs on this thread right
+ * after, for up to RUN_HERE_NS, rather than on a worker woken for it; the
+ * rest goes to the workers. */
+bool wf__mpi_engine_step(wf_mpi *m)
+{
+    atomic_fetch_add_explicit(&m->polls, 1, memory_order_relaxed);
+    step_arg a = {m, false};
+    int ran = wf_graph_run_here(m->g, step_here, &a, RUN_HERE_NS);
+    return a.busy || ran > 0;
 }
 
 /* Sleep up to ns, or until kicked.  True if kicked. */
@@ -347,7 +355,7 @@ static bool sleep_for(wf_mpi *m, int64_t ns)
     pthread_mutex_lock(&m->wake_mu);
     /* seq_cst store, then exchange: pairs with wf__mpi_kick's store of
      * `kicked`, then load of `sleeping`; one of the two sees the other. */
-    atomic_store(&m->sleeping, 1);
+    atomic_fetch_add(&m->sleeping, 1);
     bool kicked = atomic_exchange(&m->kicked, 0);
     if (!kicked && !atomic_load(&m->stop)) {
         int64_t until = wf__mpi_now_ns() + ns;
@@ -356,7 +364,7 @@ static bool sleep_for(wf_mpi *m, int64_t ns)
         pthread_cond_timedwait(&m->wake_cv, &m->wake_mu, &ts);
         kicked = atomic_exchange(&m->kicked, 0);
     }
-    atomic_store(&m->sleeping, 0);
+    atomic_fetch_sub(&m->sleeping, 1);
     pthread_mutex_unlock(&m->wake_mu);
     return kicked;
 }
@@ -377,7 +385,7 @@ void wf__mpi_kick(wf_mpi *m)
     atomic_store(&m->kicked, 1);
     if (atomic_load(&m->sleeping)) {
         pthread_mutex_lock(&m->wake_mu);
-        pthread_cond_signal(&m->wake_cv);
+        pthread_cond_broadcast(&m->wake_cv); /* the thread with the engine */
         pthread_mutex_unlock(&m->wake_mu);
     }
 }
@@ -385,7 +393,8 @@ void wf__mpi_kick(wf_mpi *m)
 /* After a step that found nothing: poll again, or sleep a little longer
  * than last time.  *idle_since (0: not idle yet) and *delay are the
  * caller's backoff state; the caller zeroes both after an event. */
-void wf__mpi_engine_wait(wf_mpi *m, int64_t *idle_since, int64_t *delay)
+void wf__mpi_engine_wait(wf_mpi *m, int64_t *idle_since, int64_t *delay,
+                         int64_t wake_at)
 {
     int64_t now = wf__mpi_now_ns();
     if (*idle_since == 0)
@@ -408,19 +417,21 @@ void wf__mpi_engine_wait(wf_mpi *m, int64_t *idle_since, int64_t *delay)
     pthread_mutex_lock(&m->wake_mu);
     if (m->coll != NULL && cap > CAP_COLLECTIVE_NS)
         cap = CAP_COLLECTIVE_NS;
-    int64_t pause = m->pause_until;
     pthread_mutex_unlock(&m->wake_mu);
     *delay = *delay ? *delay * 2 : 1000;
     if (*delay > cap)
         *delay = cap;
     int64_t ns = *delay;
-    if (pause) { /* wake up for the end of wait_all's pause */
-        int64_t until = pause - wf__mpi_now_ns();
+    if (wake_at != 0) { /* the caller's deadline (wait_all's pause) */
+        int64_t until = wake_at - wf__mpi_now_ns();
         if (until < ns)
             ns = until > 0 ? until : 0;
     }
-    if (m->next_retry) { /* a blocked receiver offers its head again */
-        int64_t until = m->next_retry - wf__mpi_now_ns();
+    /* Relaxed: a hint (mpi_impl.h); a blocked receiver offers its head
+     * again then. */
+    int64_t retry = atomic_load_explicit(&m->next_retry, memory_order_relaxed);
+    if (retry) {
+        int64_t until = retry - wf__mpi_now_ns();
         if (until < ns)
             ns = until > 0 ? until : 0;
     }
@@ -443,11 +454,15 @@ static void *engine_main(void *arg)
 #endif
     int64_t idle_since = 0, delay = 0;
     while (!atomic_load(&m->stop)) {
-        if (wf__mpi_engine_step(m)) {
+        /* While wf_mpi_graph_wait_all has the engine, this blocks here. */
+        pthread_mutex_lock(&m->engine_mu);
+        bool busy = wf__mpi_engine_step(m);
+        pthread_mutex_unlock(&m->engine_mu);
+        if (busy) {
             idle_since = 0;
             delay = 0;
         } else {
-            wf__mpi_engine_wait(m, &idle_since, &delay);
+            wf__mpi_engine_wait(m, &idle_since, &delay, 0);
         }
     }
     return NULL;

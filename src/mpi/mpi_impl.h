@@ -9,10 +9,12 @@
  * a node operation) nor while blocking in MPI, so weft's own locks and
  * ours never nest.
  *
- * Threads.  The engine (engine.c) is run by one thread at a time: the
- * progress thread, or, without one (FUNNELED), the main thread inside
- * wf_mpi_graph_wait_all, wf_mpi_progress and wf_mpi_destroy.  Fields
- * marked "engine" are touched only by that thread once the endpoint is
+ * Threads.  The engine (engine.c) is run by one thread at a time, the
+ * one holding `engine_mu`: the progress thread, or the main thread inside
+ * wf_mpi_graph_wait_all (it takes the engine over for the collectives and
+ * the pauses between rounds), and, without a progress thread (FUNNELED),
+ * the main thread in wf_mpi_progress and wf_mpi_destroy too.  Fields
+ * marked "engine" are touched only under `engine_mu` once the endpoint is
  * published. */
 #ifndef WEFT_SRC_MPI_IMPL_H
 #define WEFT_SRC_MPI_IMPL_H
@@ -146,10 +148,11 @@ struct wf_mpi {
     uint64_t *posted_to;  /* per peer: sends posted, of every kind  */
     uint64_t *recvd_from; /* per peer: messages received (engine)   */
 
-    /* sleep and wake-up of the engine, collectives */
+    /* who runs the engine; sleep and wake-up of the engine, collectives */
+    pthread_mutex_t engine_mu;
     pthread_mutex_t wake_mu;
     pthread_cond_t wake_cv, done_cv;
-    _Atomic int sleeping, kicked;
+    _Atomic int sleeping, kicked; /* sleeping: how many threads sleep */
     /* Set when wf_mpi_graph_wait_all has found the computation over;
      * cleared by the next traffic, here or from a worker's send.  Every
      * access is relaxed: it only chooses how long the engine may sleep,
@@ -157,15 +160,15 @@ struct wf_mpi {
      * documented bound), never a message. */
     _Atomic int quiet;
     wf__mpi_coll *coll;
-    int64_t pause_until; /* wait_all's pause: the engine releases the
-                            anchor's reservation then (0: none)  */
     pthread_t thread;
     bool has_thread;
     _Atomic int stop;
 
     /* engine */
     wf__mpi_recv *ready; /* receivers holding undelivered messages */
-    int64_t next_retry;  /* earliest retry of a blocked receiver, or 0 */
+    /* Earliest retry of a blocked receiver, or 0; written by the engine,
+     * read (relaxed, a hint for the next sleep) after it let go. */
+    _Atomic int64_t next_retry;
     void *scratch;
     size_t scratch_size;
     bool abort_sent;
@@ -196,7 +199,8 @@ int wf__mpi_check_caller(const wf_mpi *m);
 
 /* ---- engine.c ---- */
 bool wf__mpi_engine_step(wf_mpi *m);
-void wf__mpi_engine_wait(wf_mpi *m, int64_t *idle_since, int64_t *delay);
+void wf__mpi_engine_wait(wf_mpi *m, int64_t *idle_since, int64_t *delay,
+                         int64_t wake_at);
 bool wf__mpi_test_sends(wf_mpi *m);
 void wf__mpi_discard(wf_mpi *m, int count, MPI_Message *msg);
 void wf__mpi_on_data(wf_mpi *m, int peer, int channel, int count,

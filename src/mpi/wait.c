@@ -10,7 +10,9 @@
  * message it held back) and hellos (the first credits).  Aborts are not
  * counted: they start no work.  A round is:
  *
- *   1. wf_graph_wait_for_all(g): the local graph is idle at some instant;
+ *   1. the local graph is idle at some instant: wf_graph_wait_for_all(g)
+ *      in the first round; in the others this thread runs the engine
+ *      until wf_graph_is_idle(g) (local_wait);
  *   2. read S_i and R_i; allreduce their sums, and whether any graph was
  *      cancelled.
  *
@@ -48,9 +50,12 @@
 
 #include "mpi_impl.h"
 
-/* Run one collective through the engine and wait for it: on the progress
- * thread when there is one, else here (FUNNELED: this is the main
- * thread). */
+/* Run one collective through the engine and wait for it.  This thread
+ * runs the engine meanwhile, with or without a progress thread (which
+ * waits for it in the meantime): a rank then has one thread that polls,
+ * not two that take turns on its core, and the graph work that messages
+ * start runs here (wf_graph_run_here), so this thread still takes part
+ * in the local graph's work. */
 static void run_collective(wf_mpi *m, wf__mpi_coll *c)
 {
     c->posted = false;
@@ -58,38 +63,29 @@ static void run_collective(wf_mpi *m, wf__mpi_coll *c)
     pthread_mutex_lock(&m->wake_mu);
     m->coll = c;
     pthread_mutex_unlock(&m->wake_mu);
-    if (m->has_thread) {
-        wf__mpi_kick(m);
-        pthread_mutex_lock(&m->wake_mu);
-        while (!c->done)
-            pthread_cond_wait(&m->done_cv, &m->wake_mu);
-        pthread_mutex_unlock(&m->wake_mu);
-        return;
-    }
+    pthread_mutex_lock(&m->engine_mu);
     int64_t idle_since = 0, delay = 0;
     for (;;) {
         pthread_mutex_lock(&m->wake_mu);
         bool done = c->done;
         pthread_mutex_unlock(&m->wake_mu);
         if (done)
-            return;
+            break;
         if (wf__mpi_engine_step(m)) {
             idle_since = 0;
             delay = 0;
         } else {
-            wf__mpi_engine_wait(m, &idle_since, &delay);
+            wf__mpi_engine_wait(m, &idle_since, &delay, 0);
         }
     }
+    pthread_mutex_unlock(&m->engine_mu);
 }
 
 #define ROUND_PAUSE_MIN_NS 50000
 
-/* Let time pass between two rounds.  With a progress thread, this thread
- * goes on taking part in the local graph's work meanwhile: it holds a
- * reservation of the graph that the engine releases at the deadline, and
- * waits for the graph, so it runs tasks as they come (and sleeps in the
- * pool when there are none).  Without one (FUNNELED), it runs the engine
- * here.  A cancel ends the pause: the next round tells every rank. */
+/* Let time pass between two rounds, running the engine here (as in
+ * run_collective).  A cancel ends the pause: the next round tells every
+ * rank. */
 static void pause_between_rounds(wf_mpi *m, int64_t ns)
 {
     if (ns < ROUND_PAUSE_MIN_NS)
@@ -97,24 +93,47 @@ static void pause_between_rounds(wf_mpi *m, int64_t ns)
     if (ns > m->poll_max_ns)
         ns = m->poll_max_ns;
     int64_t until = wf__mpi_now_ns() + ns;
-    if (m->has_thread) {
-        wf_gateway_reserve_wait(m->agw);
-        pthread_mutex_lock(&m->wake_mu);
-        m->pause_until = until;
-        pthread_mutex_unlock(&m->wake_mu);
-        wf__mpi_kick(m);
-        wf_graph_wait_for_all(m->g); /* until the engine releases it */
-        return;
-    }
+    pthread_mutex_lock(&m->engine_mu);
     int64_t idle_since = 0, delay = 0;
     while (!atomic_load(&m->cancelled) && wf__mpi_now_ns() < until) {
         if (wf__mpi_engine_step(m)) {
             idle_since = 0;
             delay = 0;
         } else {
-            wf__mpi_engine_wait(m, &idle_since, &delay);
+            wf__mpi_engine_wait(m, &idle_since, &delay, until);
         }
     }
+    pthread_mutex_unlock(&m->engine_mu);
+}
+
+/* Step 1 of a round after the first: wait until the local graph is idle,
+ * running the engine here meanwhile (as in run_collective), so that the
+ * work messages start runs on this thread and no other thread polls.
+ * When the engine has had nothing to do for poll_spin_us while the graph
+ * is still busy (its work is on the pool's workers, or waits for a thread
+ * of the pool), it gives the engine back to the progress thread and waits
+ * for the graph as wf_graph_wait_for_all does, taking part in its work. */
+static void local_wait(wf_mpi *m)
+{
+    bool fallback = false;
+    pthread_mutex_lock(&m->engine_mu);
+    int64_t idle_since = 0, delay = 0;
+    while (!wf_graph_is_idle(m->g)) {
+        if (wf__mpi_engine_step(m)) {
+            idle_since = 0;
+            delay = 0;
+            continue;
+        }
+        if (idle_since != 0 &&
+            wf__mpi_now_ns() - idle_since >= m->poll_spin_ns) {
+            fallback = true;
+            break;
+        }
+        wf__mpi_engine_wait(m, &idle_since, &delay, 0);
+    }
+    pthread_mutex_unlock(&m->engine_mu);
+    if (fallback)
+        wf_graph_wait_for_all(m->g);
 }
 
 /* Some rank's graph was cancelled: cancel here too, wait, agree on the
@@ -157,8 +176,10 @@ int wf_mpi_graph_wait_all(MPI_Comm comm, wf_graph *g)
     /* Relaxed (mpi_impl.h, quiet): the short sleeps again. */
     atomic_store_explicit(&m->quiet, 0, memory_order_relaxed);
     int64_t prev_sent = -1, prev_received = -1, start = wf__mpi_now_ns();
-    for (;;) {
-        if (wf_graph_wait_for_all(g) == WF_EPERM)
+    for (bool first = true;; first = false) {
+        if (!first)
+            local_wait(m);
+        else if (wf_graph_wait_for_all(g) == WF_EPERM)
             return WF_EPERM; /* from a body of g: it would wait for itself */
         wf__mpi_coll c = {.op = WF__COLL_SUM};
         c.in[0] = (int64_t)atomic_load(&m->n_sent);

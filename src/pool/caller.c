@@ -63,6 +63,21 @@ void wf__caller_leave(wf__worker *w)
     wf_store_release(&w->occupied, 0); /* pairs with the CAS in enter */
 }
 
+unsigned wf__run_own_until(wf__worker *w, uint64_t deadline_ns)
+{
+    unsigned n = 0;
+    for (;;) {
+        wf__answer_request(w); /* a spinning thief may take the older half */
+        wf_task *t = wf__pop_own(w);
+        if (t == NULL)
+            return n;
+        wf__run_own(w, t);
+        n++;
+        if (wf__now_ns() >= deadline_ns)
+            return n;
+    }
+}
+
 wf__worker *wf__caller_enter_wait(wf_pool *pool, wf__cond_fn done,
                                   const void *arg)
 {
