@@ -34,6 +34,13 @@
  * credit lowers it; far above any number of credits in flight. */
 #define LIMIT ((int64_t)1 << 40)
 #define DELIVER_BATCH 64 /* messages per receiver per pass of the engine */
+/* Batches (engine.c): messages of at most BATCH_MSG_MAX bytes, up to
+ * BATCH_MAX of them and BATCH_BYTES in all, so that a batch stays within
+ * Open MPI's shared-memory eager limit (4 KiB, btl_vader_eager_limit):
+ * one copy through the shared FIFO, no rendezvous. */
+#define BATCH_MSG_MAX 256
+#define BATCH_MAX 64
+#define BATCH_BYTES 4000
 
 static void count_received(wf_mpi *m)
 {
@@ -61,7 +68,7 @@ static wf__mpi_out *take_buffer(wf__mpi_send *s)
     }
     pthread_mutex_unlock(&m->lock);
     if (o == NULL)
-        o = malloc(sizeof *o + s->size);
+        o = malloc(sizeof *o + s->buf_size);
     return o;
 }
 
@@ -88,11 +95,50 @@ static void count_sent(wf__mpi_send *s)
  * gone when the body returns.  (A blocking MPI_Send from that buffer
  * would save the copy, but hold a worker in MPI's busy wait until the
  * receiver has taken the message.) */
+/* A small message: into the channel's open batch (engine.c, "batches").
+ * On the engine's thread the batch waits for the end of the pass (or
+ * until it is full); on any other thread it leaves now. */
+static int send_batched(wf__mpi_send *s, const void *in)
+{
+    wf_mpi *m = s->m;
+    bool engine = wf__mpi_on_engine(m);
+    pthread_mutex_lock(&s->mu);
+    wf__mpi_out *o = s->open;
+    if (o == NULL) {
+        if ((o = take_buffer(s)) == NULL) {
+            pthread_mutex_unlock(&s->mu);
+            return WF_ENOMEM;
+        }
+        o->ch = s;
+        o->dest = s->peer;
+        o->tag = WF__MPI_TAG_DATA + s->channel;
+        o->count = 0;
+        s->open = o;
+    }
+    memcpy(o->data + o->count, in, s->size);
+    o->count += (int)s->size;
+    count_sent(s);
+    if (!engine || (size_t)o->count == s->buf_size) {
+        s->open = NULL; /* posted under mu: batches leave in order */
+        wf__mpi_send_out(m, o, false);
+    }
+    bool mark = s->open != NULL && !s->dirty; /* engine: s->dirty is its */
+    pthread_mutex_unlock(&s->mu);
+    if (mark) {
+        s->dirty = true;
+        s->next_dirty = m->dirty;
+        m->dirty = s;
+    }
+    return 0;
+}
+
 static int send_body(const void *in, void *out, void *ctx)
 {
     (void)out;
     wf__mpi_send *s = ctx;
     wf_mpi *m = s->m;
+    if (s->batch_max > 1)
+        return send_batched(s, in);
     wf__mpi_out *o = take_buffer(s);
     if (o == NULL)
         return WF_ENOMEM;
@@ -240,6 +286,13 @@ int wf_mpi_sender_create_with(wf_node **out, wf_mpi *m,
     s->peer = cfg->peer;
     s->channel = cfg->channel;
     s->size = cfg->msg_size;
+    s->batch_max = 1;
+    if (s->size <= BATCH_MSG_MAX) {
+        size_t n = BATCH_BYTES / s->size;
+        s->batch_max = n > BATCH_MAX ? BATCH_MAX : (unsigned)n;
+    }
+    s->buf_size = s->batch_max * s->size;
+    pthread_mutex_init(&s->mu, NULL);
     wf__mpi_hello *early = NULL;
     wf__mpi_ctrl hello = {WF__CTRL_HELLO_SENDER, cfg->channel,
                           (int64_t)cfg->msg_size, 0};
@@ -249,6 +302,7 @@ int wf_mpi_sender_create_with(wf_node **out, wf_mpi *m,
     if (err) {
         wf_node *nodes[] = {s->face, s->queue, s->limiter, s->body};
         destroy_nodes(nodes, 4);
+        pthread_mutex_destroy(&s->mu);
         free(s);
         return err;
     }
@@ -410,9 +464,16 @@ void wf__mpi_on_hello(wf_mpi *m, int peer, const wf__mpi_ctrl *c)
 
 void wf__mpi_on_credit(wf_mpi *m, int peer, const wf__mpi_ctrl *c)
 {
-    pthread_mutex_lock(&m->lock);
-    wf__mpi_send *s = wf__mpi_table_get(&m->sends, peer, c->channel);
-    pthread_mutex_unlock(&m->lock);
+    /* Endpoints live as long as the context: the last one found is kept
+     * (engine), which spares the lock on a stream's credits. */
+    wf__mpi_send *s = m->last_send;
+    if (s == NULL || s->peer != peer || s->channel != c->channel) {
+        pthread_mutex_lock(&m->lock);
+        s = wf__mpi_table_get(&m->sends, peer, c->channel);
+        pthread_mutex_unlock(&m->lock);
+        if (s != NULL)
+            m->last_send = s;
+    }
     wf_gateway_reserve_wait(m->agw);
     count_received(m);
     if (s != NULL && c->a > 0)
@@ -427,22 +488,42 @@ void wf__mpi_on_credit(wf_mpi *m, int peer, const wf__mpi_ctrl *c)
 void wf__mpi_on_data(wf_mpi *m, int peer, int channel, int count,
                      MPI_Message *msg)
 {
-    pthread_mutex_lock(&m->lock);
-    wf__mpi_recv *r = wf__mpi_table_get(&m->recvs, peer, channel);
-    pthread_mutex_unlock(&m->lock);
-    int bad = r == NULL                         ? WF_ESTATE
-              : (size_t)count != r->size        ? WF_ESIZE
-              : r->tail - r->head >= r->credits ? WF_ESTATE
-                                                : 0;
+    wf__mpi_recv *r = m->last_recv; /* as in wf__mpi_on_credit */
+    if (r == NULL || r->peer != peer || r->channel != channel) {
+        pthread_mutex_lock(&m->lock);
+        r = wf__mpi_table_get(&m->recvs, peer, channel);
+        pthread_mutex_unlock(&m->lock);
+        if (r != NULL)
+            m->last_recv = r;
+    }
+    /* One message, or a batch of k (engine.c, "batches"). */
+    uint64_t k = r != NULL && count > 0 ? (uint64_t)count / r->size : 0;
+    int bad = r == NULL                                      ? WF_ESTATE
+              : k == 0 || (size_t)count != k * r->size       ? WF_ESIZE
+              : r->tail - r->head + k > (uint64_t)r->credits ? WF_ESTATE
+                                                             : 0;
     if (bad || atomic_load(&m->cancelled)) {
         wf__mpi_discard(m, count, msg);
         if (bad && !atomic_load(&m->cancelled))
             wf__mpi_fail(m, bad);
         return;
     }
-    MPI_Mrecv(r->ring + (r->tail % r->credits) * r->size, count, MPI_BYTE, msg,
-              MPI_STATUS_IGNORE);
-    r->tail++;
+    uint64_t slot = r->tail % r->credits;
+    if (slot + k <= r->credits) { /* straight into the ring */
+        MPI_Mrecv(r->ring + slot * r->size, count, MPI_BYTE, msg,
+                  MPI_STATUS_IGNORE);
+    } else { /* a batch that wraps round the ring's end */
+        wf__mpi_discard(m, count, msg); /* into scratch memory */
+        if (m->scratch_size < (size_t)count) {
+            wf__mpi_fail(m, WF_ENOMEM);
+            return;
+        }
+        size_t first = (size_t)(r->credits - slot) * r->size;
+        memcpy(r->ring + slot * r->size, m->scratch, first);
+        memcpy(r->ring, (unsigned char *)m->scratch + first,
+               (size_t)count - first);
+    }
+    r->tail += k;
     wf__mpi_stat_max(&m->st_max_queued, r->tail - r->head);
     if (!r->ready) {
         r->ready = true;
@@ -562,6 +643,7 @@ void wf__mpi_endpoints_destroy(wf_mpi *m)
             next = o->next;
             free(o);
         }
+        pthread_mutex_destroy(&s->mu);
         free(s);
     }
     for (size_t i = 0; i < m->n_recv; i++) {

@@ -90,6 +90,7 @@ static void post_now(wf_mpi *m, wf__mpi_out *o)
     if (room) {
         m->reqs[m->n_reqs] = req;
         m->req_items[m->n_reqs++] = o;
+        atomic_store_explicit(&m->any_reqs, 1, memory_order_relaxed);
     }
     pthread_mutex_unlock(&m->lock);
     if (!room) { /* no memory to track it: finish it here instead */
@@ -157,6 +158,10 @@ static bool post_outbox(wf_mpi *m)
  * their channels.  True if any completed. */
 bool wf__mpi_test_sends(wf_mpi *m)
 {
+    /* Relaxed: a hint; a send posted after this look is tested at the
+     * next pass (and the loop sleeps no longer than CAP_SENDS_NS). */
+    if (!atomic_load_explicit(&m->any_reqs, memory_order_relaxed))
+        return false;
     pthread_mutex_lock(&m->lock);
     int done = 0;
     if (m->n_reqs > 0)
@@ -178,6 +183,7 @@ bool wf__mpi_test_sends(wf_mpi *m)
         }
     }
     m->n_reqs = j;
+    atomic_store_explicit(&m->any_reqs, j > 0, memory_order_relaxed);
     pthread_mutex_unlock(&m->lock);
     return true;
 }
@@ -277,9 +283,8 @@ static bool handle_cancel(wf_mpi *m)
 
 static bool progress_coll(wf_mpi *m)
 {
-    pthread_mutex_lock(&m->wake_mu);
-    wf__mpi_coll *c = m->coll;
-    pthread_mutex_unlock(&m->wake_mu);
+    /* Acquire: pairs with wait.c's release store; c's fields are read. */
+    wf__mpi_coll *c = atomic_load_explicit(&m->coll, memory_order_acquire);
     if (c == NULL)
         return false;
     if (!c->posted) {
@@ -298,7 +303,7 @@ static bool progress_coll(wf_mpi *m)
         return false;
     pthread_mutex_lock(&m->wake_mu);
     c->done = true;
-    m->coll = NULL;
+    atomic_store_explicit(&m->coll, NULL, memory_order_relaxed);
     pthread_cond_broadcast(&m->done_cv);
     pthread_mutex_unlock(&m->wake_mu);
     return true;
@@ -324,6 +329,47 @@ static bool step(wf_mpi *m)
     return busy;
 }
 
+/* ---- batches ------------------------------------------------------------- *
+ *
+ * A sender's body that runs on the engine's thread (the work a credit
+ * started, wf_graph_run_here) does not post a small message at once: it
+ * appends it to its channel's open batch, and the engine posts every open
+ * batch as one MPI message at the end of the pass, or at once when it is
+ * full.  A stream of small messages then costs one MPI send and one
+ * receive per batch, not per message (as MPI's own small-message
+ * coalescing and TCP's Nagle algorithm trade a little latency for it);
+ * the latency does not grow, as the batch leaves before the engine polls
+ * again.  A body on any other thread flushes the open batch with its own
+ * message at once.  The channel's lock `mu` orders the posts, so the
+ * batches leave in the order their messages were taken. */
+
+static _Thread_local const wf_mpi *engine_here; /* set during a pass */
+
+bool wf__mpi_on_engine(const wf_mpi *m)
+{
+    return engine_here == m;
+}
+
+void wf__mpi_flush_batches(wf_mpi *m)
+{
+    wf__mpi_send *s = m->dirty;
+    m->dirty = NULL;
+    bool any = s != NULL;
+    for (wf__mpi_send *next; s != NULL; s = next) {
+        next = s->next_dirty;
+        s->dirty = false;
+        pthread_mutex_lock(&s->mu);
+        wf__mpi_out *o = s->open;
+        s->open = NULL;
+        if (o != NULL)
+            wf__mpi_send_out(m, o, false);
+        pthread_mutex_unlock(&s->mu);
+    }
+    /* Not MULTIPLE: they went to the outbox; this is the engine. */
+    if (any && m->mode != WF_MPI_MULTIPLE)
+        post_outbox(m);
+}
+
 typedef struct {
     wf_mpi *m;
     bool busy;
@@ -344,7 +390,11 @@ bool wf__mpi_engine_step(wf_mpi *m)
 {
     atomic_fetch_add_explicit(&m->polls, 1, memory_order_relaxed);
     step_arg a = {m, false};
+    const wf_mpi *outer = engine_here;
+    engine_here = m;
     int ran = wf_graph_run_here(m->g, step_here, &a, RUN_HERE_NS);
+    wf__mpi_flush_batches(m);
+    engine_here = outer;
     return a.busy || ran > 0;
 }
 
@@ -410,14 +460,13 @@ void wf__mpi_engine_wait(wf_mpi *m, int64_t *idle_since, int64_t *delay,
     int64_t cap = atomic_load_explicit(&m->quiet, memory_order_relaxed)
                       ? m->poll_idle_ns
                       : m->poll_max_ns; /* relaxed: mpi_impl.h, quiet */
-    pthread_mutex_lock(&m->lock);
-    if (m->n_reqs > 0 && cap > CAP_SENDS_NS)
+    /* Relaxed: they only pick the length of a sleep. */
+    if (atomic_load_explicit(&m->any_reqs, memory_order_relaxed) &&
+        cap > CAP_SENDS_NS)
         cap = CAP_SENDS_NS;
-    pthread_mutex_unlock(&m->lock);
-    pthread_mutex_lock(&m->wake_mu);
-    if (m->coll != NULL && cap > CAP_COLLECTIVE_NS)
+    if (atomic_load_explicit(&m->coll, memory_order_relaxed) != NULL &&
+        cap > CAP_COLLECTIVE_NS)
         cap = CAP_COLLECTIVE_NS;
-    pthread_mutex_unlock(&m->wake_mu);
     *delay = *delay ? *delay * 2 : 1000;
     if (*delay > cap)
         *delay = cap;

@@ -49,8 +49,9 @@ typedef struct wf__mpi_ctrl {
 typedef struct wf__mpi_send wf__mpi_send;
 typedef struct wf__mpi_recv wf__mpi_recv;
 
-/* An outgoing message: a copy of a sender's message, or a control
- * message.  It lives until MPI has completed its send. */
+/* An outgoing message: a copy of a sender's message (or of several, a
+ * batch), or a control message.  It lives until MPI has completed its
+ * send. */
 typedef struct wf__mpi_out {
     struct wf__mpi_out *next;
     wf__mpi_send *ch; /* data: its channel keeps the buffer for reuse */
@@ -66,6 +67,15 @@ struct wf__mpi_send {
     int peer, channel;
     size_t size;
     wf_node *face, *queue, *limiter, *body;
+    /* Small messages go out in batches of up to batch_max (engine.c,
+     * "batches"); buf_size = batch_max * size, the size of every data
+     * buffer of the channel. */
+    unsigned batch_max;
+    size_t buf_size;
+    pthread_mutex_t mu; /* guards `open`; taken before m->lock */
+    wf__mpi_out *open;  /* the batch being filled, or NULL */
+    bool dirty;         /* engine: on m->dirty, to flush at the pass's end */
+    wf__mpi_send *next_dirty;
     /* under m->lock */
     wf__mpi_out *free_bufs;
     unsigned n_free;
@@ -145,6 +155,7 @@ struct wf_mpi {
     wf__mpi_out **req_items;
     int *req_idx;
     int n_reqs, cap_reqs;
+    _Atomic int any_reqs; /* n_reqs > 0, for a look without the lock */
     uint64_t *posted_to;  /* per peer: sends posted, of every kind  */
     uint64_t *recvd_from; /* per peer: messages received (engine)   */
 
@@ -159,13 +170,18 @@ struct wf_mpi {
      * and a stale value costs at most one sleep of poll_idle_ns (the
      * documented bound), never a message. */
     _Atomic int quiet;
-    wf__mpi_coll *coll;
+    /* Set (release) by wf_mpi_graph_wait_all, cleared by the engine when
+     * done; read (acquire) without the lock. */
+    _Atomic(wf__mpi_coll *) coll;
     pthread_t thread;
     bool has_thread;
     _Atomic int stop;
 
     /* engine */
-    wf__mpi_recv *ready; /* receivers holding undelivered messages */
+    wf__mpi_recv *ready;     /* receivers holding undelivered messages */
+    wf__mpi_send *dirty;     /* senders with a batch to flush */
+    wf__mpi_recv *last_recv; /* the endpoints last looked up */
+    wf__mpi_send *last_send;
     /* Earliest retry of a blocked receiver, or 0; written by the engine,
      * read (relaxed, a hint for the next sleep) after it let go. */
     _Atomic int64_t next_retry;
@@ -199,6 +215,8 @@ int wf__mpi_check_caller(const wf_mpi *m);
 
 /* ---- engine.c ---- */
 bool wf__mpi_engine_step(wf_mpi *m);
+bool wf__mpi_on_engine(const wf_mpi *m);
+void wf__mpi_flush_batches(wf_mpi *m);
 void wf__mpi_engine_wait(wf_mpi *m, int64_t *idle_since, int64_t *delay,
                          int64_t wake_at);
 bool wf__mpi_test_sends(wf_mpi *m);

@@ -60,9 +60,8 @@ static void run_collective(wf_mpi *m, wf__mpi_coll *c)
 {
     c->posted = false;
     c->done = false;
-    pthread_mutex_lock(&m->wake_mu);
-    m->coll = c;
-    pthread_mutex_unlock(&m->wake_mu);
+    /* Release: the engine reads c's fields after its acquire load. */
+    atomic_store_explicit(&m->coll, c, memory_order_release);
     pthread_mutex_lock(&m->engine_mu);
     int64_t idle_since = 0, delay = 0;
     for (;;) {
