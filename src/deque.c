@@ -9,7 +9,7 @@
  *     is pushed again) and a slot CAS would then take the wrong task (ABA);
  *   - pop fences between writing top and reading base (StoreLoad), which TSO
  *     would otherwise reorder;
- *   - every store of top is a release store, pop's included (D1).
+ *   - every store of top is a release store (D1); pop's CAS is acq_rel (D4).
  * Every shared access goes through atomic.h, and this file depends on
  * nothing else, so weft-sim compiles it unchanged.  Rule numbers (D1...)
  * refer to docs/protocols.md. */
@@ -139,10 +139,10 @@ int wf_deque_push_n(wf_deque *dq, void *const *xs, size_t n)
             return WF_ENOMEM;
     }
     for (size_t i = 0; i < n; i++)
-        /* D1 (WorkQueue's setRelease of the slot): the element's contents
-         * are written before the slot.  The release on top below carries
-         * them too, given D3's fences; this one ties them to the slot
-         * itself, as WorkQueue does (a plain mov on x86). */
+        /* D1 (WorkQueue's setRelease), with poll's acquire of the slot:
+         * top's release carries the slot too, except in a load-buffering
+         * cycle (a thief reads this write, then CASes base, which the
+         * owner read before it) that only RC11's no-thin-air axiom bans. */
         wf_store_release(&a->slot[(t + (int64_t)i) & a->mask], xs[i]);
     /* D1 (WorkQueue's setRelease of top): pairs with the acquire load of
      * top in poll; a thief that sees the new top sees the slots. */
@@ -182,10 +182,10 @@ void *wf_deque_pop(wf_deque *dq)
     }
     void *x = wf_load_relaxed(&a->slot[t & a->mask]); /* owner wrote it */
     if (b == t) {
-        /* D4: the last element; a thief may be polling it.  Whoever moves
-         * base from t wins; the index never recurs, so no ABA.  seq_cst as
-         * in poll. */
-        if (!wf_cas_seqcst(&dq->base, &b, b + 1))
+        /* D4: the last element; whoever moves base from t wins (no ABA).
+         * acq_rel: D3 needs a thief's CAS in the seq_cst order S (see
+         * poll); this one precedes the owner's later reads in its thread. */
+        if (!wf_cas_acqrel(&dq->base, &b, b + 1))
             x = NULL;
         dq->base_seen = t + 1;
         /* Deque is empty either way; top = base.  D1: release, as the
@@ -211,13 +211,13 @@ int wf_deque_poll(wf_deque *dq, void **out)
         return WF_POLL_EMPTY;
     /* D5: pairs with the release store of array in grow. */
     struct wf__ring *a = wf_load_acquire(&dq->array);
-    /* D1 (WorkQueue's getAcquire of the slot): the element's contents are
-     * visible once the slot is, whichever store of top this thief read.
-     * Used only if the CAS below wins. */
+    /* D1 (WorkQueue's getAcquire of the slot), with push's release: no
+     * slot written after the owner read this thief's CAS is read here
+     * (coherence; no load buffering).  Used only if the CAS below wins. */
     void *x = wf_load_acquire(&a->slot[b & a->mask]);
     /* D4: arbitration on the index.  A failed CAS means the owner or
-     * another thief took index b first.  seq_cst, not acq_rel: D3's
-     * argument that pop's read of base sees this write uses it. */
+     * another thief took index b first.  seq_cst, not acq_rel: under C11's
+     * fence rules (7.17.3) pop's read of base sees this write only so. */
     if (!wf_cas_seqcst(&dq->base, &b, b + 1))
         return WF_POLL_RETRY;
     *out = x;

@@ -110,8 +110,8 @@ static const sim_override relaxed_array_load[] = {
     {"wf_deque_poll", K_LOAD, WF_SIM_ACQUIRE, "array", WF_SIM_RELAXED}, END};
 static const sim_override poll_cas_acqrel[] = {
     {"wf_deque_poll", K_CAS, WF_SIM_SEQ_CST, "base", WF_SIM_ACQ_REL}, END};
-static const sim_override pop_cas_acqrel[] = {
-    {"wf_deque_pop", K_CAS, WF_SIM_SEQ_CST, "base", WF_SIM_ACQ_REL}, END};
+static const sim_override pop_cas_relaxed[] = {
+    {"wf_deque_pop", K_CAS, WF_SIM_ACQ_REL, "base", WF_SIM_RELAXED}, END};
 
 const sim_algo sim_algo_weft =
     WEFT_ALGO("weft", "-",
@@ -125,8 +125,8 @@ const sim_algo sim_weft_mutants[] = {
               no_storeload, sim_weft_poll),
     WEFT_ALGO("weft-relaxed-slot-store", "-",
               "push: the release store of the slot becomes relaxed (no model "
-              "needs it: every store of top is a release store; kept, "
-              "docs/protocols.md D1)",
+              "needs it: RC11 and ARMv8 rule out the load buffering it "
+              "excludes; kept for C11, docs/protocols.md D1)",
               relaxed_slot_store, sim_weft_poll),
     WEFT_ALGO("weft-relaxed-top-store", "pso",
               "push: the release store of top becomes relaxed (a thief may "
@@ -134,8 +134,8 @@ const sim_algo sim_weft_mutants[] = {
               relaxed_top_store, sim_weft_poll),
     WEFT_ALGO("weft-relaxed-slot-load", "-",
               "poll: the acquire load of the slot becomes relaxed (no model "
-              "needs it: the acquire load of top carries the contents; kept, "
-              "docs/protocols.md D1)",
+              "needs it: RC11 and ARMv8 rule out the load buffering it "
+              "excludes; kept for C11, docs/protocols.md D1)",
               relaxed_slot_load, sim_weft_poll),
     WEFT_ALGO("weft-relaxed-top-load", "arm",
               "poll: the acquire load of top becomes relaxed (LoadLoad: "
@@ -164,13 +164,14 @@ const sim_algo sim_weft_mutants[] = {
               relaxed_array_load, sim_weft_poll),
     WEFT_ALGO("weft-poll-cas-acqrel", "-",
               "poll: the seq_cst CAS on base becomes acq_rel (no model needs "
-              "it: RC11's fences carry the StoreLoad order; kept for C++11's "
-              "fence rules, docs/protocols.md D4)",
+              "it: RC11's fences carry the StoreLoad order; C11's fence rules "
+              "need it, docs/protocols.md D4)",
               poll_cas_acqrel, sim_weft_poll),
-    WEFT_ALGO("weft-pop-cas-acqrel", "-",
-              "pop: the seq_cst CAS on base becomes acq_rel (as in poll: no "
-              "model needs it; kept, docs/protocols.md D4)",
-              pop_cas_acqrel, sim_weft_poll),
+    WEFT_ALGO("weft-pop-cas-relaxed", "-",
+              "pop: the acq_rel CAS on base becomes relaxed (no model needs "
+              "it: the slot's release and acquire do its ordering; left at "
+              "acq_rel, docs/protocols.md D4)",
+              pop_cas_relaxed, sim_weft_poll),
     WEFT_ALGO2("weft-pop-oldest", "sc",
                "pop: the owner takes the oldest task, at base (nothing lost or "
                "duplicated: only the LIFO order is wrong; variants.c)",
