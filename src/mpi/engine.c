@@ -36,6 +36,18 @@
 #define RECEIVE_BATCH 64
 #define FREE_BUFS_MAX 16  /* data buffers a channel keeps for reuse */
 #define RUN_HERE_NS 50000 /* graph work per pass run on the engine's thread */
+/* After the last event, the first polls do not yield: a message that
+ * comes within this time is seen at once, not after a system call. */
+#define SPIN_NO_YIELD_NS 20000
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
 
 /* ---- sending ------------------------------------------------------------- */
 
@@ -450,6 +462,11 @@ void wf__mpi_engine_wait(wf_mpi *m, int64_t *idle_since, int64_t *delay,
     if (*idle_since == 0)
         *idle_since = now;
     if (now - *idle_since < m->poll_spin_ns) {
+        if (now - *idle_since < SPIN_NO_YIELD_NS) {
+            for (int i = 0; i < 32; i++) /* a poll costs less than a yield */
+                cpu_relax();
+            return;
+        }
         sched_yield(); /* let a thread that shares this core take its turn */
         return;
     }
