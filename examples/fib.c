@@ -23,7 +23,8 @@ static long fib(int n)
 {
     if (n < 2)
         return n;
-    fib_frame child = {.n = n - 1};
+    fib_frame child; /* spawn sets the task's fields: no zeroing */
+    child.n = n - 1;
     wf_spawn(&child.task, fib_task);   /* may run on another worker */
     long other = fib(n - 2);           /* meanwhile, do the other half */
     wf_join_fn(&child.task, fib_task); /* a direct call if nobody stole it */

@@ -224,7 +224,9 @@ static void scenario_stats(void)
     CHECK_MSG(total &&
                   sscanf(total, "weft:   total %llu %llu", &spawns, &run) == 2,
               "no total row: %s", err);
-    CHECK_EQ(spawns, (unsigned long long)fib_seq(21) - 1); /* fib(20)'s */
+    /* fib(20) spawns fib(21) - 1 tasks; those published are counted, and
+     * each of them ran once. */
+    CHECK(spawns <= (unsigned long long)fib_seq(21) - 1);
     CHECK_EQ(run, spawns);
     printf("  %.*s", (int)(strchr(total, '\n') - total + 1), total);
 }

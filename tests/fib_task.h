@@ -6,6 +6,8 @@
 #ifndef WEFT_TEST_FIB_TASK_H
 #define WEFT_TEST_FIB_TASK_H
 
+#include <string.h>
+
 #include "check.h"
 
 typedef struct {
@@ -29,7 +31,11 @@ static long fib_par(int n)
 {
     if (n < 2)
         return n;
-    fib_frame a = {.n = n - 1};
+    fib_frame a;
+    /* Garbage, not zeros: spawn must write every field a join or a thief
+     * reads. */
+    memset(&a, 0xa5, sizeof a);
+    a.n = n - 1;
     CHECK_OK(wf_spawn(&a.task, fib_body));
     long b = fib_par(n - 2);
     CHECK_OK(wf_join(&a.task));

@@ -97,9 +97,9 @@ static void tree_sum(void)
         run += st[i].tasks_run;
         steals += st[i].steals;
     }
-    /* 4095 spawns a run, and every spawned task ran once (wf_run's
-     * function is not a task). */
-    CHECK_EQ(spawns, (uint64_t)5 * 4095);
+    /* Of 4095 spawns a run, those published are counted, and each ran
+     * once, here or by a thief (wf_run's function is not a task). */
+    CHECK(spawns <= (uint64_t)5 * 4095 && spawns >= steals);
     CHECK_EQ(run, spawns);
     printf("    tree: %llu spawns, %llu steals\n", (unsigned long long)spawns,
            (unsigned long long)steals);

@@ -389,11 +389,12 @@ static void test_stats(void)
     sum_stats(p, &sum);
     CHECK_EQ(sum.spawns, 0);
     CHECK_EQ(sum.tasks_run, 0);
-    /* fib(21) - 1 = 10945 spawns; wf_run's root runs inline in the
-     * caller's slot, as on a worker: not a task. */
+    /* fib(21) - 1 = 10945 spawns, of which those published count; each
+     * of those ran once.  wf_run's root runs inline in the caller's slot,
+     * as on a worker: not a task. */
     check_fib_on(p, 20);
     sum_stats(p, &sum);
-    CHECK_EQ(sum.spawns, fib_seq(21) - 1);
+    CHECK(sum.spawns <= (uint64_t)fib_seq(21) - 1);
     CHECK_EQ(sum.tasks_run, sum.spawns);
     CHECK(sum.steals <= sum.spawns);
     static wf_task subs[100]; /* 100 submissions, no spawns */

@@ -21,7 +21,8 @@
  *     }
  *     long fib(int n) {
  *         if (n < 2) return n;
- *         fib_frame a = { .n = n - 1 };       // zero-initialised task
+ *         fib_frame a;                        // spawn sets the task
+ *         a.n = n - 1;
  *         wf_spawn(&a.task, fib_body);
  *         long b = fib(n - 2);
  *         wf_join(&a.task);
@@ -52,8 +53,10 @@ typedef struct wf_pool wf_pool;
 typedef struct wf_task wf_task;
 typedef void (*wf_task_fn)(wf_task *task);
 
-/* A task.  Embed it in your frame and zero-initialise it; its fields are
- * private to weft. */
+/* A task.  Embed it in your frame; its fields are private to weft.
+ * wf_spawn sets every field a join reads, so a frame that is spawned and
+ * joined needs no initialisation.  Zero it for wf_submit, and for
+ * wf_join's WF_ENOTSPAWNED check of a frame that was never spawned. */
 struct wf_task {
     wf_task_fn fn;
     void *owner_;               /* spawning thread's token, or a mark  */
@@ -128,10 +131,11 @@ WF_API int wf_worker_index(void);
 
 /* Spawn t: fn(t) will run, on this worker or a thief, before wf_join(t)
  * returns.  From a worker the task goes on that worker's stack (no
- * allocation, no atomic RMW); from any other thread it goes to the default
- * pool's submission queue.  Returns 0, WF_EINVAL (t or fn NULL), or
- * WF_EBUSY (t is spawned and not yet joined; nothing is done).  If memory
- * for the task cannot be found, fn runs at once, inline. */
+ * allocation, no atomic RMW, no counter); from any other thread it goes to
+ * the default pool's submission queue.  t need not be initialised; it must
+ * not be spawned again before its join (the spawn would overwrite it).
+ * Returns 0 or WF_EINVAL (t or fn NULL).  If memory for the task cannot
+ * be found, fn runs at once, inline. */
 static inline int wf_spawn(wf_task *t, wf_task_fn fn);
 
 /* Wait until t has run.  If t was not stolen it runs here, now; if it was,
@@ -311,8 +315,12 @@ WF_API int wf_trace_start(const char *path);
 WF_API int wf_trace_stop(void);
 
 typedef struct wf_worker_stats {
-    uint64_t spawns;        /* tasks this worker spawned                   */
-    uint64_t tasks_run;     /* tasks this worker executed                  */
+    uint64_t spawns;        /* tasks it spawned (wf_spawn, WF_SPAWN) that
+                               it published for thieves; a spawn that its
+                               own join ran before any thief asked is a
+                               call, and is not counted                    */
+    uint64_t tasks_run;     /* tasks it ran: its published spawns that no
+                               thief took, stolen and submitted tasks      */
     uint64_t steals;        /* tasks it took from other workers' deques    */
     uint64_t failed_steals; /* polls that found nothing or lost a race     */
     uint64_t publishes;     /* times it moved private tasks to its deque   */
@@ -335,20 +343,20 @@ WF_API int wf_pool_stats(wf_pool *pool, wf_worker_stats *out, size_t n);
 #define WF__JOINED ((void *)1) /* owner_ of a task that has been joined */
 
 /* The part of a worker that spawn and join touch.  Owner-private but for
- * `limit` (thieves store NULL there to ask for work) and the counter (read
- * by wf_pool_stats). */
+ * `limit` and `tlimit` (thieves store NULL there to ask for work). */
 struct wf__fast {
     wf_task **sp;  /* next free slot of the private stack  */
     wf_task **end; /* one past the last slot               */
     wf_task **bp;  /* oldest entry not yet published       */
-    WF__ATOMIC(uint64_t) spawns;
     /* Typed frames (weft/task.h): the current segment's first frame not
      * yet published, and its end. */
     struct wf__tslot *tbp, *tend;
     /* Spawn's one test: sp below limit.  limit is `end`, or NULL once a
      * thief asks for work, so a full stack and a request both send the
-     * spawn to its slow path (rule P2). */
+     * spawn to its slow path (rule P2).  tlimit is the same for a typed
+     * spawn's frame: tend, or NULL on a request (P9). */
     WF__ALIGNAS(WF_CACHE_LINE) WF__ATOMIC(wf_task **) limit;
+    WF__ATOMIC(struct wf__tslot *) tlimit;
 };
 
 /* Relaxed accesses to the atomic fields above: C11's atomics in C, and in
@@ -390,40 +398,52 @@ static inline struct wf__fast *wf__self_get(void)
 #endif
 }
 
-/* Count a spawn in w->spawns, which only w's thread writes and
- * wf_pool_stats reads (rule P4): no RMW.  On x86-64 one add to memory,
- * which a relaxed load and store would take three instructions to say: a
- * plain aligned 8-byte store is single-copy atomic there, so a reader
- * sees the old count or the new one.  Under ThreadSanitizer, which must
- * see the store, the relaxed pair. */
-#if defined(__x86_64__) && !defined(__ILP32__) && !defined(WF__TSAN)
-#define WF__COUNT_SPAWN(w) __asm__("incq %0" : "+m"((w)->spawns))
-#else
-#define WF__COUNT_SPAWN(w)                                                     \
-    WF__STORE_RELAXED(&(w)->spawns, WF__LOAD_RELAXED(&(w)->spawns) + 1)
-#endif
-
 /* cold: the compiler lays the fast paths out straight and keeps the calls
  * of the slow paths out of the way. */
 WF_API __attribute__((cold)) int wf__spawn_slow(wf_task *t, wf_task_fn fn);
 WF_API __attribute__((cold)) int wf__join_slow(wf_task *t);
 
+/* sp at or past limit, or limit NULL (a thief's request): the spawn's and
+ * the join's tests of w's limit, a relaxed load (P2).  On x86-64 the
+ * compare reads limit from memory: an aligned 8-byte load is single-copy
+ * atomic there, and gcc does not fold an atomic load into a compare.
+ * Under ThreadSanitizer, which must see the load, the atomic one. */
+#if defined(__x86_64__) && !defined(__ILP32__) && !defined(WF__TSAN)
+#define WF__SPAWN_FULL(w, sp)                                                  \
+    __extension__({                                                            \
+        int full_;                                                             \
+        __asm__("cmpq %2, %1" : "=@ccae"(full_) : "r"(sp), "m"((w)->limit));   \
+        full_;                                                                 \
+    })
+#define WF__ASKED(w)                                                           \
+    __extension__({                                                            \
+        int asked_;                                                            \
+        __asm__("cmpq $0, %1" : "=@cce"(asked_) : "m"((w)->limit));            \
+        asked_;                                                                \
+    })
+#else
+#define WF__SPAWN_FULL(w, sp)                                                  \
+    ((uintptr_t)(sp) >= (uintptr_t)WF__LOAD_RELAXED(&(w)->limit))
+#define WF__ASKED(w) (WF__LOAD_RELAXED(&(w)->limit) == NULL)
+#endif
+
 static inline int wf_spawn(wf_task *t, wf_task_fn fn)
 {
     struct wf__fast *w = wf__self_get();
-    /* Relaxed: limit is a hint that a thief wants work; answering it
-     * (publishing) has its own release and wake-up protocol (P2, P3). */
-    wf_task **limit = WF__LOAD_RELAXED(&w->limit);
-    /* owner_ above WF__JOINED: spawned and not yet joined (WF_EBUSY). */
-    if (__builtin_expect(t == NULL || fn == NULL ||
-                             (uintptr_t)t->owner_ > (uintptr_t)WF__JOINED ||
-                             (uintptr_t)w->sp >= (uintptr_t)limit,
-                         0))
+    /* Every field a join reads of a task that stays private is written
+     * here, so a frame needs no zeroing; thief_ and flags_ are written when
+     * the task is published or run by a slow path (P2).  No count: spawns
+     * are counted when they are published.  A thief's request is a hint;
+     * answering it (publishing) has its own release and wake-up protocol
+     * (P2, P3). */
+    wf_task **sp = w->sp; /* read before t's stores, which may alias it */
+    if (__builtin_expect(t == NULL || fn == NULL || WF__SPAWN_FULL(w, sp), 0))
         return wf__spawn_slow(t, fn); /* not a worker, full, asked, bad */
     t->fn = fn;
     t->owner_ = w;
-    *w->sp++ = t;
-    WF__COUNT_SPAWN(w);
+    WF__STORE_RELAXED(&t->done_, 0u); /* private: nobody else reads it */
+    *sp = t;
+    w->sp = sp + 1;
     return 0;
 }
 
@@ -434,11 +454,8 @@ static inline int wf_join_fn(wf_task *t, wf_task_fn fn)
      * sentinel and published slots are cleared (rule P1).  A match means t
      * is ours and nobody else can see it.  A thief's request (limit NULL)
      * is answered here too (P2), so a worker that spawns rarely (long
-     * leaves between spawns) still gives work away at its joins.  Relaxed:
-     * a hint. */
-    if (__builtin_expect(w->sp[-1] == t && t != NULL &&
-                             WF__LOAD_RELAXED(&w->limit) != NULL,
-                         1)) {
+     * leaves between spawns) still gives work away at its joins. */
+    if (__builtin_expect(w->sp[-1] == t && t != NULL && !WF__ASKED(w), 1)) {
         w->sp--;
         t->owner_ = WF__JOINED;
         fn(t);

@@ -191,6 +191,24 @@ WF_API __attribute__((cold, noreturn)) void wf__tsync_mismatch(wf__tslot *s);
 #define WF__STATIC_ASSERT _Static_assert
 #endif
 
+/* s at or past w's tlimit: the typed spawn's one test (P9), a relaxed
+ * load of tlimit.  On x86-64 the compare reads it from memory: an aligned
+ * 8-byte load is single-copy atomic there, and gcc, which does not fold
+ * an atomic load into a compare, would otherwise keep its address in one
+ * more callee-saved register of every typed body.  Under ThreadSanitizer,
+ * which must see the load, the atomic one. */
+#if defined(__x86_64__) && !defined(__ILP32__) && !defined(WF__TSAN)
+#define WF__TSPAWN_FULL(w, s)                                                  \
+    __extension__({                                                            \
+        int full_;                                                             \
+        __asm__("cmpq %2, %1" : "=@ccae"(full_) : "r"(s), "m"((w)->tlimit));   \
+        full_;                                                                 \
+    })
+#else
+#define WF__TSPAWN_FULL(w, s)                                                  \
+    ((uintptr_t)(s) >= (uintptr_t)WF__LOAD_RELAXED(&(w)->tlimit))
+#endif
+
 /* The hidden parameters of a typed body. */
 #define WF__HIDDEN                                                             \
     struct wf__fast *wf__w __attribute__((unused)),                            \
@@ -230,16 +248,14 @@ WF_API __attribute__((cold, noreturn)) void wf__tsync_mismatch(wf__tslot *s);
         wf__tslot **tp_ WF__EACH(WF__PARAMS_, name, ##__VA_ARGS__))            \
     {                                                                          \
         wf__tslot *s_ = *tp_;                                                  \
-        /* Relaxed: limit is a hint that a thief wants work (P2). */           \
-        if (__builtin_expect(WF__LOAD_RELAXED(&w_->limit) == NULL ||           \
-                                 (uintptr_t)s_ >= (uintptr_t)w_->tend,         \
-                             0))                                               \
+        /* One test for a full segment and a thief's request: tlimit is     \
+         * the segment's end, or NULL.  Relaxed: a request is a hint (P9). */  \
+        if (__builtin_expect(WF__TSPAWN_FULL(w_, s_), 0))                      \
             s_ = wf__tspawn_slow(w_, s_);                                      \
         wf__f_##name *f_ = (wf__f_##name *)s_->data;                           \
         WF__EACH(WF__WRITE_, name, ##__VA_ARGS__)                              \
         s_->task.fn = wf__r_##name;                                            \
         *tp_ = s_ + 1;                                                         \
-        WF__COUNT_SPAWN(w_);                                                   \
     }                                                                          \
     static inline __attribute__((always_inline, unused))                       \
     V wf__y_##name(struct wf__fast *w_, wf__tslot **tp_)                       \

@@ -30,6 +30,7 @@ typedef struct wf__counters {
     _Atomic uint64_t run_stolen;   /* tasks of other workers it ran       */
     _Atomic uint64_t run_external; /* submitted tasks it ran              */
     _Atomic uint64_t lost;         /* its own tasks that thieves ran      */
+    _Atomic uint64_t spawns;       /* its joinable tasks it published     */
 } wf__counters;
 
 typedef struct wf__worker {
@@ -188,6 +189,18 @@ int wf__stack_init(wf__worker *w, size_t cap);
 void wf__stack_destroy(wf__worker *w);
 
 /* join.c */
+/* Write the fields of t, one of this worker's private tasks, that the
+ * inline spawn leaves unwritten (thief_, flags_), before t is published or
+ * run off its join's fast path.  Returns whether t is joinable (spawned by
+ * wf_spawn), not detached. */
+static inline bool wf__task_settle_fields(wf_task *t)
+{
+    if (t->owner_ == WF__JOINED) /* detached: wf__spawn_detached set all */
+        return false;
+    t->flags_ = 0;
+    wf_store_relaxed(&t->thief_, NULL); /* unseen by thieves yet */
+    return true;
+}
 void wf__publish_some(wf__worker *w, size_t k);
 wf_task *wf__pop_own(wf__worker *w);
 /* Set f's limit back to its end and say whether a thief had asked for

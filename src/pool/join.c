@@ -26,8 +26,18 @@ void *wf__thread_token(void)
 void wf__publish_some(wf__worker *w, size_t k)
 {
     struct wf__fast *f = &w->fast;
-    if (k == 0 || wf_deque_push_n(&w->deque, (void *const *)f->bp, k) != 0)
-        return; /* nothing to give, or no memory: the tasks stay private */
+    if (k == 0)
+        return;
+    /* The fields the inline spawn leaves to this point, before the
+     * deque's release store publishes the tasks; and the count of the
+     * joinable ones (wf_pool_stats). */
+    uint64_t joinable = 0;
+    for (size_t i = 0; i < k; i++)
+        joinable += wf__task_settle_fields(f->bp[i]);
+    if (wf_deque_push_n(&w->deque, (void *const *)f->bp, k) != 0)
+        return; /* no memory: the tasks stay private */
+    wf_store_relaxed(&w->stats.spawns,
+                     wf_load_relaxed(&w->stats.spawns) + joinable);
     /* P1: cleared slots never match the inline join's sp[-1] test. */
     memset(f->bp, 0, k * sizeof *f->bp);
     f->bp += k;
@@ -45,12 +55,18 @@ static void publish_half(wf__worker *w)
     wf__publish_some(w, (priv + 1) / 2);
 }
 
-/* Set limit back to end and say whether a thief had asked for work (P2).
- * An exchange, so a request stored meanwhile is either taken here or left
- * for the next spawn, never lost.  acq_rel: this slow path is rare. */
+/* Set limit back to end (and tlimit to tend, while a typed body runs)
+ * and say whether a thief had asked for work (P2, P9).  An exchange each,
+ * so a request stored meanwhile is either taken here or left for the next
+ * spawn, never lost; the two words need no order between them, since a
+ * thief stores NULL in both and either one is a request.  acq_rel: this
+ * slow path is rare. */
 bool wf__take_request(struct wf__fast *f)
 {
-    return wf_exchange_acqrel(&f->limit, f->end) == NULL;
+    bool asked = wf_exchange_acqrel(&f->limit, f->end) == NULL;
+    if (f->tend != NULL)
+        asked |= wf_exchange_acqrel(&f->tlimit, f->tend) == NULL;
+    return asked;
 }
 
 void wf__answer_request(wf__worker *w)
@@ -97,6 +113,7 @@ void wf__spawn_external(wf_pool *pool, wf_task *t, wf_task_fn fn)
     t->fn = fn;
     t->flags_ = 0;
     t->owner_ = &external_token;
+    wf_store_relaxed(&t->done_, 0); /* the queue's lock publishes it */
     if (pool != NULL) {
         wf__submit_root(pool, t);
     } else {
@@ -130,17 +147,15 @@ int wf__spawn_slow(wf_task *t, wf_task_fn fn)
 {
     if (t == NULL || fn == NULL)
         return WF_EINVAL;
-    if ((uintptr_t)t->owner_ > (uintptr_t)WF__JOINED)
-        return WF_EBUSY; /* spawned already, not joined yet */
     wf__worker *w = wf__current();
     if (w == NULL) {
         wf__spawn_external(wf_pool_default(), t, fn);
         return 0;
     }
-    t->fn = fn;
-    t->flags_ = 0;
+    t->fn = fn; /* the inline spawn's stores */
     t->owner_ = w;
-    wf_counter_inc(&w->fast.spawns);
+    wf_store_relaxed(&t->done_, 0);
+    t->flags_ = 0;
     push_private(w, t);
     return 0;
 }
@@ -219,17 +234,21 @@ static bool task_done(const void *t)
  * a task that ran already (out of order, or stolen and finished). */
 static int wait_own(wf__worker *w, wf_task *t, wf_task *(*pop)(wf__worker *))
 {
+    bool lost;
     /* Acquire pairs with the release in wf__task_complete. */
     if (wf_load_acquire(&t->done_) != WF__DONE) {
         wf_task *x;
         while ((x = pop(w)) != NULL && x != t)
             wf__run_own(w, x);
-        if (x == t)
+        lost = x != t; /* published, and a thief has it */
+        if (!lost)
             t->fn(t);
         else
             help_until_done(w, t);
+    } else { /* ran already: set by its thief, or NULL (publish, run_own) */
+        lost = wf_load_relaxed(&t->thief_) != NULL;
     }
-    if (wf_load_relaxed(&t->thief_) != NULL) /* a thief ran it */
+    if (lost)
         wf_counter_inc(&w->stats.lost);
     return finish_join(t);
 }

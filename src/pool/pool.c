@@ -352,7 +352,7 @@ int wf_worker_index(void)
 static void stats_of(wf__worker *w, wf_worker_stats *out)
 {
     wf__counters *c = &w->stats;
-    uint64_t spawns = wf_load_relaxed(&w->fast.spawns);
+    uint64_t spawns = wf_load_relaxed(&c->spawns);
     *out = (wf_worker_stats){
         .spawns = spawns,
         .tasks_run = spawns - wf_load_relaxed(&c->lost) +

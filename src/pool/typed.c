@@ -10,7 +10,7 @@
  * The frames of the segment in use from tbp up to the body's frame top
  * (a register of the body, not stored) are private: they are this
  * worker's private stack for typed tasks, as [bp, sp) is for wf_spawn's.
- * A thief's request (limit NULL, P2) makes the next typed spawn publish
+ * A thief's request (tlimit NULL, P2) makes the next typed spawn publish
  * the older half of them: a pointer to each frame's task goes to the
  * deque (its release publishes the frames' contents) and tbp moves past
  * them.  Frames below tbp are the thieves' to take; their syncs wait as
@@ -54,6 +54,16 @@ static struct wf__tseg *tseg_new(wf__worker *w, struct wf__tseg *prev)
     return g;
 }
 
+/* Point tlimit, the typed spawn's one test (P9), at end without losing a
+ * request: a thief's NULL stored before the exchange is seen by it and
+ * put back, one stored after it stays.  acq_rel, as wf__take_request's:
+ * a segment change is rare. */
+static void set_tlimit(struct wf__fast *f, wf__tslot *end)
+{
+    if (wf_exchange_acqrel(&f->tlimit, end) == NULL)
+        wf_store_relaxed(&f->tlimit, NULL);
+}
+
 /* Take the next segment.  One entered on overflow keeps its first frame
  * out of tbp's reach, never published: its sync comes back to the
  * segment before (wf__tsync_slow). */
@@ -70,6 +80,7 @@ static wf__tslot *tseg_next(struct wf__fast *f, bool overflow)
     g->overflow = overflow;
     f->tend = g->end;
     f->tbp = g->slots + overflow;
+    set_tlimit(f, g->end);
     return g->slots;
 }
 
@@ -85,6 +96,8 @@ void wf__tseg_leave(struct wf__fast *f)
     w->tseg = g;
     f->tend = g ? g->end : NULL;
     f->tbp = g ? g->tbp : NULL;
+    if (g != NULL) /* else no typed body runs: tlimit is not read */
+        set_tlimit(f, g->end);
 }
 
 bool wf__tseg_overflow_first(wf__worker *w, wf__tslot *s)
@@ -125,6 +138,11 @@ static void publish_frames(wf__worker *w, size_t k)
     if (done == 0)
         return;
     w->fast.tbp = s + done;
+    /* A typed spawn is counted when it is published: one its own sync
+     * calls was a function call, and counting it would cost every spawn
+     * a store. */
+    wf_store_relaxed(&w->stats.spawns,
+                     wf_load_relaxed(&w->stats.spawns) + done);
     wf_counter_inc(&w->stats.publishes);
     wf__wake_one(w->pool, w);
 }
@@ -140,8 +158,11 @@ wf__tslot *wf__tspawn_slow(struct wf__fast *f, wf__tslot *s)
      * parked, and only a publish wakes it); the spawn after this one has
      * one. */
     size_t priv = s > f->tbp ? (size_t)(s - f->tbp) : 0;
-    /* Relaxed: a hint, read first so that no request costs no RMW. */
-    if (priv > 0 && wf_load_relaxed(&f->limit) == NULL && wf__take_request(f))
+    /* Relaxed: hints, read first so that no request costs no RMW. */
+    if (priv > 0 &&
+        (wf_load_relaxed(&f->tlimit) == NULL ||
+         wf_load_relaxed(&f->limit) == NULL) &&
+        wf__take_request(f))
         publish_frames(w, (priv + 1) / 2);
     return s;
 }

@@ -21,6 +21,9 @@ int wf__stack_init(wf__worker *w, size_t cap)
     w->fast.end = w->fast.sp + cap;
     /* Before the worker's thread starts: relaxed. */
     wf_store_relaxed(&w->fast.limit, w->fast.end);
+    /* No typed segment yet (typed.c sets it); not NULL, which would read
+     * as a thief's request. */
+    wf_store_relaxed(&w->fast.tlimit, (struct wf__tslot *)w->fast.end);
     return 0;
 }
 
@@ -37,6 +40,8 @@ void wf__ask_for_work(struct wf__fast *f)
 {
     if (wf_load_relaxed(&f->limit) != NULL)
         wf_store_relaxed(&f->limit, NULL);
+    if (wf_load_relaxed(&f->tlimit) != NULL) /* typed spawns' word (P9) */
+        wf_store_relaxed(&f->tlimit, NULL);
 }
 
 /* Poll victim's deque once.  On EMPTY, ask the victim to publish (P2). */
@@ -105,7 +110,7 @@ void wf__run_root(wf__worker *w, wf_task *t)
 
 void wf__run_own(wf__worker *w, wf_task *t)
 {
-    if (t->flags_ & WF__TASK_DETACHED) /* not counted as a spawn */
+    if (!wf__task_settle_fields(t)) /* detached: not counted as a spawn */
         wf_counter_inc(&w->stats.run_external);
     run_task(w, t, false);
 }
