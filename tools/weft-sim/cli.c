@@ -464,6 +464,6 @@ int cmd_algos(void)
 {
     const sim_algo *const *l = sim_algo_list();
     for (int i = 0; l[i]; i++)
-        printf("%-26s %-4s %s\n", l[i]->name, l[i]->catch_model, l[i]->desc);
+        printf("%-26s %-6s %s\n", l[i]->name, l[i]->catch_model, l[i]->desc);
     return 0;
 }

@@ -8,7 +8,8 @@
  * TPHOLs 2009) for tso; SPARC's PSO for the store-store reordering; the
  * ARMv8 model of Pulte et al. (POPL 2018) and herd7's aarch64.cat, whose
  * litmus collection names these shapes, for arm; RC11 (Lahav et al., PLDI
- * 2017, herd7's rc11.cat) for c11.  A test whose outcome set differs from
+ * 2017, herd7's rc11.cat) for c11; P0982R1 for c20; ISO/IEC 9899:2011
+ * 7.17.3 for c11std.  A test whose outcome set differs from
  * the expected one (with and without partial-order reduction for sc, tso
  * and pso) fails the suite. */
 #include <stdlib.h>
@@ -209,6 +210,29 @@ static void wrc_gen(int t, int o)
 VARIANT(wrc, wrc_gen, 0)
 VARIANT(wrc_relacq, wrc_gen, 1)
 
+/* RWC with seq_cst fences: T1 reads T0's x, fences and misses y; T2
+ * writes y, fences and misses x.  o: T0's store is a release (1) or
+ * seq_cst (2) store.  RC11 orders the two fences through T0's write (a
+ * psc path hb;eco;hb); C11's fence rules (7.17.3) reach a write of another
+ * thread only through S, so only when it is seq_cst. */
+static void rwc_gen(int t, int o)
+{
+    if (t == 0) {
+        STORE(&x, 1, o);
+    } else if (t == 1) {
+        r[0] = wf_load_relaxed(&x);
+        wf_fence_seqcst();
+        r[1] = wf_load_relaxed(&y);
+    } else {
+        wf_store_relaxed(&y, 1);
+        wf_fence_seqcst();
+        r[2] = wf_load_relaxed(&x);
+    }
+}
+
+VARIANT(rwc_fences, rwc_gen, 1)
+VARIANT(rwc_sc_fences, rwc_gen, 2)
+
 /* ISA2: a chain of two flags; o: releases and acquires on the flags. */
 static void isa2_gen(int t, int o)
 {
@@ -270,42 +294,46 @@ VARIANT(s_relacq, s_gen, 1)
 #define WRC_SC                                                                 \
     "r0=0 r1=0 r2=0;r0=0 r1=0 r2=1;r0=0 r1=1 r2=0;"                            \
     "r0=0 r1=1 r2=1;r0=1 r1=0 r2=0;r0=1 r1=0 r2=1;r0=1 r1=1 r2=1"
+#define RWC_SC                                                                 \
+    "r0=0 r1=0 r2=0;r0=0 r1=0 r2=1;r0=0 r1=1 r2=0;r0=0 r1=1 r2=1;"             \
+    "r0=1 r1=0 r2=1;r0=1 r1=1 r2=0;r0=1 r1=1 r2=1"
 #define R_SC "r0=0 y=1;r0=1 y=1;r0=1 y=2"
 #define S_SC "r0=0 x=1;r0=0 x=2;r0=1 x=1"
 #define IRIW_WEAK "r0=1 r1=0 r2=1 r3=0"
-#define WEAK_ALL "tso pso arm c11 c20"
+#define WEAK_ALL "tso pso arm c11 c20 c11std"
 
 static const litmus tests[] = {
     {"SB", 2, sb, 2, NULL, SB_SC, "r0=0 r1=0", WEAK_ALL,
      "store buffering: each load passes the other thread's store"},
     {"SB+fences", 2, sb_fences, 2, NULL, SB_SC, "r0=0 r1=0", "",
      "a seq_cst fence (mfence, dmb ish) between store and load forbids 0,0"},
-    {"SB+rmws", 2, sb_rmws, 2, NULL, SB_SC, "r0=0 r1=0", "arm c11 c20",
+    {"SB+rmws", 2, sb_rmws, 2, NULL, SB_SC, "r0=0 r1=0", "arm c11 c20 c11std",
      "a locked RMW drains the x86 store buffer; swpal orders neither its "
      "write before a later ldr, nor does C11 (the loads are relaxed)"},
     {"SB+scs", 2, sb_scs, 2, NULL, SB_SC, "r0=0 r1=0", "",
      "seq_cst stores and loads (xchg / stlr;ldar) forbid 0,0"},
-    {"SB+rel+acq", 2, sb_relacq, 2, NULL, SB_SC, "r0=0 r1=0", "tso pso c11 c20",
+    {"SB+rel+acq", 2, sb_relacq, 2, NULL, SB_SC, "r0=0 r1=0",
+     "tso pso c11 c20 c11std",
      "release/acquire allows 0,0 in C11 and on x86; ARMv8's stlr;ldar "
      "([L];po;[A]) does not"},
     {"SB+fwd", 2, sb_fwd, 4, NULL, FWD_SC, "r0=1 r1=0 r2=1 r3=0", WEAK_ALL,
      "a thread reads its own store early (TSO's n6)"},
-    {"MP", 2, mp, 2, NULL, MP_SC, "r0=1 r1=0", "pso arm c11 c20",
+    {"MP", 2, mp, 2, NULL, MP_SC, "r0=1 r1=0", "pso arm c11 c20 c11std",
      "message passing, all relaxed: stores (PSO) or loads (ARM) reorder"},
     {"MP+rel+acq", 2, mp_relacq, 2, NULL, MP_SC, "r0=1 r1=0", "",
      "a release store of the flag and an acquire load of it forbid 1,0"},
     {"MP+fences", 2, mp_fences, 2, NULL, MP_SC, "r0=1 r1=0", "",
      "a release fence (dmb ish) and an acquire fence (dmb ishld)"},
-    {"MP+rel", 2, mp_rel, 2, NULL, MP_SC, "r0=1 r1=0", "arm c11 c20",
+    {"MP+rel", 2, mp_rel, 2, NULL, MP_SC, "r0=1 r1=0", "arm c11 c20 c11std",
      "a release store alone: the reader's two loads may still reorder"},
-    {"MP+acq", 2, mp_acq, 2, NULL, MP_SC, "r0=1 r1=0", "pso arm c11 c20",
+    {"MP+acq", 2, mp_acq, 2, NULL, MP_SC, "r0=1 r1=0", "pso arm c11 c20 c11std",
      "an acquire load alone: the writer's two stores may still reorder"},
     {"MP+rel+rs", 2, mp_rs, 2, NULL, "r0=0 r1=0;r0=0 r1=1;r0=1 r1=1;r0=2 r1=1",
      "r0=2 r1=0", "c20",
      "the acquire reads a relaxed store after the release store: still "
      "synchronised in C11 and on ARMv8, not with C++20's release sequences"},
     {"MP+rel+addr", 2, mp_addr, 2, NULL, "r0=0 r1=-1;r0=1 r1=1", "r0=1 r1=0",
-     "c11 c20",
+     "c11 c20 c11std",
      "a release store of a pointer read relaxed: ARM keeps the address "
      "dependency in order, C11 needs an acquire"},
     {"LB", 2, lb, 2, NULL, LB_SC, "r0=1 r1=1", "arm",
@@ -313,34 +341,40 @@ static const litmus tests[] = {
      "RC11 forbids it (no po U rf cycle), as do sc, tso, pso"},
     {"LB+acq+rel", 2, lb_acqrel, 2, NULL, LB_SC, "r0=1 r1=1", "",
      "acquire loads and release stores forbid load buffering"},
-    {"2+2W", 2, w22, 0, "xy", W22_SC, "x=1 y=1", "pso arm c11 c20",
+    {"2+2W", 2, w22, 0, "xy", W22_SC, "x=1 y=1", "pso arm c11 c20 c11std",
      "two writes each: only stores that reorder give x=1, y=1"},
-    {"2+2W+rels", 2, w22_rels, 0, "xy", W22_SC, "x=1 y=1", "c11 c20",
+    {"2+2W+rels", 2, w22_rels, 0, "xy", W22_SC, "x=1 y=1", "c11 c20 c11std",
      "with the second stores release, ARM (po;[L]) and PSO keep them in "
      "order; C11 does not (coherence needs happens-before)"},
     {"CoRR", 2, corr, 2, NULL, CORR, "r0=2 r1=1", "",
      "coherence: a later read never sees an older store of the location"},
-    {"IRIW", 4, iriw, 4, NULL, NULL, IRIW_WEAK, "arm c11 c20",
+    {"IRIW", 4, iriw, 4, NULL, NULL, IRIW_WEAK, "arm c11 c20 c11std",
      "independent reads of independent writes, relaxed: ARM's loads "
      "reorder, C11 is not multi-copy atomic"},
-    {"IRIW+acqs", 4, iriw_acqs, 4, NULL, NULL, IRIW_WEAK, "c11 c20",
+    {"IRIW+acqs", 4, iriw_acqs, 4, NULL, NULL, IRIW_WEAK, "c11 c20 c11std",
      "acquire loads: ARMv8 is multi-copy atomic, so the readers agree; "
      "RC11 lets them disagree"},
     {"IRIW+scs", 4, iriw_scs, 4, NULL, NULL, IRIW_WEAK, "",
      "seq_cst everywhere: one order"},
-    {"WRC", 3, wrc, 3, NULL, WRC_SC, "r0=1 r1=1 r2=0", "arm c11 c20",
+    {"WRC", 3, wrc, 3, NULL, WRC_SC, "r0=1 r1=1 r2=0", "arm c11 c20 c11std",
      "write-to-read causality, relaxed"},
     {"WRC+rel+acq", 3, wrc_relacq, 3, NULL, WRC_SC, "r0=1 r1=1 r2=0", "",
      "a release store and an acquire load pass causality on"},
-    {"ISA2", 3, isa2, 3, NULL, WRC_SC, "r0=1 r1=1 r2=0", "pso arm c11 c20",
-     "a chain of two relaxed flags"},
+    {"RWC+fences", 3, rwc_fences, 3, NULL, RWC_SC, "r0=1 r1=0 r2=0", "c11std",
+     "seq_cst fences in the readers, T0's store a release: RC11 orders the "
+     "fences through it, C11's fence rules do not (it is not in S)"},
+    {"RWC+sc+fences", 3, rwc_sc_fences, 3, NULL, RWC_SC, "r0=1 r1=0 r2=0", "",
+     "T0's store seq_cst: in S before T1's fence, so T2's read after its "
+     "fence sees it (C11 7.17.3)"},
+    {"ISA2", 3, isa2, 3, NULL, WRC_SC, "r0=1 r1=1 r2=0",
+     "pso arm c11 c20 c11std", "a chain of two relaxed flags"},
     {"ISA2+rel+acqs", 3, isa2_relacqs, 3, NULL, WRC_SC, "r0=1 r1=1 r2=0", "",
      "a chain of two release/acquire flags: happens-before is transitive"},
     {"R", 2, r_, 1, "y", R_SC, "r0=0 y=2", WEAK_ALL,
      "a store (y=2) coherence-after T0's y=1, yet T1 misses T0's x=1"},
     {"R+fences", 2, r_fences, 1, "y", R_SC, "r0=0 y=2", "",
      "seq_cst fences on both sides forbid it"},
-    {"S", 2, s_, 1, "x", S_SC, "r0=1 x=2", "pso arm c11 c20",
+    {"S", 2, s_, 1, "x", S_SC, "r0=1 x=2", "pso arm c11 c20 c11std",
      "T1 reads T0's second store, yet its own store to x is overwritten by "
      "T0's first"},
     {"S+rel+acq", 2, s_relacq, 1, "x", S_SC, "r0=1 x=2", "",
@@ -501,7 +535,7 @@ int litmus_main(int argc, char **argv)
             printf("     %s: %s\n", cur->name, cur->note);
     }
     printf("litmus: %d of %d runs as expected (%d tests; sc, tso, pso with "
-           "and without reduction; arm, c11, c20)\n",
+           "and without reduction; arm, c11, c20, c11std)\n",
            runs - bad, runs, only_test ? 1 : (int)NTESTS);
     return bad ? 1 : 0;
 }

@@ -3,7 +3,7 @@
  *
  *   weft-sim                  the REPL (reads commands from stdin)
  *   weft-sim run FILE [--html OUT.html]   play a REPL script
- *   weft-sim explore --algo NAME --model sc|tso|pso|arm|c11|c20
+ *   weft-sim explore --algo NAME --model sc|tso|pso|arm|c11|c20|c11std
  *            --owner "push pop ..."
  *            [--thieves N] [--polls N] [--capacity N] [--preemptions K]
  *            [--reuse] [--naive] [--first] [--outcomes] [--max-execs N]
@@ -29,23 +29,22 @@
 
 static int usage(void)
 {
-    fprintf(
-        stderr,
-        "usage: weft-sim [run FILE [--html OUT.html]]\n"
-        "       weft-sim explore --algo NAME --model sc|tso|pso|arm|c11|c20 "
-        "--owner \"push push pop pop\"\n"
-        "                [--thieves N] [--polls N] [--capacity N] "
-        "[--preemptions K] [--reuse]\n"
-        "                [--naive] [--first] [--outcomes] [--max-execs N] "
-        "[--spins N]\n"
-        "                [--html OUT.html] [--scenario FILE] "
-        "[--mutate F:KIND:ORDER:TEXT:NEW]\n"
-        "       weft-sim test [-v] FILE...\n"
-        "       weft-sim crosscheck FILE...\n"
-        "       weft-sim litmus [-v] [--model M] [--test NAME]\n"
-        "       weft-sim algos\n"
-        "       weft-sim park [-v]\n"
-        "       weft-sim isa\n");
+    fprintf(stderr,
+            "usage: weft-sim [run FILE [--html OUT.html]]\n"
+            "       weft-sim explore --algo NAME --model "
+            "sc|tso|pso|arm|c11|c20|c11std --owner \"push push pop pop\"\n"
+            "                [--thieves N] [--polls N] [--capacity N] "
+            "[--preemptions K] [--reuse]\n"
+            "                [--naive] [--first] [--outcomes] [--max-execs N] "
+            "[--spins N]\n"
+            "                [--html OUT.html] [--scenario FILE] "
+            "[--mutate F:KIND:ORDER:TEXT:NEW]\n"
+            "       weft-sim test [-v] FILE...\n"
+            "       weft-sim crosscheck FILE...\n"
+            "       weft-sim litmus [-v] [--model M] [--test NAME]\n"
+            "       weft-sim algos\n"
+            "       weft-sim park [-v]\n"
+            "       weft-sim isa\n");
     return 2;
 }
 

@@ -100,7 +100,7 @@ int scenario_set(scenario *sc, const char *key, const char *v, char *err,
     } else if (strcmp(key, "model") == 0) {
         if ((sc->model = sim_model_parse(v)) < 0) {
             snprintf(err, n,
-                     "model must be sc, tso, pso, arm, c11 or c20, not "
+                     "model must be sc, tso, pso, arm, c11, c20 or c11std, not "
                      "'%s'",
                      v);
             return -1;

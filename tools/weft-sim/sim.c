@@ -176,8 +176,8 @@ const char *sim_value_name(const void *v, char buf[24])
     return buf;
 }
 
-static const char *const model_names[MODEL_COUNT] = {"sc",  "tso", "pso",
-                                                     "arm", "c11", "c20"};
+static const char *const model_names[MODEL_COUNT] = {
+    "sc", "tso", "pso", "arm", "c11", "c20", "c11std"};
 
 const char *sim_model_name(int m)
 {

@@ -31,7 +31,8 @@
 /* sc, tso and pso are machines with store buffers, explored by
  * interleaving (explore.c); arm, c11 and c20 are axiomatic models whose
  * executions are graphs (wmm.h).  c20 is c11 with C++20's release
- * sequences. */
+ * sequences; c11std is c11 with C11's own seq_cst rules (7.17.3) in place
+ * of RC11's. */
 enum sim_model {
     MODEL_SC,
     MODEL_TSO,
@@ -39,6 +40,7 @@ enum sim_model {
     MODEL_ARM,
     MODEL_C11,
     MODEL_C20,
+    MODEL_C11STD,
     MODEL_COUNT
 };
 #define SIM_GRAPH_MODEL(m) ((m) >= MODEL_ARM)

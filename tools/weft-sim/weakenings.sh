@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# The orders no model needs (docs/protocols.md D1, D4), weakened one at a
-# time and all at once, under arm, c11 and c20 on every scenario of the
-# scenario files: basic (2+2 ops), grow (3+3 from capacity 2), 3thieves,
-# pushn (wf_deque_push_n) and reuse.  One line per run:
+# The orders no model of RC11's family needs (docs/protocols.md D1, D4),
+# weakened one at a time and all at once, under arm, c11, c20 and c11std on
+# every scenario of the scenario files: basic (2+2 ops), grow (3+3 from
+# capacity 2), 3thieves, pushn (wf_deque_push_n) and reuse.  One line per
+# run ("caught": a counterexample, exit 1):
 #   weakening model scenario executions seconds status
 #   weakenings.sh WEFT_SIM [LIMIT]
 sim=$1 limit=${2:-300}
@@ -35,7 +36,7 @@ scenarios() { # NAME MODEL MUTATE-ARGS...
     run "$name" "$model" pushn "push2 pop push2 pop pop" 2 1 "$@"
     run "$name" "$model" reuse "push push pop push push pop" 2 2 --reuse "$@"
 }
-for model in arm c11 c20; do
+for model in arm c11 c20 c11std; do
     scenarios shipped $model
     scenarios slot-store $model --mutate $slot_store
     scenarios slot-load $model --mutate $slot_load

@@ -162,10 +162,11 @@ const sim_algo sim_weft_mutants[] = {
               "thief reads a grown ring's mask without happens-before, a "
               "data race; ARMv8 orders it by the address dependency)",
               relaxed_array_load, sim_weft_poll),
-    WEFT_ALGO("weft-poll-cas-acqrel", "-",
-              "poll: the seq_cst CAS on base becomes acq_rel (no model needs "
-              "it: RC11's fences carry the StoreLoad order; C11's fence rules "
-              "need it, docs/protocols.md D4)",
+    WEFT_ALGO("weft-poll-cas-acqrel", "c11std",
+              "poll: the seq_cst CAS on base becomes acq_rel (C11's fence "
+              "rules reach the CAS a thief read only through S: pop may miss "
+              "it and take the same task; RC11's fences need no S, "
+              "docs/protocols.md D4)",
               poll_cas_acqrel, sim_weft_poll),
     WEFT_ALGO("weft-pop-cas-relaxed", "-",
               "pop: the acq_rel CAS on base becomes relaxed (no model needs "

@@ -18,6 +18,10 @@
  *       stores included).
  *  c20  the same with C++20's release sequences (P0982R1): only RMWs
  *       continue one, as in GenMC's RC11.
+ *  c11std  c11 with C11's own seq_cst rules (ISO/IEC 9899:2011 7.17.3) in
+ *       place of RC11's psc: a total order S consistent with hb and co,
+ *       whose fence rules reach only the fence's own thread's accesses
+ *       (wmm_rc11.c).
  *  arm  ARMv8 (Pulte, Flur, Deacon, French, Sarkar, Sewell, "Simplifying
  *       ARM concurrency: multicopy-atomic axiomatic and operational models
  *       for ARMv8", POPL 2018), as herd7's aarch64.cat: internal (SC per
@@ -95,6 +99,8 @@ typedef struct wg {
 /* Whether a release sequence goes on through later stores of the same
  * thread to the location (C11: yes; C++20: no). */
 extern bool wg_rs_same_thread;
+/* c11std: C11's own seq_cst rules (7.17.3) instead of RC11's psc. */
+extern bool wg_psc_std;
 int wg_loc_of(wg *g, volatile void *addr); /* adds it; -1 when full */
 /* Append an event of thread t after its last one; views computed.  For
  * a write, cop is where it goes in co (1 = first after the initial

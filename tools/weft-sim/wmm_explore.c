@@ -526,6 +526,7 @@ int wmm_run(const explore_job *job, explore_result *res)
     RES = res;
     ok_fn = job->model == MODEL_ARM ? arm_ok : rc11_ok;
     wg_rs_same_thread = job->model != MODEL_C20;
+    wg_psc_std = job->model == MODEL_C11STD;
     outcomes = strset_new();
     since_fail = 0;
     struct timespec t0, t1;

@@ -363,11 +363,102 @@ static bool hb_before(const wg *g, int x, int y)
     return wg_hb(g, x, y);
 }
 
+/* ---- C11's own seq_cst rules (c11std) ----------------------------------
+ * ISO/IEC 9899:2011 7.17.3: one total order S of the seq_cst operations,
+ * consistent with happens-before and the modification orders; a seq_cst
+ * read sees the last seq_cst write before it in S (or a later one); and the
+ * fence rules, which relate a seq_cst fence only to the accesses of its own
+ * thread (sequenced before or after it):
+ *   a read B after a fence X sees the last seq_cst modification before X
+ *     in S, or a later one;
+ *   a seq_cst read B after a fence X in S sees the modifications
+ *     sequenced before X, or later ones;
+ *   with fences X before Y in S, a read after Y sees the modifications
+ *     before X, or later ones;
+ * and the same three for two modifications (C++ [atomics.order] states
+ * them; with them the model is no weaker).  Each rule says "not B before A
+ * in S" for some pair, so S exists iff the union of those pairs, with hb
+ * and co between seq_cst events, is acyclic.  RC11's psc differs in two
+ * ways: its fences are ordered through any hb;eco;hb path, not only the
+ * fence's own thread's accesses (so C11 allows more), and it need not
+ * contain hb (so C11 forbids more; RC11's repair for ARM and POWER). */
+bool wg_psc_std = false;
+
+/* Where e stands in its location's coherence order: a write at its own
+ * position, a read at the write it reads. */
+static int co_pos(const wg *g, int e)
+{
+    const wg_ev *E = &g->ev[e];
+    return E->type == WE_W ? E->cop : wg_cop(g, E->rf);
+}
+
+static bool psc_std_ok(const wg *g)
+{
+    int sc[64], k = 0;
+    for (int e = 0; e < g->n && k < 64; e++)
+        if (is_sc(&g->ev[e]))
+            sc[k++] = e;
+    if (k < 2)
+        return true;
+    /* For each seq_cst fence: per location, the lowest coherence position
+     * of the atomic accesses after it in its thread, and the highest of
+     * the writes before it. */
+    static int16_t lo[64][WG_MAX_LOC], hi[64][WG_MAX_LOC];
+    for (int i = 0; i < k; i++) {
+        const wg_ev *F = &g->ev[sc[i]];
+        if (F->type != WE_F)
+            continue;
+        for (int l = 0; l < g->nloc; l++)
+            lo[i][l] = 30000, hi[i][l] = -1;
+        for (int j = 0; j < g->nt[F->thread]; j++) {
+            int y = g->th[F->thread][j];
+            const wg_ev *Y = &g->ev[y];
+            if (Y->loc < 0 || (Y->flags & WEF_PLAIN))
+                continue;
+            int p = co_pos(g, y);
+            if (j > F->po && p < lo[i][Y->loc])
+                lo[i][Y->loc] = (int16_t)p;
+            if (j < F->po && Y->type == WE_W && p > hi[i][Y->loc])
+                hi[i][Y->loc] = (int16_t)p;
+        }
+    }
+    uint64_t adj[64] = {0};
+    for (int i = 0; i < k; i++) {
+        const wg_ev *A = &g->ev[sc[i]];
+        bool fa = A->type == WE_F;
+        for (int j = 0; j < k; j++) {
+            const wg_ev *B = &g->ev[sc[j]];
+            bool fb = B->type == WE_F, edge = false;
+            if (i == j)
+                continue;
+            if (wg_hb(g, sc[i], sc[j]))
+                edge = true; /* S is consistent with happens-before */
+            else if (!fa && !fb)
+                /* co, and a seq_cst read before the seq_cst writes after
+                 * the one it reads */
+                edge = B->type == WE_W && A->loc == B->loc &&
+                       co_pos(g, sc[i]) < B->cop;
+            else if (fa && !fb)
+                /* fence A, then an access before seq_cst write B in co */
+                edge = B->type == WE_W && lo[i][B->loc] < B->cop;
+            else if (!fa && fb)
+                /* access A before (in co) a write sequenced before B */
+                edge = co_pos(g, sc[i]) < hi[j][A->loc];
+            else
+                for (int l = 0; l < g->nloc && !edge; l++)
+                    edge = lo[i][l] < hi[j][l];
+            if (edge)
+                adj[i] |= (uint64_t)1 << j;
+        }
+    }
+    return acyclic(k, adj);
+}
+
 bool rc11_ok(const wg *g, int e)
 {
     if (!wg_coherent(g, e, hb_before))
         return false;
-    return !psc_relevant(g, e) || psc_ok(g);
+    return !psc_relevant(g, e) || (wg_psc_std ? psc_std_ok(g) : psc_ok(g));
 }
 
 void rc11_race(const wg *g, int e, char *msg, size_t n)

@@ -209,6 +209,7 @@ int wmm_replay_failure(const explore_job *job, const explore_result *res)
     if (!res->graph)
         return 0;
     wg_rs_same_thread = job->model != MODEL_C20;
+    wg_psc_std = job->model == MODEL_C11STD;
     wg_load(&F, res->graph);
     on_event = note_event;
     int pending;
