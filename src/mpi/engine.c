@@ -463,8 +463,7 @@ void wf__mpi_engine_wait(wf_mpi *m, int64_t *idle_since, int64_t *delay,
         *idle_since = now;
     if (now - *idle_since < m->poll_spin_ns) {
         if (now - *idle_since < SPIN_NO_YIELD_NS) {
-            for (int i = 0; i < 32; i++) /* a poll costs less than a yield */
-                cpu_relax();
+            cpu_relax(); /* and poll again: a poll costs less than a yield */
             return;
         }
         sched_yield(); /* let a thread that shares this core take its turn */
