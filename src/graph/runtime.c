@@ -168,7 +168,7 @@ int wf_graph_run_here(wf_graph *g, void (*fn)(void *ctx), void *ctx,
     unsigned n = 0;
     /* Acquire pairs with the exchange in wf__graph_cancel. */
     if (!wf_load_acquire(&g->cancelled))
-        n = wf__run_own_until(slot, wf__now_ns() + budget_ns);
+        n = wf__run_own_for(slot, budget_ns);
     wf__caller_leave(slot);
     return n > INT_MAX ? INT_MAX : (int)n;
 }

@@ -49,10 +49,10 @@ struct wf__worker *wf__caller_enter(wf_pool *pool);
 void wf__caller_leave(struct wf__worker *w);
 /* On w, the calling thread's slot or worker: run its own tasks (newest
  * first, as a worker does), answering a thief's request before each
- * (P2), until it has none left or the clock (CLOCK_MONOTONIC, ns) passes
- * deadline_ns.  Runs nothing it would have to steal.  Returns how many
- * tasks ran. */
-unsigned wf__run_own_until(struct wf__worker *w, uint64_t deadline_ns);
+ * (P2), until it has none left or budget_ns nanoseconds have passed
+ * since the first began (the clock is read only once a task ran).  Runs
+ * nothing it would have to steal.  Returns how many tasks ran. */
+unsigned wf__run_own_for(struct wf__worker *w, uint64_t budget_ns);
 
 /* Was pool made before a fork() of this process (its threads are not
  * here)? */

@@ -36,9 +36,10 @@
 #define RECEIVE_BATCH 64
 #define FREE_BUFS_MAX 16  /* data buffers a channel keeps for reuse */
 #define RUN_HERE_NS 50000 /* graph work per pass run on the engine's thread */
-/* After the last event, the first polls do not yield: a message that
- * comes within this time is seen at once, not after a system call. */
-#define SPIN_NO_YIELD_NS 20000
+/* After the last event, the first polls do not yield, nor read the clock:
+ * a message that comes meanwhile (some 10-20 us) is seen at once, not
+ * after a system call. */
+#define QUICK_POLLS 64
 
 static inline void cpu_relax(void)
 {
@@ -330,7 +331,7 @@ static bool step(wf_mpi *m)
     if (m->mode != WF_MPI_MULTIPLE)
         busy |= post_outbox(m);
     busy |= receive(m);
-    busy |= wf__mpi_deliver(m, wf__mpi_now_ns());
+    busy |= m->ready != NULL && wf__mpi_deliver(m, wf__mpi_now_ns());
     busy |= handle_cancel(m);
     /* Relaxed (mpi_impl.h, quiet); read first, so that traffic while
      * not quiet writes nothing. */
@@ -458,14 +459,18 @@ void wf__mpi_kick(wf_mpi *m)
 void wf__mpi_engine_wait(wf_mpi *m, int64_t *idle_since, int64_t *delay,
                          int64_t wake_at)
 {
+    static _Thread_local unsigned quick; /* polls since the last event */
+    if (*idle_since == 0) {
+        *idle_since = wf__mpi_now_ns();
+        quick = 0;
+    }
+    if (quick < QUICK_POLLS) {
+        quick++;
+        cpu_relax(); /* and poll again: a poll costs less than a yield */
+        return;
+    }
     int64_t now = wf__mpi_now_ns();
-    if (*idle_since == 0)
-        *idle_since = now;
     if (now - *idle_since < m->poll_spin_ns) {
-        if (now - *idle_since < SPIN_NO_YIELD_NS) {
-            cpu_relax(); /* and poll again: a poll costs less than a yield */
-            return;
-        }
         sched_yield(); /* let a thread that shares this core take its turn */
         return;
     }

@@ -63,17 +63,19 @@ void wf__caller_leave(wf__worker *w)
     wf_store_release(&w->occupied, 0); /* pairs with the CAS in enter */
 }
 
-unsigned wf__run_own_until(wf__worker *w, uint64_t deadline_ns)
+unsigned wf__run_own_for(wf__worker *w, uint64_t budget_ns)
 {
     unsigned n = 0;
+    uint64_t deadline = 0;
     for (;;) {
         wf__answer_request(w); /* a spinning thief may take the older half */
         wf_task *t = wf__pop_own(w);
         if (t == NULL)
             return n;
+        if (n++ == 0)
+            deadline = wf__now_ns() + budget_ns;
         wf__run_own(w, t);
-        n++;
-        if (wf__now_ns() >= deadline_ns)
+        if (wf__now_ns() >= deadline)
             return n;
     }
 }
