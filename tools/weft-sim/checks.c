@@ -35,12 +35,24 @@ static void owner_takes(int *stack, int *n, int got)
     (*n)--;
 }
 
-static void check_owner_lifo(const int *drained, int ndrained)
+/* The owner's operations in order: thread 0's, then those of the thread
+ * the deque was handed to (a change of owner), if any. */
+static const sim_op *owner_op(int i)
 {
     const sim_thread *o = &S.th[0];
+    if (i < o->nprog)
+        return &o->prog[i];
+    i -= o->nprog;
+    if (S.handoff_thread > 0 && i < S.th[S.handoff_thread].nprog)
+        return &S.th[S.handoff_thread].prog[i];
+    return NULL;
+}
+
+static void check_owner_lifo(const int *drained, int ndrained)
+{
     int stack[SIM_MAX_VALUES], n = 0;
-    for (int i = 0; i < o->nprog && !S.fail[0]; i++) {
-        const sim_op *op = &o->prog[i];
+    const sim_op *op;
+    for (int i = 0; (op = owner_op(i)) != NULL && !S.fail[0]; i++) {
         for (int j = 0;
              op->kind == OP_PUSH && op->status == 0 &&
              j < (op->count > 1 ? op->count : 1) && n < SIM_MAX_VALUES;
@@ -57,6 +69,8 @@ static void check_thief_fifo(const int *left)
 {
     for (int t = 1; t < S.nthreads && !S.fail[0]; t++) {
         int last = -1;
+        if (t == S.handoff_thread)
+            continue;
         for (int i = 0; i < S.th[t].nprog; i++) {
             const sim_op *op = &S.th[t].prog[i];
             int y = op->status == WF_POLL_TAKEN ? sim_value_index(op->got) : -1;
@@ -87,10 +101,9 @@ static void order_checks(const int *left, const int *drained, int ndrained)
         return;
     for (int v = 0; v < SIM_MAX_VALUES; v++)
         push_rank[v] = pop_at[v] = -1;
-    const sim_thread *o = &S.th[0];
     int rank = 0;
-    for (int i = 0; i < o->nprog; i++) {
-        const sim_op *op = &o->prog[i];
+    const sim_op *op;
+    for (int i = 0; (op = owner_op(i)) != NULL; i++) {
         for (int j = 0; op->kind == OP_PUSH && op->status == 0 &&
                         j < (op->count > 1 ? op->count : 1);
              j++)

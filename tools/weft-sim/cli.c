@@ -217,6 +217,19 @@ static int run_scenario(const scenario *sc, bool quiet, explore_result *res)
 {
     explore_job job;
     scenario_job(sc, &job);
+    if (job.nthreads > SIM_MAX_THREADS) {
+        fprintf(stderr,
+                "weft-sim: a change of owner (|) takes a thread: at most %d "
+                "thieves with it\n",
+                SIM_MAX_THREADS - 2);
+        memset(res, 0, sizeof *res);
+        return 2;
+    }
+    if (sc->replay && sc->handoff >= 0) { /* the REPL has one owner */
+        fprintf(stderr, "weft-sim: --replay: the REPL cannot change owner\n");
+        memset(res, 0, sizeof *res);
+        return 2;
+    }
     char d[256];
     scenario_describe(sc, d, sizeof d);
     if (!quiet)

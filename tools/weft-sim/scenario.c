@@ -18,6 +18,7 @@ void scenario_defaults(scenario *sc)
     sc->preemptions = -1;
     sc->expect = -1;
     sc->spins = 2;
+    sc->handoff = -1;
 }
 
 static int parse_int(const char *v, int lo, int hi, int *out)
@@ -33,6 +34,7 @@ static int parse_int(const char *v, int lo, int hi, int *out)
 static int parse_owner(scenario *sc, const char *v, char *err, size_t n)
 {
     sc->nowner = 0;
+    sc->handoff = -1;
     const char *p = v;
     while (*p) {
         while (isspace((unsigned char)*p) || *p == ',')
@@ -44,7 +46,13 @@ static int parse_owner(scenario *sc, const char *v, char *err, size_t n)
             snprintf(err, n, "owner: at most %d operations", SIM_MAX_OPS);
             return -1;
         }
-        if (k == 4 && strncmp(p, "push", 4) == 0) {
+        if (k == 1 && *p == '|') {
+            if (sc->handoff >= 0) {
+                snprintf(err, n, "owner: one '|' (change of owner) at most");
+                return -1;
+            }
+            sc->handoff = sc->nowner;
+        } else if (k == 4 && strncmp(p, "push", 4) == 0) {
             sc->owner_count[sc->nowner] = 1;
             sc->owner_ops[sc->nowner++] = OP_PUSH;
         } else if (k == 5 && strncmp(p, "push", 4) == 0 && p[4] >= '2' &&
@@ -54,7 +62,8 @@ static int parse_owner(scenario *sc, const char *v, char *err, size_t n)
         } else if (k == 3 && strncmp(p, "pop", 3) == 0)
             sc->owner_ops[sc->nowner++] = OP_POP;
         else {
-            snprintf(err, n, "owner: '%.*s' is not push, push2..push%d or pop",
+            snprintf(err, n,
+                     "owner: '%.*s' is not push, push2..push%d, pop or |",
                      (int)k, p, SIM_MAX_PUSH_N);
             return -1;
         }
@@ -208,13 +217,29 @@ int scenario_load(scenario *sc, const char *path, char *err, size_t n)
     return rc;
 }
 
+/* With a change of owner ("|" in owner), the owner's operations after it
+ * run on one more thread, owner2, once its acquire load of the handoff
+ * word reads the owner's release store of it (after its last operation);
+ * when it reads the initial value, the deque never reached owner2 and its
+ * operations do nothing. */
 static void setup(const explore_job *job)
 {
     const scenario *sc = job->ctx;
-    for (int i = 0; i < sc->nowner; i++)
-        sim_add_op(0, (sim_op){.kind = sc->owner_ops[i],
-                               .value = -1,
-                               .count = sc->owner_count[i]});
+    int h = sc->handoff >= 0 ? sc->thieves + 1 : 0;
+    S.handoff_thread = h;
+    for (int i = 0; i < sc->nowner; i++) {
+        if (h && i == sc->handoff)
+            sim_add_op(h, (sim_op){.kind = OP_CALL, .call = sim_handoff_take});
+        sim_add_op(h && i >= sc->handoff ? h : 0,
+                   (sim_op){.kind = sc->owner_ops[i],
+                            .value = -1,
+                            .count = sc->owner_count[i],
+                            .if_owner = h && i >= sc->handoff});
+    }
+    if (h && sc->handoff == sc->nowner)
+        sim_add_op(h, (sim_op){.kind = OP_CALL, .call = sim_handoff_take});
+    if (h)
+        sim_add_op(0, (sim_op){.kind = OP_CALL, .call = sim_handoff_give});
     for (int t = 1; t <= sc->thieves; t++)
         for (int i = 0; i < sc->polls; i++)
             sim_add_op(t, (sim_op){.kind = OP_POLL});
@@ -237,7 +262,14 @@ static void outcome(char *buf, size_t n)
                                   (unsigned long long)S.th[t].reads_hash);
         for (int i = 0; i < S.th[t].nprog && k < n; i++) {
             const sim_op *op = &S.th[t].prog[i];
-            if (op->kind == OP_PUSH)
+            if (op->kind == OP_CALL)
+                k += (size_t)snprintf(buf + k, n - k, " %s",
+                                      op->call == sim_handoff_give ? "hand-over"
+                                      : S.handed                   ? "took-over"
+                                                 : "not-handed");
+            else if (op->if_owner && !S.handed)
+                continue;
+            else if (op->kind == OP_PUSH)
                 for (int j = 0; j < (op->count > 1 ? op->count : 1) && k < n;
                      j++)
                     k += (size_t)snprintf(buf + k, n - k, "%s%c",
@@ -276,7 +308,7 @@ void scenario_job(const scenario *sc, explore_job *job)
     memset(job, 0, sizeof *job);
     job->algo = scenario_algo(sc);
     job->model = sc->model;
-    job->nthreads = 1 + sc->thieves;
+    job->nthreads = 1 + sc->thieves + (sc->handoff >= 0);
     job->capacity = sc->capacity;
     job->reuse = sc->reuse;
     job->setup = setup;
@@ -301,13 +333,16 @@ void scenario_describe(const scenario *sc, char *out, size_t n)
                          scenario_algo(sc)->name, sim_model_name(sc->model));
     for (int i = 0; i < sc->nowner && k < n; i++)
         k += (size_t)snprintf(
-            out + k, n - k, "%s%s", i ? " " : "",
+            out + k, n - k, "%s%s%s", i ? " " : "",
+            i == sc->handoff ? "| " : "",
             sc->owner_ops[i] == OP_PUSH
                 ? (sc->owner_count[i] > 1
                        ? (const char *[]){"", "", "push2", "push3",
                                           "push4"}[sc->owner_count[i]]
                        : "push")
                 : "pop");
+    if (k < n && sc->handoff == sc->nowner)
+        k += (size_t)snprintf(out + k, n - k, " |");
     if (k < n)
         snprintf(out + k, n - k, "\", %d thie%s x %d poll%s, capacity %d%s%s",
                  sc->thieves, sc->thieves == 1 ? "f" : "ves", sc->polls,

@@ -15,6 +15,7 @@ typedef struct scenario {
     int owner_ops[SIM_MAX_OPS];   /* OP_PUSH / OP_POP */
     int owner_count[SIM_MAX_OPS]; /* push: tasks at once ("push2": 2) */
     int nowner;
+    int handoff; /* "|" in owner: ops from here run on a new owner; -1 */
     int thieves, polls, capacity;
     bool reuse, naive, first, outcomes;
     bool reads;      /* outcomes include a hash of every value read */

@@ -23,6 +23,10 @@ static size_t arena_used;
  * read every one of its flags (acquire), as a join does. */
 static _Alignas(64) uint64_t contents[SIM_MAX_VALUES];
 static _Alignas(64) _Atomic int64_t done_flag[SIM_MAX_VALUES];
+/* A change of owner: the deque passes from one thread to another through
+ * a release store and an acquire load of this word, as a caller slot's
+ * deque passes from one caller to the next. */
+static _Alignas(64) _Atomic int64_t handoff_word;
 
 /* Objects reached through a pointer (arm's address dependencies). */
 #define MAX_OBJECTS 64
@@ -196,7 +200,21 @@ const char *sim_thread_name(int t)
 {
     static const char *const n[SIM_MAX_THREADS] = {"owner", "T1", "T2", "T3",
                                                    "T4"};
+    if (t > 0 && t == S.handoff_thread)
+        return "owner2";
     return t >= 0 && t < SIM_MAX_THREADS ? n[t] : "?";
+}
+
+void sim_handoff_give(int thread)
+{
+    (void)thread;
+    wf_store_release(&handoff_word, 1);
+}
+
+void sim_handoff_take(int thread)
+{
+    (void)thread;
+    S.handed = wf_load_acquire(&handoff_word) == 1;
 }
 
 void sim_failf(const char *fmt, ...)
@@ -292,6 +310,11 @@ static void run_op(int t, sim_op *op)
 {
     const sim_algo *al = S.algo;
     void *x = NULL;
+    if (op->if_owner && !S.handed) { /* the deque never reached this thread */
+        op->status = -1;
+        op->done = true;
+        return;
+    }
     switch (op->kind) {
     case OP_PUSH: run_push(op); break;
     case OP_POP:
@@ -387,6 +410,8 @@ int sim_reset(const sim_algo *algo, int model, int nthreads, int capacity)
         done_flag[v] = 0;
         sim_register_object((uint64_t)(uintptr_t)SIM_VALUE(v), &contents[v], 8);
     }
+    handoff_word = 0;
+    sim_register_name(&handoff_word, "handoff");
     S.base_max = INT64_MIN;
     if (algo && algo->init && algo->init(capacity) != 0)
         return -1;

@@ -83,6 +83,7 @@ typedef struct sim_op {
     int more[SIM_MAX_PUSH_N - 1]; /* ...the values after the first        */
     void (*call)(int thread);     /* OP_CALL: a thread body (litmus, park)   */
     bool straight; /* OP_CALL: straight-line code, no branch on a load */
+    bool if_owner; /* run only if the thread received the deque (handoff) */
     int status;    /* poll: WF_POLL_*; push: 0 or an error             */
     void *got;     /* pop/poll: what it returned                        */
     bool done;
@@ -151,6 +152,10 @@ typedef struct sim_state {
     bool reuse;       /* push a value already taken (frame reuse)    */
     int64_t base_max; /* largest base written to memory so far       */
     char fail[256];   /* first failure of this execution, or ""     */
+    /* a change of owner: the thread the deque is handed to (0: none), and
+     * whether its acquire read of the handoff saw it */
+    int handoff_thread;
+    bool handed;
     /* output */
     bool logging;
     void (*on_step)(const sim_step_info *);
@@ -168,6 +173,11 @@ extern sim_state S;
 int sim_reset(const sim_algo *algo, int model, int nthreads, int capacity);
 /* Queue an operation on a thread (it starts when the thread is idle). */
 void sim_add_op(int thread, sim_op op);
+/* A change of owner (OP_CALL bodies): the owner's release store of the
+ * handoff word after its last operation, and the new owner's acquire load
+ * of it, which decides whether its operations (if_owner) run. */
+void sim_handoff_give(int thread);
+void sim_handoff_take(int thread);
 /* Let idle threads with queued operations run to their first access. */
 void sim_start_ops(void);
 bool sim_proc_enabled(int pid);
