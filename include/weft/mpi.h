@@ -40,8 +40,12 @@
  * with MPI_THREAD_SERIALIZED the progress thread makes every MPI call;
  * with MPI_THREAD_FUNNELED (and SINGLE) no other thread may call MPI, so
  * messages move only while the main thread is inside wf_mpi_graph_wait_all
- * or wf_mpi_progress.  The progress thread sleeps when nothing happens,
- * polling less and less often (MPI has no blocking wait that sleeps).
+ * or wf_mpi_progress.  Inside wf_mpi_graph_wait_all the calling thread
+ * does the progress thread's work meanwhile.  The thread that receives a
+ * message runs the work it starts (the successors' bodies, and the sends
+ * they make) before it polls again, so bodies may run on it.  The
+ * progress thread sleeps when nothing happens, polling less and less
+ * often (MPI has no blocking wait that sleeps).
  *
  * Errors.  0 or a negative WF_E... code, as everywhere in weft.  MPI errors
  * are handled by the communicator's error handler (by default, MPI aborts);
@@ -83,9 +87,10 @@ typedef struct wf_mpi_config {
                              wf_mpi_graph_wait_all has found it over, up
                              to WEFT_MPI_POLL_IDLE_US, else 1 s) */
     unsigned poll_spin_us; /* after the last event, microseconds of
-                             polling (yielding the CPU between polls)
-                             before the first sleep; 0:
-                             WEFT_MPI_POLL_SPIN_US, else 100 */
+                             polling (back to back at first, then
+                             yielding the CPU between polls) before the
+                             first sleep; 0: WEFT_MPI_POLL_SPIN_US, else
+                             100 */
     wf_mpi_mode mode;      /* WF_MPI_AUTO (0) or a lower mode */
 } wf_mpi_config;
 
@@ -191,7 +196,9 @@ WF_API int wf_mpi_receiver_create(wf_node **out, wf_mpi *m, int source,
  * Collective over comm (the communicator given to wf_mpi_create for g;
  * every rank calls it with its own graph), called after this rank's own
  * puts from outside the graph.  The calling thread takes part in the
- * local graph's work as in wf_graph_wait_for_all.  Returns 0, or the same
+ * local graph's work: it receives and runs what messages start (the
+ * progress thread waits meanwhile), and waits as wf_graph_wait_for_all
+ * does while the graph is busy with other work.  Returns 0, or the same
  * error on every rank: the first error of a body on the lowest rank that
  * failed (a rank whose graph was cancelled by wf_graph_cancel: WF_ECANCELED),
  * WF_ESIZE (two ends of a channel disagree on the message size), WF_ENOENT
