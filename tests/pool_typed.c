@@ -18,6 +18,9 @@
  *               and WF_RUN, and untyped tasks that call WF_RUN: every
  *               value right.
  * void_args     WF_VOID_TASK, and a task of five parameters.
+ * registers     integers, doubles and a long double live across spawns
+ *               and syncs whose slow paths run (frames published and
+ *               stolen, 4 threads): the value equals the sequential one.
  * errors        WF_RUN on no pool is WF_EINVAL; a sync that names another
  *               task type aborts with a message (a child process). */
 #include <signal.h>
@@ -103,6 +106,70 @@ static void tree_sum(void)
     CHECK_EQ(run, spawns);
     printf("    tree: %llu spawns, %llu steals\n", (unsigned long long)spawns,
            (unsigned long long)steals);
+    CHECK_OK(wf_pool_destroy(p));
+}
+
+/* ---- registers: values live across the slow paths --------------------- */
+
+/* The body's arithmetic, shared by the typed task and the sequential
+ * reference: integers, doubles and a long double (x87) that the body keeps
+ * across its spawn and its sync, whatever registers the compiler gives
+ * them, so a slow path that changed one would change the result. */
+#define REGS_BODY(SPAWN, CALL, SYNC)                                           \
+    if (d == 0) {                                                              \
+        volatile unsigned long sink = spin((unsigned long)x);                  \
+        (void)sink;                                                            \
+        return x;                                                              \
+    }                                                                          \
+    long i = (long)x ^ d;                                                      \
+    unsigned long u = (unsigned long)d * 0x9e3779b97f4a7c15u;                  \
+    double a = x * 1.25 + d;                                                   \
+    long double la = (long double)x / 3.0L;                                    \
+    SPAWN;                                                                     \
+    double b = CALL;                                                           \
+    double c = SYNC;                                                           \
+    return a + b * 0.5 + c + (double)(la * 0.5L) + (double)(i & 7) +           \
+           (double)(u % 11)
+
+static double regs_seq(int d, double x)
+{
+    REGS_BODY((void)0, regs_seq(d - 1, x * 0.5), regs_seq(d - 1, x + 1.0));
+}
+
+WF_TASK(double, regs, int, d, double, x)
+{
+    REGS_BODY(WF_SPAWN(regs, d - 1, x + 1.0), WF_CALL(regs, d - 1, x * 0.5),
+              WF_SYNC(regs));
+}
+
+static void regs_counts(wf_pool *p, uint64_t *publishes, uint64_t *steals)
+{
+    wf_worker_stats st[64];
+    int slots = wf_pool_stats(p, st, 64);
+    *publishes = *steals = 0;
+    for (int i = 0; i < slots; i++) {
+        *publishes += st[i].publishes;
+        *steals += st[i].steals;
+    }
+}
+
+static void live_registers(void)
+{
+    double want = regs_seq(12, 1.0);
+    wf_pool *p = check_pool(4);
+    uint64_t publishes = 0, steals = 0;
+    /* Until the spawns' and the syncs' slow paths have run (frames
+     * published at requests, and stolen), at least 5 runs. */
+    for (int k = 0; k < 5 || ((publishes == 0 || steals == 0) && k < 200);
+         k++) {
+        double r = 0;
+        CHECK_OK(WF_RUN(p, regs, &r, 12, 1.0));
+        CHECK_MSG(r == want, "run %d: %.17g, not %.17g", k, r, want);
+        regs_counts(p, &publishes, &steals);
+    }
+    CHECK(publishes > 0 && steals > 0);
+    printf("    registers: %llu publishes, %llu steals\n",
+           (unsigned long long)publishes, (unsigned long long)steals);
     CHECK_OK(wf_pool_destroy(p));
 }
 
@@ -387,9 +454,11 @@ static void errors(void)
 }
 
 static const check_scenario scenarios[] = {
-    {"fib", fib_values},      {"tree", tree_sum},      {"wide", wide_segments},
-    {"deep", deep_chain},     {"mixed", mixed_layers}, {"random", random_trees},
-    {"void_args", void_args}, {"errors", errors},
+    {"fib", fib_values},           {"tree", tree_sum},
+    {"wide", wide_segments},       {"deep", deep_chain},
+    {"mixed", mixed_layers},       {"random", random_trees},
+    {"void_args", void_args},      {"errors", errors},
+    {"registers", live_registers},
 };
 
 int main(int argc, char **argv)

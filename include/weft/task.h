@@ -191,22 +191,100 @@ WF_API __attribute__((cold, noreturn)) void wf__tsync_mismatch(wf__tslot *s);
 #define WF__STATIC_ASSERT _Static_assert
 #endif
 
-/* s at or past w's tlimit: the typed spawn's one test (P9), a relaxed
- * load of tlimit.  On x86-64 the compare reads it from memory: an aligned
- * 8-byte load is single-copy atomic there, and gcc, which does not fold
- * an atomic load into a compare, would otherwise keep its address in one
- * more callee-saved register of every typed body.  Under ThreadSanitizer,
- * which must see the load, the atomic one. */
+/* Jump to label if s is at or past w's tlimit: the typed spawn's one test
+ * (P9), a relaxed load of tlimit.  On x86-64 one compare with memory and a
+ * branch, in asm: an aligned 8-byte load is single-copy atomic there; gcc
+ * does not fold an atomic load into a compare, and would keep tlimit's
+ * address in one more callee-saved register of every typed body; and a
+ * branch in asm keeps the body's loop laid out with the test on top.
+ * Under ThreadSanitizer, which must see the load, the atomic one. */
 #if defined(__x86_64__) && !defined(__ILP32__) && !defined(WF__TSAN)
-#define WF__TSPAWN_FULL(w, s)                                                  \
+#define WF__TSPAWN_CHECK(w, s, label)                                          \
+    __asm__ goto("cmpq %1, %0\n\tjae %l2"                                      \
+                 :                                                             \
+                 : "r"(s), "m"((w)->tlimit)                                    \
+                 : "cc"                                                        \
+                 : label)
+#else
+#define WF__TSPAWN_CHECK(w, s, label)                                          \
+    do {                                                                       \
+        if (__builtin_expect((uintptr_t)(s) >=                                 \
+                                 (uintptr_t)WF__LOAD_RELAXED(&(w)->tlimit),    \
+                             0))                                               \
+            goto label;                                                        \
+    } while (0)
+#endif
+
+/* How a typed body reaches its slow paths.  On x86-64 ELF (but under
+ * ThreadSanitizer) through thunks (src/pool/typed.c) that keep every
+ * general register but r10 and r11: a body then keeps its values in
+ * caller-saved registers across a spawn and a sync, instead of in
+ * callee-saved ones that every call of it, leaves included, would push and
+ * pop.  The asm says what the thunk's C code may change: memory, the
+ * flags, and the vector, x87 and mask registers (the compiler keeps no
+ * value in those across it).  A thunk is entered by a jump through the
+ * GOT (no PLT stub, which could change r11), with the address to come
+ * back to in r11, so the caller's red zone and stack are untouched and the
+ * thunk's unwind information finds the caller (an indirect jump's target
+ * starts with endbr64 under -fcf-protection).
+ * APX's extra registers are not listed: those builds use the calls. */
+#if defined(__x86_64__) && !defined(__ILP32__) && defined(__ELF__) &&          \
+    !defined(WF__TSAN) && !defined(__APX_F__)
+WF_API void wf__tspawn_thunk(void);
+WF_API void wf__tsync_thunk(void);
+#if defined(__CET__) && (__CET__ & 1)
+#define WF__ENDBR "endbr64\n\t"
+#else
+#define WF__ENDBR ""
+#endif
+#ifdef __AVX512F__
+#define WF__AVX512_CLOBBERS                                                    \
+    , "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",  \
+        "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30",         \
+        "xmm31", "k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7"
+#else
+#define WF__AVX512_CLOBBERS
+#endif
+#define WF__THUNK_CLOBBERS                                                     \
+    "cc", "memory", "r10", "r11", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4",      \
+        "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",     \
+        "xmm13", "xmm14", "xmm15", "st", "st(1)", "st(2)", "st(3)", "st(4)",   \
+        "st(5)", "st(6)", "st(7)", "mm0", "mm1", "mm2", "mm3", "mm4", "mm5",   \
+        "mm6", "mm7" WF__AVX512_CLOBBERS
+#define WF__THUNK_CALL(thunk)                                                  \
+    "lea 1f(%%rip), %%r11\n\t"                                                 \
+    "jmp *" #thunk "@GOTPCREL(%%rip)\n"                                        \
+    "1:\n\t" WF__ENDBR
+#define WF__TSPAWN_SLOW(w, s)                                                  \
     __extension__({                                                            \
-        int full_;                                                             \
-        __asm__("cmpq %2, %1" : "=@ccae"(full_) : "r"(s), "m"((w)->tlimit));   \
-        full_;                                                                 \
+        wf__tslot *ts_ = (s);                                                  \
+        __asm__ volatile(WF__THUNK_CALL(wf__tspawn_thunk)                      \
+                         : "+S"(ts_)                                           \
+                         : "D"(w)                                              \
+                         : WF__THUNK_CLOBBERS);                                \
+        ts_;                                                                   \
+    })
+#define WF__TSYNC_SLOW(w, s, run)                                              \
+    __extension__({                                                            \
+        wf__tslot *ts_ = (s);                                                  \
+        __asm__ volatile(WF__THUNK_CALL(wf__tsync_thunk)                       \
+                         : "+S"(ts_)                                           \
+                         : "D"(w), "d"(run)                                    \
+                         : WF__THUNK_CLOBBERS);                                \
+        ts_;                                                                   \
+    })
+/* The runner's address, made where it is stored: gcc would otherwise keep
+ * it in a callee-saved register of the body. */
+#define WF__RUNNER(fn)                                                         \
+    __extension__({                                                            \
+        wf_task_fn r_;                                                         \
+        __asm__ volatile("lea %c1(%%rip), %0" : "=r"(r_) : "i"(fn));           \
+        r_;                                                                    \
     })
 #else
-#define WF__TSPAWN_FULL(w, s)                                                  \
-    ((uintptr_t)(s) >= (uintptr_t)WF__LOAD_RELAXED(&(w)->tlimit))
+#define WF__TSPAWN_SLOW(w, s) wf__tspawn_slow((w), (s))
+#define WF__TSYNC_SLOW(w, s, run) wf__tsync_slow((w), (s), (run))
+#define WF__RUNNER(fn) (fn)
 #endif
 
 /* The hidden parameters of a typed body. */
@@ -250,12 +328,16 @@ WF_API __attribute__((cold, noreturn)) void wf__tsync_mismatch(wf__tslot *s);
         wf__tslot *s_ = *tp_;                                                  \
         /* One test for a full segment and a thief's request: tlimit is     \
          * the segment's end, or NULL.  Relaxed: a request is a hint (P9). */  \
-        if (__builtin_expect(WF__TSPAWN_FULL(w_, s_), 0))                      \
-            s_ = wf__tspawn_slow(w_, s_);                                      \
+        WF__TSPAWN_CHECK(w_, s_, slow_);                                       \
+    fill_:;                                                                    \
         wf__f_##name *f_ = (wf__f_##name *)s_->data;                           \
         WF__EACH(WF__WRITE_, name, ##__VA_ARGS__)                              \
-        s_->task.fn = wf__r_##name;                                            \
+        s_->task.fn = WF__RUNNER(wf__r_##name);                                \
         *tp_ = s_ + 1;                                                         \
+        return;                                                                \
+    slow_:                                                                     \
+        s_ = WF__TSPAWN_SLOW(w_, s_);                                          \
+        goto fill_;                                                            \
     }                                                                          \
     static inline __attribute__((always_inline, unused))                       \
     V wf__y_##name(struct wf__fast *w_, wf__tslot **tp_)                       \
@@ -270,7 +352,7 @@ WF_API __attribute__((cold, noreturn)) void wf__tsync_mismatch(wf__tslot *s);
             CALLRET(wf__b_##name(                                              \
                 w_, s_ WF__EACH(WF__READ_, name, ##__VA_ARGS__)));             \
         }                                                                      \
-        *tp_ = wf__tsync_slow(w_, s_, wf__r_##name);                           \
+        *tp_ = WF__TSYNC_SLOW(w_, s_, wf__r_##name);                           \
         VALRET(((wf__f_##name *)s_->data)->wf__res);                           \
     }                                                                          \
     static inline __attribute__((unused)) int wf__g_##name(                    \
