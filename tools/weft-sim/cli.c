@@ -225,6 +225,11 @@ static int run_scenario(const scenario *sc, bool quiet, explore_result *res)
         memset(res, 0, sizeof *res);
         return 2;
     }
+    if (sc->lb && (!SIM_GRAPH_MODEL(sc->model) || sc->model == MODEL_ARM)) {
+        fprintf(stderr, "weft-sim: --lb: only under c11, c20 or c11std\n");
+        memset(res, 0, sizeof *res);
+        return 2;
+    }
     if (sc->replay && sc->handoff >= 0) { /* the REPL has one owner */
         fprintf(stderr, "weft-sim: --replay: the REPL cannot change owner\n");
         memset(res, 0, sizeof *res);

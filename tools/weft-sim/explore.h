@@ -22,6 +22,9 @@ typedef struct explore_job {
     int nthreads;
     int capacity;
     bool reuse;
+    /* c11, c20, c11std: allow load buffering (po U rf cycles) in the
+     * algorithms' code, that is, drop RC11's no-thin-air axiom. */
+    bool lb;
     /* Queue each thread's operations (called after every reset). */
     void (*setup)(const struct explore_job *);
     const void *ctx;

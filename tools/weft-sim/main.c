@@ -36,7 +36,7 @@ static int usage(void)
             "                [--thieves N] [--polls N] [--capacity N] "
             "[--preemptions K] [--reuse]\n"
             "                [--naive] [--first] [--outcomes] [--max-execs N] "
-            "[--spins N]\n"
+            "[--spins N] [--lb]\n"
             "                [--html OUT.html] [--scenario FILE] "
             "[--mutate F:KIND:ORDER:TEXT:NEW]\n"
             "       weft-sim test [-v] FILE...\n"

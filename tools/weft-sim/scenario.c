@@ -72,8 +72,8 @@ static int parse_owner(scenario *sc, const char *v, char *err, size_t n)
     return 0;
 }
 
-static const char *const flags[] = {"reuse",    "naive", "first",
-                                    "outcomes", "reads", "duplicates"};
+static const char *const flags[] = {"reuse", "naive",      "first", "outcomes",
+                                    "reads", "duplicates", "lb"};
 
 bool scenario_key_has_value(const char *key)
 {
@@ -98,6 +98,8 @@ int scenario_set(scenario *sc, const char *key, const char *v, char *err,
         sc->outcomes = sc->reads = true;
     else if (strcmp(key, "duplicates") == 0)
         sc->duplicates = true;
+    else if (strcmp(key, "lb") == 0)
+        sc->lb = true;
     else if (v == NULL) {
         snprintf(err, n, "%s needs a value", key);
         return -1;
@@ -311,6 +313,7 @@ void scenario_job(const scenario *sc, explore_job *job)
     job->nthreads = 1 + sc->thieves + (sc->handoff >= 0);
     job->capacity = sc->capacity;
     job->reuse = sc->reuse;
+    job->lb = sc->lb;
     job->setup = setup;
     job->ctx = sc;
     job->deque_checks = true;
@@ -344,8 +347,9 @@ void scenario_describe(const scenario *sc, char *out, size_t n)
     if (k < n && sc->handoff == sc->nowner)
         k += (size_t)snprintf(out + k, n - k, " |");
     if (k < n)
-        snprintf(out + k, n - k, "\", %d thie%s x %d poll%s, capacity %d%s%s",
+        snprintf(out + k, n - k, "\", %d thie%s x %d poll%s, capacity %d%s%s%s",
                  sc->thieves, sc->thieves == 1 ? "f" : "ves", sc->polls,
                  sc->polls == 1 ? "" : "s", sc->capacity,
-                 sc->reuse ? ", reuse" : "", sc->naive ? ", no reduction" : "");
+                 sc->reuse ? ", reuse" : "", sc->naive ? ", no reduction" : "",
+                 sc->lb ? ", load buffering" : "");
 }

@@ -20,6 +20,7 @@ typedef struct scenario {
     bool reuse, naive, first, outcomes;
     bool reads;      /* outcomes include a hash of every value read */
     bool duplicates; /* arm, c11, c20: count graphs reached twice */
+    bool lb;         /* c11, c20, c11std: no no-thin-air axiom      */
     int spins; /* iterations a reference algorithm's retry loop may make */
     int preemptions; /* -1: none */
     long max_execs;

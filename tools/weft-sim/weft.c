@@ -123,19 +123,19 @@ const sim_algo sim_weft_mutants[] = {
               "pop: the seq_cst fence between the store of top and the load "
               "of base is skipped (no StoreLoad)",
               no_storeload, sim_weft_poll),
-    WEFT_ALGO("weft-relaxed-slot-store", "-",
-              "push: the release store of the slot becomes relaxed (no model "
-              "needs it: RC11 and ARMv8 rule out the load buffering it "
-              "excludes; kept for C11, docs/protocols.md D1)",
+    WEFT_ALGO("weft-relaxed-slot-store", "c11+lb",
+              "push: the release store of the slot becomes relaxed (with "
+              "--lb, load buffering: a thief reads the slot's next lap, "
+              "written after the owner read the thief's CAS; RC11 and ARMv8 "
+              "rule that out, C11 does not)",
               relaxed_slot_store, sim_weft_poll),
     WEFT_ALGO("weft-relaxed-top-store", "pso",
               "push: the release store of top becomes relaxed (a thief may "
               "see top before the slot)",
               relaxed_top_store, sim_weft_poll),
-    WEFT_ALGO("weft-relaxed-slot-load", "-",
-              "poll: the acquire load of the slot becomes relaxed (no model "
-              "needs it: RC11 and ARMv8 rule out the load buffering it "
-              "excludes; kept for C11, docs/protocols.md D1)",
+    WEFT_ALGO("weft-relaxed-slot-load", "c11+lb",
+              "poll: the acquire load of the slot becomes relaxed (as the "
+              "slot store: caught with --lb, docs/protocols.md D1)",
               relaxed_slot_load, sim_weft_poll),
     WEFT_ALGO("weft-relaxed-top-load", "arm",
               "poll: the acquire load of top becomes relaxed (LoadLoad: "

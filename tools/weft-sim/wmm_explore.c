@@ -310,7 +310,13 @@ static void revisit(int t, const sim_access *a, uint64_t v, int r,
             wg_views(&G2, r2);
         if (S.model == MODEL_ARM)
             arm_sync(&G2); /* r2's rf changed */
-        if (ok_fn(&G2, u) && ok_fn(&G2, r2))
+        bool ok = ok_fn(&G2, u) && ok_fn(&G2, r2);
+        /* A cycle changes the views of events before r2 in the replay order
+         * too (c11 with --lb): check them all. */
+        for (int e = 0; ok && G2.cyclic && S.model != MODEL_ARM && e < G2.n;
+             e++)
+            ok = ok_fn(&G2, e);
+        if (ok)
             push_graph(&G2);
         drop_last(&G2);
     }
@@ -355,8 +361,13 @@ static void backward_revisits(int t, const sim_access *a, uint64_t v, int l,
          * Code that branches on its loads (every algorithm's) orders
          * them before its later stores, which rules this out. */
         bool cycle = wg_in_view(&G, p, r);
-        if (cycle && (S.model != MODEL_ARM || R->thread == t ||
-                      !(R->flags & WEF_STRAIGHT)))
+        /* c11 with --lb: any read of another thread may, without RC11's
+         * no-thin-air axiom (C11 only recommends against out-of-thin-air
+         * values, 7.17.3). */
+        bool lb = J->lb && S.model != MODEL_ARM && R->thread != t;
+        if (cycle && !lb &&
+            (S.model != MODEL_ARM || R->thread == t ||
+             !(R->flags & WEF_STRAIGHT)))
             continue;
         if (revisit_set(r, p, keep))
             revisit(t, a, v, r, keep, src, cycle);
