@@ -34,8 +34,8 @@
 #define CAP_SENDS_NS 200000       /* posted sends: their buffers come back */
 #define CAP_COLLECTIVE_NS 1000000 /* an allreduce of wait_all */
 #define RECEIVE_BATCH 64
-#define FREE_BUFS_MAX 16  /* data buffers a channel keeps for reuse */
-#define RUN_HERE_NS 50000 /* graph work per pass run on the engine's thread */
+#define FREE_BUFS_MAX 16   /* data buffers a channel keeps for reuse */
+#define RUN_HERE_NS 250000 /* graph work per pass run on the engine's thread */
 /* After the last event, the first polls do not yield, nor read the clock:
  * a message that comes meanwhile (some 10-20 us) is seen at once, not
  * after a system call. */
