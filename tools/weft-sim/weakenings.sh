@@ -4,7 +4,8 @@
 # weakened one at a time and all at once, under arm, c11, c20 and c11std on
 # every scenario of the scenario files: basic (2+2 ops), grow (3+3 from
 # capacity 2), 3thieves, pushn (wf_deque_push_n) and reuse.  One line per
-# run ("caught": a counterexample, exit 1):
+# run ("caught": a counterexample, exit 1); then the same under c11, c20
+# and c11std with --lb (load buffering allowed, no no-thin-air axiom):
 #   weakening model scenario executions seconds status
 #   weakenings.sh WEFT_SIM [LIMIT]
 sim=$1 limit=${2:-300}
@@ -36,13 +37,17 @@ scenarios() { # NAME MODEL MUTATE-ARGS...
     run "$name" "$model" pushn "push2 pop push2 pop pop" 2 1 "$@"
     run "$name" "$model" reuse "push push pop push push pop" 2 2 --reuse "$@"
 }
-for model in arm c11 c20 c11std; do
-    scenarios shipped $model
-    scenarios slot-store $model --mutate $slot_store
-    scenarios slot-load $model --mutate $slot_load
-    scenarios slot-both $model --mutate $slot_store --mutate $slot_load
-    scenarios poll-cas-acqrel $model --mutate $poll_cas
-    scenarios pop-cas-relaxed $model --mutate $pop_cas
-    scenarios all $model --mutate $slot_store --mutate $slot_load \
+for model in arm c11 c20 c11std c11+lb c20+lb c11std+lb; do
+    case $model in
+    *+lb) lb=--lb sfx=+lb model=${model%+lb} ;;
+    *) lb= sfx= ;;
+    esac
+    scenarios shipped$sfx $model $lb
+    scenarios slot-store$sfx $model $lb --mutate $slot_store
+    scenarios slot-load$sfx $model $lb --mutate $slot_load
+    scenarios slot-both$sfx $model $lb --mutate $slot_store --mutate $slot_load
+    scenarios poll-cas-acqrel$sfx $model $lb --mutate $poll_cas
+    scenarios pop-cas-relaxed$sfx $model $lb --mutate $pop_cas
+    scenarios all$sfx $model $lb --mutate $slot_store --mutate $slot_load \
         --mutate $poll_cas --mutate $pop_cas
 done
