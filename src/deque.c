@@ -183,9 +183,12 @@ void *wf_deque_pop(wf_deque *dq)
     void *x = wf_load_relaxed(&a->slot[t & a->mask]); /* owner wrote it */
     if (b == t) {
         /* D4: the last element; whoever moves base from t wins (no ABA).
-         * acq_rel: D3 needs a thief's CAS in the seq_cst order S (see
-         * poll); this one precedes the owner's later reads in its thread. */
-        if (!wf_cas_acqrel(&dq->base, &b, b + 1))
+         * Relaxed: D3 needs a thief's CAS in the seq_cst order S (see
+         * poll), not this one; the owner pushed x itself, a thief that
+         * wins hands nothing over here (its task's joiner acquires done_),
+         * and the slot's release and acquire (D1) order the thief's read
+         * of the slot before the owner's next write of it. */
+        if (!wf_cas_relaxed(&dq->base, &b, b + 1))
             x = NULL;
         dq->base_seen = t + 1;
         /* Deque is empty either way; top = base.  D1: release, as the

@@ -37,6 +37,11 @@
     atomic_compare_exchange_strong_explicit((p), (expected), (desired),        \
                                             memory_order_acq_rel,              \
                                             memory_order_acquire)
+/* CAS that orders nothing but its own location. */
+#define wf_cas_relaxed(p, expected, desired)                                   \
+    atomic_compare_exchange_strong_explicit((p), (expected), (desired),        \
+                                            memory_order_relaxed,              \
+                                            memory_order_relaxed)
 #define wf_exchange_acqrel(p, v)                                               \
     atomic_exchange_explicit((p), (v), memory_order_acq_rel)
 #define wf_fetch_add_seqcst(p, v)                                              \

@@ -74,6 +74,7 @@ void wf__sim_fence(int order, wf_sim_site s);
 #define wf_store_release(p, v) WF__SIM_STORE(p, v, WF_SIM_RELEASE)
 #define wf_cas_seqcst(p, e, d) WF__SIM_CAS(p, e, d, WF_SIM_SEQ_CST)
 #define wf_cas_acqrel(p, e, d) WF__SIM_CAS(p, e, d, WF_SIM_ACQ_REL)
+#define wf_cas_relaxed(p, e, d) WF__SIM_CAS(p, e, d, WF_SIM_RELAXED)
 #define wf_exchange_acqrel(p, v)                                               \
     (WF__SIM_8(*(p)), wf__sim_xchg((volatile void *)(p), WF__SIM_VAL(v),       \
                                    WF_SIM_ACQ_REL, WF__SIM_SITE(#p)))

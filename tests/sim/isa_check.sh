@@ -4,8 +4,8 @@
 # access of src/deque.c, the x86-64 and ARM64 instruction) against what the
 # compilers emit for src/deque.c at -O2: x86-64 with cc, ARM64 with
 # aarch64-linux-gnu-gcc, both for ARMv8.0 (a CAS is a call of libgcc's
-# outline helper __aarch64_cas8_acq_rel, which runs casal where the CPU has
-# LSE) and for ARMv8.1 (casal inline).  Every access of deque.c must have a
+# outline helper, __aarch64_cas8_acq_rel or __aarch64_cas8_relax, which
+# runs casal or cas where the CPU has LSE) and for ARMv8.1 (inline).  Every access of deque.c must have a
 # row, and every row's instruction must be on that source line (from the
 # .loc directives of -g), without a stronger one beside it.
 #   isa_check.sh WEFT_SIM SRC_DIR WORKDIR
@@ -98,6 +98,9 @@ check() {
         "dmb ish") echo "$got" | grep -qx 'dmb ish' && ok=1 ;;
         "casal")
             echo "$got" | grep -qE '^casal |^bl __aarch64_cas8_acq_rel$' &&
+                ok=1 ;;
+        "cas")
+            echo "$got" | grep -qE '^cas |^bl __aarch64_cas8_relax$' &&
                 ok=1 ;;
         *) echo "$suf: deque.c:$line: no rule for '$want'" ;;
         esac

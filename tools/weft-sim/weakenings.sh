@@ -12,7 +12,6 @@ sim=$1 limit=${2:-300}
 slot_store="wf_deque_push_n:store:release:slot:relaxed"
 slot_load="wf_deque_poll:load:acquire:slot:relaxed"
 poll_cas="wf_deque_poll:cas:seq_cst:base:acq_rel"
-pop_cas="wf_deque_pop:cas:acq_rel:base:relaxed"
 run() { # NAME MODEL SCENARIO OWNER THIEVES POLLS [ARGS...]
     name=$1 model=$2 scen=$3 owner=$4 thieves=$5 polls=$6
     shift 6
@@ -47,7 +46,6 @@ for model in arm c11 c20 c11std c11+lb c20+lb c11std+lb; do
     scenarios slot-load$sfx $model $lb --mutate $slot_load
     scenarios slot-both$sfx $model $lb --mutate $slot_store --mutate $slot_load
     scenarios poll-cas-acqrel$sfx $model $lb --mutate $poll_cas
-    scenarios pop-cas-relaxed$sfx $model $lb --mutate $pop_cas
     scenarios all$sfx $model $lb --mutate $slot_store --mutate $slot_load \
-        --mutate $poll_cas --mutate $pop_cas
+        --mutate $poll_cas
 done

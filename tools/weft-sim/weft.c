@@ -110,8 +110,6 @@ static const sim_override relaxed_array_load[] = {
     {"wf_deque_poll", K_LOAD, WF_SIM_ACQUIRE, "array", WF_SIM_RELAXED}, END};
 static const sim_override poll_cas_acqrel[] = {
     {"wf_deque_poll", K_CAS, WF_SIM_SEQ_CST, "base", WF_SIM_ACQ_REL}, END};
-static const sim_override pop_cas_relaxed[] = {
-    {"wf_deque_pop", K_CAS, WF_SIM_ACQ_REL, "base", WF_SIM_RELAXED}, END};
 
 const sim_algo sim_algo_weft =
     WEFT_ALGO("weft", "-",
@@ -168,11 +166,6 @@ const sim_algo sim_weft_mutants[] = {
               "it and take the same task; RC11's fences need no S, "
               "docs/protocols.md D4)",
               poll_cas_acqrel, sim_weft_poll),
-    WEFT_ALGO("weft-pop-cas-relaxed", "-",
-              "pop: the acq_rel CAS on base becomes relaxed (no model needs "
-              "it: the slot's release and acquire do its ordering; left at "
-              "acq_rel, docs/protocols.md D4)",
-              pop_cas_relaxed, sim_weft_poll),
     WEFT_ALGO2("weft-pop-oldest", "sc",
                "pop: the owner takes the oldest task, at base (nothing lost or "
                "duplicated: only the LIFO order is wrong; variants.c)",
