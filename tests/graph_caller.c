@@ -187,20 +187,28 @@ static void stuck_worker(void)
 
 /* ---- one_thread ---------------------------------------------------------- */
 
-static void one_thread(void)
+enum { LEN = 8 };
+
+/* LEN serial function nodes in a row, each counting into c[i] and passing
+ * its int on (the last one passes nothing). */
+static void make_chain(wf_graph *g, counter c[LEN], wf_node *f[LEN])
 {
-    watch("one_thread: setup", WATCH_S);
-    wf_pool *p = gt_pool(1);
-    wf_graph *g = gt_graph(p);
-    enum { LEN = 8 };
-    counter c[LEN] = {0};
-    wf_node *f[LEN];
     for (int i = 0; i < LEN; i++) {
         f[i] = gt_function(g, sizeof(int), i < LEN - 1 ? sizeof(int) : 0,
                            WF_SERIAL, WF_QUEUEING, count_pass, &c[i]);
         if (i > 0)
             CHECK_OK(wf_make_edge(f[i - 1], f[i]));
     }
+}
+
+static void one_thread(void)
+{
+    watch("one_thread: setup", WATCH_S);
+    wf_pool *p = gt_pool(1);
+    wf_graph *g = gt_graph(p);
+    counter c[LEN] = {0};
+    wf_node *f[LEN];
+    make_chain(g, c, f);
     long rounds = scaled(10000);
     watch("one_thread: put + wf_graph_wait_for_all on a threads = 1 pool",
           WATCH_S);
@@ -264,15 +272,9 @@ static void run_here(void)
     watch("run_here: setup", WATCH_S);
     wf_pool *p = gt_pool(1);
     wf_graph *g = gt_graph(p);
-    enum { LEN = 8 };
     counter c[LEN] = {0};
     wf_node *f[LEN];
-    for (int i = 0; i < LEN; i++) {
-        f[i] = gt_function(g, sizeof(int), i < LEN - 1 ? sizeof(int) : 0,
-                           WF_SERIAL, WF_QUEUEING, count_pass, &c[i]);
-        if (i > 0)
-            CHECK_OK(wf_make_edge(f[i - 1], f[i]));
-    }
+    make_chain(g, c, f);
     CHECK_EQ(wf_graph_run_here(NULL, put_one, NULL, 0), WF_EINVAL);
     CHECK_EQ(wf_graph_run_here(g, NULL, NULL, 0), WF_EINVAL);
     CHECK(!wf_graph_is_idle(NULL));

@@ -291,12 +291,19 @@ static bool acyclic(int k, const uint64_t *adj)
     return true;
 }
 
-static bool psc_ok(const wg *g)
+/* The seq_cst events of g, at most 64, into sc; returns how many. */
+static int sc_events(const wg *g, int sc[64])
 {
-    int sc[64], k = 0;
+    int k = 0;
     for (int e = 0; e < g->n && k < 64; e++)
         if (is_sc(&g->ev[e]))
             sc[k++] = e;
+    return k;
+}
+
+static bool psc_ok(const wg *g)
+{
+    int sc[64], k = sc_events(g, sc);
     if (k < 2)
         return true;
     hb_tables(g);
@@ -394,10 +401,7 @@ static int co_pos(const wg *g, int e)
 
 static bool psc_std_ok(const wg *g)
 {
-    int sc[64], k = 0;
-    for (int e = 0; e < g->n && k < 64; e++)
-        if (is_sc(&g->ev[e]))
-            sc[k++] = e;
+    int sc[64], k = sc_events(g, sc);
     if (k < 2)
         return true;
     /* For each seq_cst fence: per location, the lowest coherence position
