@@ -406,19 +406,23 @@ WF_API __attribute__((cold)) int wf__join_slow(wf_task *t);
 /* sp at or past limit, or limit NULL (a thief's request): the spawn's and
  * the join's tests of w's limit, a relaxed load (P2).  On x86-64 the
  * compare reads limit from memory: an aligned 8-byte load is single-copy
- * atomic there, and gcc does not fold an atomic load into a compare.
+ * atomic there, and gcc does not fold an atomic load into a compare.  The
+ * asm is volatile, so that, like the atomic load, it is never hoisted out
+ * of a loop or merged with another (a join in a loop must see a request).
  * Under ThreadSanitizer, which must see the load, the atomic one. */
 #if defined(__x86_64__) && !defined(__ILP32__) && !defined(WF__TSAN)
 #define WF__SPAWN_FULL(w, sp)                                                  \
     __extension__({                                                            \
         int full_;                                                             \
-        __asm__("cmpq %2, %1" : "=@ccae"(full_) : "r"(sp), "m"((w)->limit));   \
+        __asm__ volatile("cmpq %2, %1"                                         \
+                         : "=@ccae"(full_)                                     \
+                         : "r"(sp), "m"((w)->limit));                          \
         full_;                                                                 \
     })
 #define WF__ASKED(w)                                                           \
     __extension__({                                                            \
         int asked_;                                                            \
-        __asm__("cmpq $0, %1" : "=@cce"(asked_) : "m"((w)->limit));            \
+        __asm__ volatile("cmpq $0, %1" : "=@cce"(asked_) : "m"((w)->limit));   \
         asked_;                                                                \
     })
 #else
