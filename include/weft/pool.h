@@ -59,7 +59,7 @@ typedef void (*wf_task_fn)(wf_task *task);
  * wf_join's WF_ENOTSPAWNED check of a frame that was never spawned. */
 struct wf_task {
     wf_task_fn fn;
-    void *owner_;               /* spawning thread's token, or a mark  */
+    void *owner_; /* spawning thread's token, a mark, a typed frame's worker */
     WF__ATOMIC(void *) thief_;  /* worker that stole it (a hint)       */
     WF__ATOMIC(uint32_t) done_; /* 0, WF__DONE, WF__WAITING, WF__HELPING */
     uint32_t flags_;

@@ -20,9 +20,10 @@
  * (a 64-byte slot of a per-worker array), and WF_SYNC returns the value of
  * the newest spawn not yet synced: spawns and syncs nest as calls do, the
  * last spawned is the first synced.  A task that nobody stole is called
- * directly by its sync, so the compiler sees an ordinary call.  The worker
- * and the frame array's top travel as two hidden parameters of every typed
- * task (WF_CALL passes them), instead of a thread-local load per spawn.
+ * directly by its sync, so the compiler sees an ordinary call.  The frame
+ * array's top travels as a hidden parameter of every typed task (WF_CALL
+ * passes it), and every frame records its worker, so a spawn loads no
+ * thread-local and a body keeps one register for the pool, not two.
  * The frames not yet published are private, as wf_spawn's private stack
  * is: when another worker asks for work, the oldest half of them goes to
  * the worker's deque, by pointer, at its next spawn (docs/protocols.md,
@@ -74,12 +75,12 @@ extern "C" {
 #define WF_VOID_TASK(name, ...) WF__TASK_DEFS_N(name, ##__VA_ARGS__)
 
 /* Spawn name(args...): it may run on another worker until its WF_SYNC. */
-#define WF_SPAWN(name, ...) wf__s_##name(wf__w, &wf__tp, ##__VA_ARGS__)
+#define WF_SPAWN(name, ...) wf__s_##name(&wf__tp, ##__VA_ARGS__)
 /* Wait for the newest spawn not yet synced, a name task, and return its
  * value: runs it here, as a call, if nobody stole it. */
-#define WF_SYNC(name) wf__y_##name(wf__w, &wf__tp)
+#define WF_SYNC(name) wf__y_##name(&wf__tp)
 /* Call name(args...) on this worker, as a function. */
-#define WF_CALL(name, ...) wf__b_##name(wf__w, wf__tp, ##__VA_ARGS__)
+#define WF_CALL(name, ...) wf__b_##name(wf__tp, ##__VA_ARGS__)
 /* Run name(args...) in pool and wait for it and all it spawned, from any
  * thread (as wf_run): stores its value in *out (a pointer, or NULL; for a
  * void task, a char *) and returns 0, or wf_run's errors (WF_EINVAL...). */
@@ -96,6 +97,11 @@ typedef struct wf__tslot {
     unsigned char data[WF__TSLOT_DATA];
 } wf__tslot;
 
+/* The worker whose segment holds frame s: every frame's task.owner_, and
+ * that of the frame past a segment's end, which a spawn reads when the
+ * segment is full. */
+#define WF__TSLOT_WORKER(s) ((struct wf__fast *)(s)->task.owner_)
+
 /* Slow paths (src/pool/typed.c). */
 /* The first frame of a new segment for a typed body that starts on
  * the calling worker (a stolen frame, WF_RUN). */
@@ -105,14 +111,13 @@ WF_API __attribute__((cold)) void wf__tseg_leave(struct wf__fast *w);
 /* A spawn into frame s found a thief's request, or s past its segment's
  * end: publishes frames, or moves to the next segment.  Returns the frame
  * to fill. */
-WF_API __attribute__((cold)) wf__tslot *wf__tspawn_slow(struct wf__fast *w,
-                                                        wf__tslot *s);
+WF_API __attribute__((cold)) wf__tslot *wf__tspawn_slow(wf__tslot *s);
 /* Sync the frame s, published (stolen, perhaps run already) or the first
  * of a segment entered on overflow; it then holds the value.  Returns the
  * body's new frame top.  run: the task type's runner, which the frame
  * must hold (else abort). */
-WF_API __attribute__((cold)) wf__tslot *
-wf__tsync_slow(struct wf__fast *w, wf__tslot *s, wf_task_fn run);
+WF_API __attribute__((cold)) wf__tslot *wf__tsync_slow(wf__tslot *s,
+                                                       wf_task_fn run);
 /* WF_TASK_CHECKS: a sync found a frame of another task type (aborts). */
 WF_API __attribute__((cold, noreturn)) void wf__tsync_mismatch(wf__tslot *s);
 
@@ -255,21 +260,21 @@ WF_API void wf__tsync_thunk(void);
     "lea 1f(%%rip), %%r11\n\t"                                                 \
     "jmp *" #thunk "@GOTPCREL(%%rip)\n"                                        \
     "1:\n\t" WF__ENDBR
-#define WF__TSPAWN_SLOW(w, s)                                                  \
+#define WF__TSPAWN_SLOW(s)                                                     \
     __extension__({                                                            \
         wf__tslot *ts_ = (s);                                                  \
         __asm__ volatile(WF__THUNK_CALL(wf__tspawn_thunk)                      \
-                         : "+S"(ts_)                                           \
-                         : "D"(w)                                              \
+                         : "+D"(ts_)                                           \
+                         :                                                     \
                          : WF__THUNK_CLOBBERS);                                \
         ts_;                                                                   \
     })
-#define WF__TSYNC_SLOW(w, s, run)                                              \
+#define WF__TSYNC_SLOW(s, run)                                                 \
     __extension__({                                                            \
         wf__tslot *ts_ = (s);                                                  \
         __asm__ volatile(WF__THUNK_CALL(wf__tsync_thunk)                       \
-                         : "+S"(ts_)                                           \
-                         : "D"(w), "d"(run)                                    \
+                         : "+D"(ts_)                                           \
+                         : "S"(run)                                            \
                          : WF__THUNK_CLOBBERS);                                \
         ts_;                                                                   \
     })
@@ -282,15 +287,13 @@ WF_API void wf__tsync_thunk(void);
         r_;                                                                    \
     })
 #else
-#define WF__TSPAWN_SLOW(w, s) wf__tspawn_slow((w), (s))
-#define WF__TSYNC_SLOW(w, s, run) wf__tsync_slow((w), (s), (run))
+#define WF__TSPAWN_SLOW(s) wf__tspawn_slow(s)
+#define WF__TSYNC_SLOW(s, run) wf__tsync_slow((s), (run))
 #define WF__RUNNER(fn) (fn)
 #endif
 
 /* The hidden parameters of a typed body. */
-#define WF__HIDDEN                                                             \
-    struct wf__fast *wf__w __attribute__((unused)),                            \
-        wf__tslot *wf__tp __attribute__((unused))
+#define WF__HIDDEN wf__tslot *wf__tp __attribute__((unused))
 
 /* Everything a task type needs, generated by WF_TASK and WF_VOID_TASK.
  * R: the value's type (char for void tasks); RES/SET/RET: how the value is
@@ -311,9 +314,8 @@ WF_API void wf__tsync_thunk(void);
     {                                                                          \
         wf__f_##name *f_ = (wf__f_##name *)p_;                                 \
         struct wf__fast *w_ = wf__self_get();                                  \
-        SET(f_->wf__res,                                                       \
-            wf__b_##name(w_, wf__tseg_enter(w_)                                \
-                                 WF__EACH(WF__READ_, name, ##__VA_ARGS__)));   \
+        SET(f_->wf__res, wf__b_##name(wf__tseg_enter(w_) WF__EACH(             \
+                             WF__READ_, name, ##__VA_ARGS__)));                \
         wf__tseg_leave(w_);                                                    \
     }                                                                          \
     /* The frame's runner: its address also names the task type. */            \
@@ -322,10 +324,10 @@ WF_API void wf__tsync_thunk(void);
         wf__o_##name(((wf__tslot *)t_)->data);                                 \
     }                                                                          \
     static inline __attribute__((always_inline, unused)) void wf__s_##name(    \
-        struct wf__fast *w_,                                                   \
         wf__tslot **tp_ WF__EACH(WF__PARAMS_, name, ##__VA_ARGS__))            \
     {                                                                          \
         wf__tslot *s_ = *tp_;                                                  \
+        struct wf__fast *w_ = WF__TSLOT_WORKER(s_);                            \
         /* One test for a full segment and a thief's request: tlimit is     \
          * the segment's end, or NULL.  Relaxed: a request is a hint (P9). */  \
         WF__TSPAWN_CHECK(w_, s_, slow_);                                       \
@@ -336,23 +338,24 @@ WF_API void wf__tsync_thunk(void);
         *tp_ = s_ + 1;                                                         \
         return;                                                                \
     slow_:                                                                     \
-        s_ = WF__TSPAWN_SLOW(w_, s_);                                          \
+        s_ = WF__TSPAWN_SLOW(s_);                                              \
         goto fill_;                                                            \
     }                                                                          \
     static inline __attribute__((always_inline, unused))                       \
-    V wf__y_##name(struct wf__fast *w_, wf__tslot **tp_)                       \
+    V wf__y_##name(wf__tslot **tp_)                                            \
     {                                                                          \
         wf__tslot *s_ = *tp_ - 1;                                              \
+        struct wf__fast *w_ = WF__TSLOT_WORKER(s_);                            \
         /* At or above tbp: not published, nobody else can see it.  Below:   \
          * published, or in the segment before (wf__tsync_slow). */ \
         if (__builtin_expect((uintptr_t)s_ >= (uintptr_t)w_->tbp, 1)) {        \
             wf__f_##name *f_ = (wf__f_##name *)s_->data;                       \
             WF__TASK_CHECK(s_, wf__r_##name);                                  \
             *tp_ = s_;                                                         \
-            CALLRET(wf__b_##name(                                              \
-                w_, s_ WF__EACH(WF__READ_, name, ##__VA_ARGS__)));             \
+            CALLRET(                                                           \
+                wf__b_##name(s_ WF__EACH(WF__READ_, name, ##__VA_ARGS__)));    \
         }                                                                      \
-        *tp_ = WF__TSYNC_SLOW(w_, s_, wf__r_##name);                           \
+        *tp_ = WF__TSYNC_SLOW(s_, wf__r_##name);                               \
         VALRET(((wf__f_##name *)s_->data)->wf__res);                           \
     }                                                                          \
     static inline __attribute__((unused)) int wf__g_##name(                    \

@@ -304,8 +304,9 @@ void wf__tsync_mismatch(wf__tslot *s)
     abort();
 }
 
-wf__tslot *wf__tsync_slow(struct wf__fast *f, wf__tslot *s, wf_task_fn run)
+wf__tslot *wf__tsync_slow(wf__tslot *s, wf_task_fn run)
 {
+    struct wf__fast *f = WF__TSLOT_WORKER(s);
     wf__worker *w = (wf__worker *)f;
     wf_task *t = &s->task;
     if (t->fn != run)
@@ -320,6 +321,6 @@ wf__tslot *wf__tsync_slow(struct wf__fast *f, wf__tslot *s, wf_task_fn run)
     /* What was published after t is newer (P9): the deque only, not the
      * private stack, whose tasks may be older. */
     wait_own(w, t, pop_published);
-    t->owner_ = NULL; /* a frame's fields stay zero between uses */
+    t->owner_ = f; /* the frame's worker, kept between uses */
     return s;
 }

@@ -16,8 +16,9 @@
  * them.  Frames below tbp are the thieves' to take; their syncs wait as
  * wf_join does.  A segment that fills is published whole before the next
  * one is taken, so no frame is left private in a segment that is not in
- * use.  Segments stay allocated, their frames' task fields zero between
- * uses, until the pool is destroyed.  Only the worker's own thread
+ * use.  Segments stay allocated until the pool is destroyed, their frames'
+ * task fields zero between uses but owner_, which holds the worker, so
+ * that a typed body needs only its frame top to reach its worker.  Only the worker's own thread
  * touches them but for the frames it has published. */
 #include <string.h>
 
@@ -29,7 +30,9 @@ struct wf__tseg {
     wf__tslot *tbp; /* the segment's tbp while a newer one is in use */
     bool overflow;  /* entered by a spawn that filled the one before */
     void *raw;      /* what the allocator returned */
-    wf__tslot slots[WF_TASK_SEGMENT];
+    /* The frames, and past them one that is never filled: a spawn into a
+     * full segment reads its owner (WF__TSLOT_WORKER) before its test. */
+    wf__tslot slots[WF_TASK_SEGMENT + 1];
 };
 
 /* Allocate the segment after prev (NULL: the first); abort without
@@ -44,6 +47,8 @@ static struct wf__tseg *tseg_new(wf__worker *w, struct wf__tseg *prev)
         abort();
     }
     memset(g, 0, sizeof *g); /* frames' task fields start at zero */
+    for (size_t i = 0; i <= WF_TASK_SEGMENT; i++)
+        g->slots[i].task.owner_ = &w->fast; /* but the owner, for good */
     g->prev = prev;
     g->end = g->slots + WF_TASK_SEGMENT;
     g->raw = raw;
@@ -149,9 +154,9 @@ static void publish_frames(wf__worker *w, size_t k)
 
 /* The thunks through which a typed body enters wf__tspawn_slow and
  * wf__tsync_slow on x86-64 (weft/task.h, WF__THUNK_CALL): jumped to with
- * the arguments in rdi, rsi (and rdx), and the address to go back to in
- * r11; they return the C function's value in rsi and keep every other
- * general register but r10 and r11.  Each steps over the caller's red
+ * the arguments in rdi (and rsi), and the address to go back to in r11;
+ * they return the C function's value in rdi and keep every other general
+ * register but r10 and r11.  Each steps over the caller's red
  * zone, saves the registers the C function may change, aligns the stack
  * for the call, and jumps back.  The CFI says where the caller's rip and
  * rsp are at each instruction, so debuggers and unwinders see through.
@@ -184,16 +189,16 @@ static void publish_frames(wf__worker *w, size_t k)
             "push %rax\n"                                                      \
             "push %rcx\n"                                                      \
             "push %rdx\n"                                                      \
-            "push %rdi\n"                                                      \
+            "push %rsi\n"                                                      \
             "push %r8\n"                                                       \
             "push %r9\n"                                                       \
             "and $-16, %rsp\n"                                                 \
             "call " #target "\n"                                               \
-            "mov %rax, %rsi\n"                                                 \
+            "mov %rax, %rdi\n"                                                 \
             "lea -48(%rbp), %rsp\n"                                            \
             "pop %r9\n"                                                        \
             "pop %r8\n"                                                        \
-            "pop %rdi\n"                                                       \
+            "pop %rsi\n"                                                       \
             "pop %rdx\n"                                                       \
             "pop %rcx\n"                                                       \
             "pop %rax\n"                                                       \
@@ -213,8 +218,9 @@ THUNK(wf__tspawn_thunk, wf__tspawn_slow);
 THUNK(wf__tsync_thunk, wf__tsync_slow);
 #endif
 
-wf__tslot *wf__tspawn_slow(struct wf__fast *f, wf__tslot *s)
+wf__tslot *wf__tspawn_slow(wf__tslot *s)
 {
+    struct wf__fast *f = WF__TSLOT_WORKER(s);
     wf__worker *w = (wf__worker *)f;
     if (s >= f->tend) { /* full: publish what is left, go on in the next */
         publish_frames(w, (size_t)(s - f->tbp));
