@@ -274,16 +274,29 @@ WF_API int wf_queue_node_create(wf_node **out, wf_graph *g, size_t msg_size);
  * NULL when out_size is 0).  Return 0 to send the output to every
  * successor, WF_NO_OUTPUT to send nothing for this input, or a negative
  * code: the graph records the first one, cancels, and wf_graph_wait_for_all
- * returns it.  Runs on a pool worker; several at once unless serial. */
+ * returns it.  Runs on a pool worker (or, lightweight, on the thread that
+ * put the input); several at once unless serial. */
 typedef int (*wf_body_fn)(const void *in, void *out, void *ctx);
 #define WF_NO_OUTPUT 1
 
 #define WF_UNLIMITED 0u /* concurrency: any number of bodies at once */
 #define WF_SERIAL 1u    /* concurrency: one body at a time, in order */
 
+/* How a function, multifunction or async node takes its inputs (oneTBB's
+ * queueing, rejecting, lightweight, queueing_lightweight and
+ * rejecting_lightweight policies).  Lightweight: a put that finds the
+ * node idle, under its concurrency limit with nothing queued, runs the
+ * body right away on the putting thread, on the put's own message (no
+ * copy, no task), and returns once the body and the puts it made have;
+ * any other put is queued or rejected as without it.  For small bodies
+ * whose messages are large or whose latency counts.  A chain of
+ * lightweight nodes nests at most 8 deep on one thread: the ninth runs as
+ * a task. */
 typedef enum wf_fn_policy {
-    WF_QUEUEING = 0, /* over the limit, inputs wait in the node's queue */
-    WF_REJECTING = 1 /* over the limit, a push is rejected (edge -> pull) */
+    WF_QUEUEING = 0,    /* over the limit, inputs wait in the node's queue */
+    WF_REJECTING = 1,   /* over the limit, a push is rejected (edge -> pull) */
+    WF_LIGHTWEIGHT = 2, /* queueing, and lightweight */
+    WF_REJECTING_LIGHTWEIGHT = 3 /* rejecting, and lightweight */
 } wf_fn_policy;
 
 typedef struct wf_function_config {
@@ -291,7 +304,8 @@ typedef struct wf_function_config {
                            `in` points to no data                       */
     size_t out_size;      /* output message size; 0 = no output port       */
     unsigned concurrency; /* WF_UNLIMITED (0), WF_SERIAL (1), or N      */
-    wf_fn_policy policy;  /* WF_QUEUEING (default) or WF_REJECTING       */
+    wf_fn_policy policy;  /* WF_QUEUEING (default), WF_REJECTING, or
+                             either WF_..._LIGHTWEIGHT                  */
     wf_body_fn body;
     void *ctx; /* passed to body */
 } wf_function_config;
@@ -548,7 +562,7 @@ typedef struct wf_multifunction_config {
     const size_t *out_sizes; /* out_ports entries; WF_SIGNAL: a port of
                                 signals (wf_output_put with msg NULL)  */
     unsigned concurrency;    /* WF_UNLIMITED (0), WF_SERIAL (1), or N   */
-    wf_fn_policy policy;     /* WF_QUEUEING (default) or WF_REJECTING   */
+    wf_fn_policy policy;     /* WF_QUEUEING (default), or see above     */
     wf_multifunction_fn body;
     void *ctx; /* passed to body */
 } wf_multifunction_config;
@@ -611,7 +625,7 @@ typedef struct wf_async_config {
     size_t in_size;       /* input message size, or WF_SIGNAL       */
     size_t out_size;      /* output message size (> 0)              */
     unsigned concurrency; /* WF_UNLIMITED (0), WF_SERIAL (1), or N  */
-    wf_fn_policy policy;  /* WF_QUEUEING (default) or WF_REJECTING  */
+    wf_fn_policy policy;  /* WF_QUEUEING (default), or see above    */
     wf_async_fn body;
     void *ctx; /* passed to body */
 } wf_async_config;

@@ -16,6 +16,16 @@
  * capped at the pool's thread count, since more could not run at once), so
  * starting a body never allocates.
  *
+ * Lightweight (either policy): a put that finds the node idle, with a
+ * runner free and nothing queued, takes the runner without copying its
+ * message and runs the body itself, on the putter's message, then gives
+ * the runner back as a runner's take does (starting it as a task if
+ * inputs came meanwhile).  Inputs that arrive meanwhile queue, so a
+ * serial node still runs bodies in arrival order.  The thread's nesting
+ * of such calls is bounded (LIGHT_DEPTH): past it, a put copies and
+ * spawns as usual, so a cycle of lightweight nodes cannot overflow the
+ * stack.  G2 holds: the body runs after the put's handler, never in it.
+ *
  * Queueing policy: every push is accepted; a serial node runs bodies in
  * arrival order.  Rejecting policy: a push is rejected when the node
  * already holds `limit` inputs (running or waiting); the sender turns the
@@ -40,16 +50,22 @@ typedef struct fn_op {
     wf__op op;
     const void *in;
     int result;
-    int prev;      /* FN_TAKE */
-    unsigned done; /* FN_TAKE: busy slots the runner gives back */
-    unsigned left; /* FN_TAKE: of those, inputs it did not run */
-    unsigned n;    /* FN_TAKE: inputs taken (TAKE_RUN) */
-    bool handoff;  /* FN_TAKE: budget spent */
-    runner *r;     /* FN_TAKE: the runner; FN_PUT / PRED_PULL: to spawn */
+    int prev;       /* FN_TAKE */
+    unsigned done;  /* FN_TAKE: busy slots the runner gives back */
+    unsigned left;  /* FN_TAKE: of those, inputs it did not run */
+    unsigned n;     /* FN_TAKE: inputs taken (TAKE_RUN) */
+    bool handoff;   /* FN_TAKE: budget spent */
+    bool inline_ok; /* FN_PUT: the putter may run the body (lightweight) */
+    bool run_here;  /* FN_PUT: it does, on its message: r is its runner */
+    runner *r;      /* FN_TAKE: the runner; FN_PUT / PRED_PULL: to spawn */
 } fn_op;
 
 #define RUNNER_BUDGET 256 /* takes per pool task before it yields */
 #define RUNNER_BATCH 16   /* most inputs a runner takes at once */
+#define LIGHT_DEPTH 8     /* lightweight bodies nested on one thread */
+
+/* Lightweight bodies running on this thread, one inside another. */
+static _Thread_local unsigned light_depth;
 
 /* ---- inside the handler -------------------------------------------------- */
 
@@ -87,6 +103,13 @@ WF__HOT_INLINE void handle_put(fn_node *f, fn_op *op)
      * idle costs one aggregator operation here and one when the runner
      * stops (the spawn orders r->in for the runner). */
     runner *r = f->q.count == 0 ? grab(f) : NULL;
+    if (r && op->inline_ok) { /* lightweight: the putter runs it */
+        f->busy++;
+        op->r = r;
+        op->run_here = true;
+        op->result = WF__ACCEPT;
+        return;
+    }
     if (r) {
         wf__msg_copy(r->in, op->in, f->in_size);
         r->primed = true;
@@ -267,6 +290,26 @@ static void spawn(fn_node *f, runner *r)
         wf__spawn(wf__node_graph(&f->base), &r->task);
 }
 
+/* A lightweight put's body, on the putter's message, with the runner r
+ * that its put took; then r goes back, or on as a task if inputs came
+ * meanwhile (the take's handoff). */
+static void run_light(fn_node *f, runner *r, const void *msg)
+{
+    light_depth++;
+    call(f, r, msg);
+    light_depth--;
+    fn_op op;
+    op.op.type = FN_TAKE;
+    op.r = r;
+    op.prev = PREV_RAN;
+    op.done = 1;
+    op.left = 0;
+    op.handoff = true;
+    wf__agg_execute(&f->base.agg, &op.op, take_handler, f);
+    if (op.result == TAKE_HANDOFF)
+        wf__spawn(wf__node_graph(&f->base), &r->task);
+}
+
 /* ---- node ops ------------------------------------------------------------ */
 
 static int fn_put(wf__port *in, const void *msg)
@@ -278,8 +321,13 @@ static int fn_put(wf__port *in, const void *msg)
     op.op.type = FN_PUT;
     op.in = msg;
     op.r = NULL;
+    op.inline_ok = f->lightweight && light_depth < LIGHT_DEPTH;
+    op.run_here = false;
     wf__agg_execute(&f->base.agg, &op.op, put_handler, f);
-    spawn(f, op.r);
+    if (op.run_here)
+        run_light(f, op.r, msg);
+    else
+        spawn(f, op.r);
     return op.result;
 }
 
@@ -353,7 +401,8 @@ static int make_slots(fn_node *f, unsigned n)
 
 int wf__fn_create(wf_node **out, wf_graph *g, const fn_spec *c, fn_node **fp)
 {
-    if (out == NULL || (c->policy != WF_QUEUEING && c->policy != WF_REJECTING))
+    if (out == NULL || c->policy < WF_QUEUEING ||
+        c->policy > WF_REJECTING_LIGHTWEIGHT)
         return WF_EINVAL;
     wf_node *n;
     int err = wf__node_create(&n, g, sizeof(fn_node), c->ops, 1, &c->in_size,
@@ -369,7 +418,10 @@ int wf__fn_create(wf_node **out, wf_graph *g, const fn_spec *c, fn_node **fp)
     f->out_size = c->out_size;
     f->limit = c->concurrency;
     f->batch = RUNNER_BATCH;
-    f->rejecting = c->policy == WF_REJECTING;
+    f->rejecting =
+        c->policy == WF_REJECTING || c->policy == WF_REJECTING_LIGHTWEIGHT;
+    f->lightweight =
+        c->policy == WF_LIGHTWEIGHT || c->policy == WF_REJECTING_LIGHTWEIGHT;
     wf__fifo_init(&f->q, c->in_size, wf__node_mem(n));
     unsigned threads = wf_pool_threads(g->pool);
     unsigned slots = threads ? threads : 1;

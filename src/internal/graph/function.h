@@ -45,6 +45,7 @@ struct fn_node {
     unsigned limit;           /* 0: unlimited */
     unsigned batch; /* inputs a runner takes at once (see handle_take) */
     bool rejecting;
+    bool lightweight; /* an idle node's put runs the body (handle_put) */
     /* state, under the aggregator */
     wf__fifo q;       /* accepted, not yet started */
     unsigned busy;    /* inputs taken by runners, and runners pulling */
