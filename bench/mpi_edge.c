@@ -2,7 +2,7 @@
 /* mpi_edge: a cross-rank graph edge (weft/mpi.h) against raw MPI.
  *
  *   mpirun -np 2 bench_mpi_edge [--reps N] [--sizes 8,1024,...] [--level L]
- *                               [--credits C] [--quick]
+ *                               [--credits C] [--quick] [--lightweight]
  *
  * For each message size, interleaved, N times (median reported):
  *   raw stream   rank 0 MPI_Send's K messages from one buffer, rank 1
@@ -23,7 +23,9 @@
  * the median of the repetitions' own ratios (a raw run and an edge run
  * back to back), which a machine whose speed drifts disturbs less than a
  * ratio of two medians.  LEVEL: multiple (default), serialized,
- * funneled. */
+ * funneled.  --lightweight: the sink, the echo and the ping's node are
+ * WF_LIGHTWEIGHT (a body that runs on the thread that puts to it, on the
+ * message where the receiver holds it), not queueing function nodes. */
 #include <mpi.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -38,6 +40,7 @@
 #define MAX_REPS 31
 
 static int rank;
+static bool light; /* --lightweight: the bench's own nodes are */
 
 #define TRY(call)                                                              \
     do {                                                                       \
@@ -166,6 +169,7 @@ static wf_node *function(wf_graph *g, size_t in, size_t out, wf_body_fn body,
     c.in_size = in;
     c.out_size = out;
     c.concurrency = WF_SERIAL;
+    c.policy = light ? WF_LIGHTWEIGHT : WF_QUEUEING;
     c.body = body;
     c.ctx = ctx;
     wf_node *n;
@@ -288,6 +292,8 @@ int main(int argc, char **argv)
             reps = atoi(argv[++i]);
         } else if (strcmp(argv[i], "--quick") == 0) {
             quick = true;
+        } else if (strcmp(argv[i], "--lightweight") == 0) {
+            light = true;
         } else if (strcmp(argv[i], "--credits") == 0 && i + 1 < argc) {
             credits = (unsigned)atoi(argv[++i]);
         } else if (strcmp(argv[i], "--level") == 0 && i + 1 < argc) {
@@ -332,9 +338,10 @@ int main(int argc, char **argv)
     static const char *modes[] = {"auto", "funneled", "serialized", "multiple"};
     if (rank == 0) {
         printf("2 ranks, %s mode, median of %d (interleaved), pool threads "
-               "%u per rank\n\n",
+               "%u per rank, %s successors\n\n",
                modes[wf_mpi_get_mode(m)], reps,
-               wf_pool_threads(wf_pool_default()));
+               wf_pool_threads(wf_pool_default()),
+               light ? "lightweight" : "queueing");
         printf("| size | raw stream msg/s | edge stream msg/s | edge/raw | "
                "raw RTT us | edge RTT us | edge/raw |\n");
         printf("|---:|---:|---:|---:|---:|---:|---:|\n");

@@ -3,7 +3,8 @@
 # weft_mpi's benchmarks on this machine (docs/mpi.md, "Measured"):
 #   1. bench_mpi_edge: a cross-rank edge against raw MPI_Send/MPI_Recv,
 #      streaming and ping-pong, 8 B to 1 MiB, 2 ranks; with the pool's
-#      default spin and with WEFT_SPIN=16;
+#      default spin, with lightweight successors (the receiver's successor
+#      takes the message where MPI put it), and with WEFT_SPIN=16;
 #   2. examples/mpi_uts --kids 20000 (25.5 M nodes) on 1, 2 and 4 ranks of
 #      1 pool thread each: the median time of REPS runs, interleaved.
 # Usage: sh scripts/mpi_bench.sh [BUILD_DIR]   (REPS=5 by default)
@@ -23,6 +24,9 @@ echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
 echo
 echo "## cross-rank edge vs raw MPI (pool spin: default)"
 $run -np 2 "$build/bench/bench_mpi_edge" --reps "$reps"
+echo
+echo "## cross-rank edge vs raw MPI (lightweight successors)"
+$run -np 2 "$build/bench/bench_mpi_edge" --reps "$reps" --lightweight
 echo
 echo "## cross-rank edge vs raw MPI (WEFT_SPIN=16)"
 WEFT_SPIN=16 $run -x WEFT_SPIN -np 2 "$build/bench/bench_mpi_edge" --reps "$reps"

@@ -32,7 +32,10 @@
  *  - wf_mpi_graph_wait_all returns when no work is left on any rank and no
  *    message is in flight (termination detection by message counting);
  *  - a body that fails on one rank cancels the graph on every rank, and
- *    wf_mpi_graph_wait_all returns that error on every rank.
+ *    wf_mpi_graph_wait_all returns that error on every rank;
+ *  - a message is copied once into a send buffer; a receiver's successor
+ *    that is lightweight (WF_LIGHTWEIGHT) reads it where MPI put it, any
+ *    other successor gets a copy.
  *
  * Threads.  MPI must be initialised (MPI_Init_thread) before wf_mpi_create
  * and finalised after wf_mpi_destroy.  With MPI_THREAD_MULTIPLE, weft's

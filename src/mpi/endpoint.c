@@ -6,7 +6,9 @@
  * lowers its count by one, and a lowered limiter pulls the next message
  * from a predecessor in pull state (its own queue, or the user's buffer).
  * The serial function node's body copies the message and posts it, so
- * messages leave in the order the node took them.
+ * messages leave in the order the node took them; it is lightweight, so
+ * the thread that forwards a message runs that body on it when the node
+ * is idle (the one copy is then the body's).
  *
  * Receiver (rank B): an async_node whose gateway the engine puts into,
  * from a ring of `credits` slots that MPI receives into.  A message a
@@ -182,6 +184,9 @@ static int make_sender_nodes(wf__mpi_send *s, wf_fn_policy policy)
     wf_function_config f = WF_FUNCTION_CONFIG_INIT;
     f.in_size = s->size;
     f.concurrency = WF_SERIAL;
+    /* Lightweight: the thread that forwards a message through the limiter
+     * posts it, from its own buffer, with no copy into the node's. */
+    f.policy = WF_LIGHTWEIGHT;
     f.body = send_body;
     f.ctx = s;
     if (!err)
