@@ -245,6 +245,18 @@ static void on_ctrl(wf_mpi *m, int peer, const wf__mpi_ctrl *c)
     }
 }
 
+static _Thread_local const wf_mpi *engine_here; /* set during a pass */
+
+/* A data message has come: hand it to its successors now, and post what
+ * their lightweight bodies sent, before the next probe; a reply then
+ * leaves without waiting for the rest of the pass. */
+static void deliver_now(wf_mpi *m)
+{
+    wf__mpi_deliver(m, wf__mpi_now_ns());
+    if (engine_here == m)
+        wf__mpi_flush_batches(m);
+}
+
 static bool receive(wf_mpi *m)
 {
     bool any = false;
@@ -266,6 +278,7 @@ static bool receive(wf_mpi *m)
         } else if (st.MPI_TAG >= WF__MPI_TAG_DATA) {
             wf__mpi_on_data(m, st.MPI_SOURCE, st.MPI_TAG - WF__MPI_TAG_DATA,
                             count, &msg);
+            deliver_now(m);
         } else {
             wf__mpi_discard(m, count, &msg);
             wf__mpi_fail(m, WF_ESTATE);
@@ -347,7 +360,8 @@ static bool step(wf_mpi *m)
  * A sender's body that runs on the engine's thread (the work a credit
  * started, wf_graph_run_here) does not post a small message at once: it
  * appends it to its channel's open batch, and the engine posts every open
- * batch as one MPI message at the end of the pass, or at once when it is
+ * batch as one MPI message when the data message that started the work
+ * has been delivered, at the end of the pass, or at once when it is
  * full.  A stream of small messages then costs one MPI send and one
  * receive per batch, not per message (as MPI's own small-message
  * coalescing and TCP's Nagle algorithm trade a little latency for it);
@@ -355,8 +369,6 @@ static bool step(wf_mpi *m)
  * again.  A body on any other thread flushes the open batch with its own
  * message at once.  The channel's lock `mu` orders the posts, so the
  * batches leave in the order their messages were taken. */
-
-static _Thread_local const wf_mpi *engine_here; /* set during a pass */
 
 bool wf__mpi_on_engine(const wf_mpi *m)
 {
