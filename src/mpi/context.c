@@ -446,7 +446,11 @@ int wf_mpi_get_stats(const wf_mpi *m, wf_mpi_stats *out)
     wf_mpi *w = (wf_mpi *)m;
     /* Relaxed loads: counters, documented as not one snapshot. */
 #define LD(x) atomic_load_explicit(&w->x, memory_order_relaxed)
-    out->data_sent = LD(st_data_sent);
+    out->data_sent = 0; /* the channels' own counts */
+    pthread_mutex_lock(&w->lock);
+    for (size_t i = 0; i < w->n_send; i++)
+        out->data_sent += LD(send_list[i]->sent);
+    pthread_mutex_unlock(&w->lock);
     out->data_delivered = LD(st_delivered);
     out->ctrl_sent = LD(st_ctrl_sent);
     out->ctrl_received = LD(st_ctrl_received);

@@ -59,35 +59,32 @@ static void grant(wf__mpi_send *s, int64_t n)
 
 /* ---- the sender ---------------------------------------------------------- */
 
+/* A data buffer of the channel's; s->mu is held. */
 static wf__mpi_out *take_buffer(wf__mpi_send *s)
 {
-    wf_mpi *m = s->m;
-    pthread_mutex_lock(&m->lock);
     wf__mpi_out *o = s->free_bufs;
     if (o != NULL) {
         s->free_bufs = o->next;
         s->n_free--;
+        return o;
     }
-    pthread_mutex_unlock(&m->lock);
-    if (o == NULL)
-        o = malloc(sizeof *o + s->buf_size);
-    return o;
+    return malloc(sizeof *o + s->buf_size);
 }
 
 /* Statistics of a message about to leave, and its count (wait.c). */
 static void count_sent(wf__mpi_send *s)
 {
     wf_mpi *m = s->m;
-    /* Statistics: relaxed, read by nobody who acts on them. */
-    uint64_t sent =
-        atomic_fetch_add_explicit(&s->sent, 1, memory_order_relaxed) + 1;
+    /* Statistics: relaxed, read by nobody who acts on them.  One body at
+     * a time sends on a channel (a serial node): `sent` has one writer. */
+    uint64_t sent = atomic_load_explicit(&s->sent, memory_order_relaxed) + 1;
+    atomic_store_explicit(&s->sent, sent, memory_order_relaxed);
     uint64_t granted = atomic_load_explicit(&s->granted, memory_order_relaxed);
     uint64_t window = atomic_load_explicit(&s->window, memory_order_relaxed);
     if (sent + window > granted)
         wf__mpi_stat_max(&m->st_max_in_flight, sent + window - granted);
     if (sent == granted)
         atomic_fetch_add_explicit(&m->st_credit_waits, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&m->st_data_sent, 1, memory_order_relaxed);
     /* Counted before it can arrive anywhere (wait.c). */
     atomic_fetch_add(&m->n_sent, 1);
 }
@@ -141,7 +138,9 @@ static int send_body(const void *in, void *out, void *ctx)
     wf_mpi *m = s->m;
     if (s->batch_max > 1)
         return send_batched(s, in);
+    pthread_mutex_lock(&s->mu);
     wf__mpi_out *o = take_buffer(s);
+    pthread_mutex_unlock(&s->mu);
     if (o == NULL)
         return WF_ENOMEM;
     memcpy(o->data, in, s->size);
@@ -567,8 +566,12 @@ static int deliver_one(wf_mpi *m, wf__mpi_recv *r, int64_t now)
             r->head++;
             n++;
             count_received(m);
-            atomic_fetch_add_explicit(&m->st_delivered, 1,
-                                      memory_order_relaxed);
+            /* The engine's alone (one thread has it at a time). */
+            atomic_store_explicit(
+                &m->st_delivered,
+                atomic_load_explicit(&m->st_delivered, memory_order_relaxed) +
+                    1,
+                memory_order_relaxed);
             r->blocked = false;
             r->retry_delay = 0;
             credit_back(m, r);

@@ -52,17 +52,25 @@ static inline void cpu_relax(void)
 
 /* ---- sending ------------------------------------------------------------- */
 
-static void recycle(wf_mpi *m, wf__mpi_out *o)
+/* A sent buffer back to its channel (under the channel's mu, so not with
+ * m->lock held: mu comes first), or freed. */
+static void recycle(wf__mpi_out *o)
 {
-    (void)m; /* m->lock is held */
     wf__mpi_send *ch = o->ch;
-    if (ch != NULL && ch->n_free < FREE_BUFS_MAX) {
+    if (ch == NULL) {
+        free(o);
+        return;
+    }
+    pthread_mutex_lock(&ch->mu);
+    bool keep = ch->n_free < FREE_BUFS_MAX;
+    if (keep) {
         o->next = ch->free_bufs;
         ch->free_bufs = o;
         ch->n_free++;
-    } else {
-        free(o);
     }
+    pthread_mutex_unlock(&ch->mu);
+    if (!keep)
+        free(o);
 }
 
 /* Room for one more posted send; false when memory ran out. */
@@ -108,9 +116,7 @@ static void post_now(wf_mpi *m, wf__mpi_out *o)
     pthread_mutex_unlock(&m->lock);
     if (!room) { /* no memory to track it: finish it here instead */
         MPI_Wait(&req, MPI_STATUS_IGNORE);
-        pthread_mutex_lock(&m->lock);
-        recycle(m, o);
-        pthread_mutex_unlock(&m->lock);
+        free(o); /* not recycled: the caller may hold its channel's mu */
     }
 }
 
@@ -184,8 +190,11 @@ bool wf__mpi_test_sends(wf_mpi *m)
         pthread_mutex_unlock(&m->lock);
         return false;
     }
+    wf__mpi_out *sent = NULL; /* recycled once m->lock is released */
     for (int i = 0; i < done; i++) {
-        recycle(m, m->req_items[m->req_idx[i]]);
+        wf__mpi_out *o = m->req_items[m->req_idx[i]];
+        o->next = sent;
+        sent = o;
         m->req_items[m->req_idx[i]] = NULL;
     }
     int j = 0; /* MPI_Testsome set the completed handles to NULL */
@@ -198,6 +207,10 @@ bool wf__mpi_test_sends(wf_mpi *m)
     m->n_reqs = j;
     atomic_store_explicit(&m->any_reqs, j > 0, memory_order_relaxed);
     pthread_mutex_unlock(&m->lock);
+    for (wf__mpi_out *next; sent != NULL; sent = next) {
+        next = sent->next;
+        recycle(sent);
+    }
     return true;
 }
 

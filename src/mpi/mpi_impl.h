@@ -72,14 +72,14 @@ struct wf__mpi_send {
      * buffer of the channel. */
     unsigned batch_max;
     size_t buf_size;
-    pthread_mutex_t mu; /* guards `open`; taken before m->lock */
+    pthread_mutex_t mu; /* guards `open` and the free buffers; taken
+                           before m->lock */
     wf__mpi_out *open;  /* the batch being filled, or NULL */
     bool dirty;         /* engine: on m->dirty, to flush at the pass's end */
     wf__mpi_send *next_dirty;
-    /* under m->lock */
-    wf__mpi_out *free_bufs;
+    wf__mpi_out *free_bufs; /* under mu */
     unsigned n_free;
-    bool peer_seen;
+    bool peer_seen; /* under m->lock */
     /* Messages sent (by the body, one at a time: a serial node) and
      * credits granted (by the engine, or the creating thread), and the
      * receiver's first grant; for the statistics. */
@@ -198,7 +198,7 @@ struct wf_mpi {
     _Atomic int failed; /* the result of a failed wait_all, kept */
 
     /* statistics */
-    _Atomic uint64_t st_data_sent, st_delivered, st_ctrl_sent, st_ctrl_received,
+    _Atomic uint64_t st_delivered, st_ctrl_sent, st_ctrl_received,
         st_credit_waits, st_rejections, st_max_in_flight, st_max_queued,
         st_rounds;
 };
