@@ -21,6 +21,9 @@
  * registers     integers, doubles and a long double live across spawns
  *               and syncs whose slow paths run (frames published and
  *               stolen, 4 threads): the value equals the sequential one.
+ * popped        frames published whole by a segment's overflow, which an
+ *               untyped join run before their syncs pops and runs: each
+ *               body runs once (1 and 2 threads).
  * errors        WF_RUN on no pool is WF_EINVAL; a sync that names another
  *               task type aborts with a message (a child process). */
 #include <signal.h>
@@ -386,6 +389,58 @@ static void mixed_layers(void)
     }
 }
 
+/* ---- published frames that another join runs ------------------------------ */
+
+static _Atomic long popped_runs;
+
+WF_VOID_TASK(count_run, int, i)
+{
+    (void)i;
+    atomic_fetch_add_explicit(&popped_runs, 1, memory_order_relaxed);
+}
+
+static void noop_body(wf_task *t)
+{
+    (void)t;
+}
+
+/* An untyped task published first, then a segment of typed frames
+ * published whole by the spawn that overflows it; joining the untyped
+ * task pops the deque from its newest end, so it runs the typed frames
+ * (their owner runs them, as it would any task of its own) before it
+ * finds its own.  The typed syncs after it must see those frames as run,
+ * not call their bodies again. */
+WF_TASK(long, popped, int, k)
+{
+    wf_task u;
+    CHECK_OK(wf_spawn(&u, noop_body));
+    wf_blocking_begin(); /* publishes u */
+    wf_blocking_end();
+    for (int i = 0; i < k; i++)
+        WF_SPAWN(count_run, i);
+    CHECK_OK(wf_join(&u));
+    for (int i = 0; i < k; i++)
+        WF_SYNC(count_run);
+    return k;
+}
+
+static void popped_frames(void)
+{
+    static const unsigned threads[] = {1, 2};
+    for (size_t i = 0; i < 2; i++) {
+        wf_pool *p = check_pool(threads[i]);
+        for (int rep = 0; rep < 3; rep++) {
+            atomic_store(&popped_runs, 0);
+            long r = 0;
+            int k = WF_TASK_SEGMENT + 5;
+            CHECK_OK(WF_RUN(p, popped, &r, k));
+            CHECK_EQ(r, k);
+            CHECK_EQ(atomic_load(&popped_runs), k); /* each body once */
+        }
+        CHECK_OK(wf_pool_destroy(p));
+    }
+}
+
 /* ---- void tasks, five parameters ------------------------------------------ */
 
 static _Atomic long visits;
@@ -458,7 +513,7 @@ static const check_scenario scenarios[] = {
     {"wide", wide_segments},       {"deep", deep_chain},
     {"mixed", mixed_layers},       {"random", random_trees},
     {"void_args", void_args},      {"errors", errors},
-    {"registers", live_registers},
+    {"registers", live_registers}, {"popped", popped_frames},
 };
 
 int main(int argc, char **argv)

@@ -23,7 +23,8 @@
  * directly by its sync, so the compiler sees an ordinary call.  The frame
  * array's top travels as a hidden parameter of every typed task (WF_CALL
  * passes it), and every frame records its worker, so a spawn loads no
- * thread-local and a body keeps one register for the pool, not two.
+ * thread-local and a body keeps one register for the pool, not two; a
+ * sync tests a mark in its own frame, set when the frame was published.
  * The frames not yet published are private, as wf_spawn's private stack
  * is: when another worker asks for work, the oldest half of them goes to
  * the worker's deque, by pointer, at its next spawn (docs/protocols.md,
@@ -101,6 +102,10 @@ typedef struct wf__tslot {
  * that of the frame past a segment's end, which a spawn reads when the
  * segment is full. */
 #define WF__TSLOT_WORKER(s) ((struct wf__fast *)(s)->task.owner_)
+/* A frame's task.flags_ bit, set by its owner: its sync takes the slow
+ * path (the frame was published, or is the first of a segment entered
+ * on overflow).  No other flag of the pool's uses it. */
+#define WF__TSLOT_SLOW 8u
 
 /* Slow paths (src/pool/typed.c). */
 /* The first frame of a new segment for a typed body that starts on
@@ -345,10 +350,9 @@ WF_API void wf__tsync_thunk(void);
     V wf__y_##name(wf__tslot **tp_)                                            \
     {                                                                          \
         wf__tslot *s_ = *tp_ - 1;                                              \
-        struct wf__fast *w_ = WF__TSLOT_WORKER(s_);                            \
-        /* At or above tbp: not published, nobody else can see it.  Below:   \
-         * published, or in the segment before (wf__tsync_slow). */ \
-        if (__builtin_expect((uintptr_t)s_ >= (uintptr_t)w_->tbp, 1)) {        \
+        /* Unmarked: not published, nobody else can see it.  Marked:     \
+         * published, or in the segment before (wf__tsync_slow). */     \
+        if (__builtin_expect(!(s_->task.flags_ & WF__TSLOT_SLOW), 1)) {        \
             wf__f_##name *f_ = (wf__f_##name *)s_->data;                       \
             WF__TASK_CHECK(s_, wf__r_##name);                                  \
             *tp_ = s_;                                                         \

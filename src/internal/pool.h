@@ -23,6 +23,7 @@
 #define WF__TASK_DETACHED 1u /* nobody joins it; it may be freed once run */
 #define WF__TASK_ROOT 2u     /* counted in pool->roots (wf_pool_wait_idle) */
 #define WF__TASK_QUEUED 4u   /* given to wf_submit and not started yet */
+/* 8u is a typed frame's WF__TSLOT_SLOW (weft/task.h). */
 
 /* Counters written by one worker, read by wf_pool_stats (wf_counter_inc). */
 typedef struct wf__counters {
@@ -197,7 +198,10 @@ static inline bool wf__task_settle_fields(wf_task *t)
 {
     if (t->owner_ == WF__JOINED) /* detached: wf__spawn_detached set all */
         return false;
-    t->flags_ = 0;
+    /* A typed frame's mark stays: its sync must still see it (an
+     * untyped task's flags_ may be garbage here, and bit 8 means nothing
+     * to it). */
+    t->flags_ &= WF__TSLOT_SLOW;
     wf_store_relaxed(&t->thief_, NULL); /* unseen by thieves yet */
     return true;
 }

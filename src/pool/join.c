@@ -312,6 +312,7 @@ wf__tslot *wf__tsync_slow(wf__tslot *s, wf_task_fn run)
     if (t->fn != run)
         wf__tsync_mismatch(s);
     if (wf__tseg_overflow_first(w, s)) { /* private; back to the full one */
+        t->flags_ = 0;                   /* the frame's next spawn is private */
         t->fn(t);
         return wf__tseg_back(w);
     }
@@ -322,5 +323,6 @@ wf__tslot *wf__tsync_slow(wf__tslot *s, wf_task_fn run)
      * private stack, whose tasks may be older. */
     wait_own(w, t, pop_published);
     t->owner_ = f; /* the frame's worker, kept between uses */
+    t->flags_ = 0; /* done, so no thief reads it: private again */
     return s;
 }

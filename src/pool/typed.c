@@ -134,10 +134,17 @@ static void publish_frames(wf__worker *w, size_t k)
     size_t done = 0;
     while (done < k) {
         size_t n = k - done < 64 ? k - done : 64;
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
+            /* Its sync now takes the slow path; the push's release
+             * publishes the mark with the frame. */
+            s[done + i].task.flags_ = WF__TSLOT_SLOW;
             batch[i] = &s[done + i].task;
-        if (wf_deque_push_n(&w->deque, batch, n) != 0)
-            break; /* no memory: the rest stay private */
+        }
+        if (wf_deque_push_n(&w->deque, batch, n) != 0) {
+            for (size_t i = 0; i < n; i++) /* no memory: these stay private */
+                s[done + i].task.flags_ = 0;
+            break;
+        }
         done += n;
     }
     if (done == 0)
@@ -225,6 +232,7 @@ wf__tslot *wf__tspawn_slow(wf__tslot *s)
     if (s >= f->tend) { /* full: publish what is left, go on in the next */
         publish_frames(w, (size_t)(s - f->tbp));
         s = tseg_next(f, true);
+        s->task.flags_ = WF__TSLOT_SLOW; /* its sync goes back (tbp too) */
     }
     /* A request is taken only with a frame to answer it (the asker may be
      * parked, and only a publish wakes it); the spawn after this one has
