@@ -49,7 +49,6 @@
     X(wf_group, cancelled_)                                                    \
     X(wf_group, state_)                                                        \
     X(struct wf__fast, bp)                                                     \
-    X(struct wf__fast, tend)                                                   \
     X(struct wf__fast, limit)                                                  \
     X(struct wf__fast, tlimit)                                                 \
     X(wf_tagged_msg, value)

@@ -348,13 +348,10 @@ struct wf__fast {
     wf_task **sp;  /* next free slot of the private stack  */
     wf_task **end; /* one past the last slot               */
     wf_task **bp;  /* oldest entry not yet published       */
-    /* Typed frames (weft/task.h): the current segment's first frame not
-     * yet published, and its end. */
-    struct wf__tslot *tbp, *tend;
     /* Spawn's one test: sp below limit.  limit is `end`, or NULL once a
      * thief asks for work, so a full stack and a request both send the
      * spawn to its slow path (rule P2).  tlimit is the same for a typed
-     * spawn's frame: tend, or NULL on a request (P9). */
+     * spawn's frame: its segment's end, or NULL on a request (P9). */
     WF__ALIGNAS(WF_CACHE_LINE) WF__ATOMIC(wf_task **) limit;
     WF__ATOMIC(struct wf__tslot *) tlimit;
 };

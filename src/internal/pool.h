@@ -55,8 +55,10 @@ typedef struct wf__worker {
     _Atomic int retired;    /* a spare whose thread has exited or will */
     int blocking_depth;     /* nesting of wf_blocking_begin (owner-only) */
     /* Typed frames (typed.c): the segment in use, and the first of the
-     * chain of segments this worker has allocated.  Owner-only. */
+     * chain of segments this worker has allocated; the segment in use's
+     * first frame not yet published, and its end.  Owner-only. */
     struct wf__tseg *tseg, *tfirst;
+    struct wf__tslot *tbp, *tend;
     void *mem; /* what wf__alloc returned, for the aligned worker */
 } wf__worker;
 

@@ -64,8 +64,9 @@ static void publish_half(wf__worker *w)
 bool wf__take_request(struct wf__fast *f)
 {
     bool asked = wf_exchange_acqrel(&f->limit, f->end) == NULL;
-    if (f->tend != NULL)
-        asked |= wf_exchange_acqrel(&f->tlimit, f->tend) == NULL;
+    wf__tslot *tend = ((wf__worker *)f)->tend;
+    if (tend != NULL)
+        asked |= wf_exchange_acqrel(&f->tlimit, tend) == NULL;
     return asked;
 }
 
@@ -318,7 +319,7 @@ wf__tslot *wf__tsync_slow(wf__tslot *s, wf_task_fn run)
     }
     /* Published.  Once it is synced, every frame from s up is free, and
      * the body's next spawns there are private: tbp comes down to s. */
-    f->tbp = s;
+    w->tbp = s;
     /* What was published after t is newer (P9): the deque only, not the
      * private stack, whose tasks may be older. */
     wait_own(w, t, pop_published);

@@ -16,10 +16,13 @@
  * them.  Frames below tbp are the thieves' to take; their syncs wait as
  * wf_join does.  A segment that fills is published whole before the next
  * one is taken, so no frame is left private in a segment that is not in
- * use.  Segments stay allocated until the pool is destroyed, their frames'
- * task fields zero between uses but owner_, which holds the worker, so
- * that a typed body needs only its frame top to reach its worker.  Only the worker's own thread
- * touches them but for the frames it has published. */
+ * use.  Segments stay allocated until the pool is destroyed.  Their
+ * frames' task fields are zero between uses but owner_, which holds the
+ * worker (a typed body needs only its frame top to reach it), and the
+ * mark WF__TSLOT_SLOW in flags_, which a frame carries from its
+ * publication (or, the first of a segment entered on overflow, from its
+ * spawn) to its sync's slow path.  Only the worker's own thread touches
+ * them but for the frames it has published. */
 #include <string.h>
 
 #include "internal/pool.h"
@@ -78,13 +81,13 @@ static wf__tslot *tseg_next(struct wf__fast *f, bool overflow)
     struct wf__tseg *cur = w->tseg;
     struct wf__tseg *g = cur ? cur->next : w->tfirst;
     if (cur != NULL)
-        cur->tbp = f->tbp;
+        cur->tbp = w->tbp;
     if (g == NULL)
         g = tseg_new(w, cur);
     w->tseg = g;
     g->overflow = overflow;
-    f->tend = g->end;
-    f->tbp = g->slots + overflow;
+    w->tend = g->end;
+    w->tbp = g->slots + overflow;
     set_tlimit(f, g->end);
     return g->slots;
 }
@@ -99,8 +102,8 @@ void wf__tseg_leave(struct wf__fast *f)
     wf__worker *w = (wf__worker *)f;
     struct wf__tseg *g = w->tseg->prev;
     w->tseg = g;
-    f->tend = g ? g->end : NULL;
-    f->tbp = g ? g->tbp : NULL;
+    w->tend = g ? g->end : NULL;
+    w->tbp = g ? g->tbp : NULL;
     if (g != NULL) /* else no typed body runs: tlimit is not read */
         set_tlimit(f, g->end);
 }
@@ -129,7 +132,7 @@ void wf__tseg_destroy(wf__worker *w)
  * a sleeper.  On allocation failure they stay private. */
 static void publish_frames(wf__worker *w, size_t k)
 {
-    wf__tslot *s = w->fast.tbp;
+    wf__tslot *s = w->tbp;
     void *batch[64];
     size_t done = 0;
     while (done < k) {
@@ -149,7 +152,7 @@ static void publish_frames(wf__worker *w, size_t k)
     }
     if (done == 0)
         return;
-    w->fast.tbp = s + done;
+    w->tbp = s + done;
     /* A typed spawn is counted when it is published: one its own sync
      * calls was a function call, and counting it would cost every spawn
      * a store. */
@@ -229,15 +232,15 @@ wf__tslot *wf__tspawn_slow(wf__tslot *s)
 {
     struct wf__fast *f = WF__TSLOT_WORKER(s);
     wf__worker *w = (wf__worker *)f;
-    if (s >= f->tend) { /* full: publish what is left, go on in the next */
-        publish_frames(w, (size_t)(s - f->tbp));
+    if (s >= w->tend) { /* full: publish what is left, go on in the next */
+        publish_frames(w, (size_t)(s - w->tbp));
         s = tseg_next(f, true);
         s->task.flags_ = WF__TSLOT_SLOW; /* its sync goes back (tbp too) */
     }
     /* A request is taken only with a frame to answer it (the asker may be
      * parked, and only a publish wakes it); the spawn after this one has
      * one. */
-    size_t priv = s > f->tbp ? (size_t)(s - f->tbp) : 0;
+    size_t priv = s > w->tbp ? (size_t)(s - w->tbp) : 0;
     /* Relaxed: hints, read first so that no request costs no RMW. */
     if (priv > 0 &&
         (wf_load_relaxed(&f->tlimit) == NULL ||
