@@ -566,12 +566,12 @@ static int deliver_one(wf_mpi *m, wf__mpi_recv *r, int64_t now)
             r->head++;
             n++;
             count_received(m);
-            /* The engine's alone (one thread has it at a time). */
-            atomic_store_explicit(
-                &m->st_delivered,
-                atomic_load_explicit(&m->st_delivered, memory_order_relaxed) +
-                    1,
-                memory_order_relaxed);
+            /* Relaxed statistics with one writer, the engine (one thread
+             * has it at a time): a load and a store, not an RMW. */
+            uint64_t d =
+                atomic_load_explicit(&m->st_delivered, memory_order_relaxed);
+            atomic_store_explicit(&m->st_delivered, d + 1,
+                                  memory_order_relaxed);
             r->blocked = false;
             r->retry_delay = 0;
             credit_back(m, r);
