@@ -50,14 +50,14 @@ typedef struct fn_op {
     wf__op op;
     const void *in;
     int result;
-    int prev;       /* FN_TAKE */
-    unsigned done;  /* FN_TAKE: busy slots the runner gives back */
-    unsigned left;  /* FN_TAKE: of those, inputs it did not run */
-    unsigned n;     /* FN_TAKE: inputs taken (TAKE_RUN) */
-    bool handoff;   /* FN_TAKE: budget spent */
-    bool inline_ok; /* FN_PUT: the putter may run the body (lightweight) */
-    bool run_here;  /* FN_PUT: it does, on its message: r is its runner */
-    runner *r;      /* FN_TAKE: the runner; FN_PUT / PRED_PULL: to spawn */
+    int prev;      /* FN_TAKE */
+    unsigned done; /* FN_TAKE: busy slots the runner gives back */
+    unsigned left; /* FN_TAKE: of those, inputs it did not run */
+    unsigned n;    /* FN_TAKE: inputs taken (TAKE_RUN) */
+    bool handoff;  /* FN_TAKE: budget spent */
+    bool run_here; /* a lightweight put: the putter runs the body on its
+                      message, with the runner r */
+    runner *r;     /* FN_TAKE: the runner; FN_PUT / PRED_PULL: to spawn */
 } fn_op;
 
 #define RUNNER_BUDGET 256 /* takes per pool task before it yields */
@@ -103,13 +103,6 @@ WF__HOT_INLINE void handle_put(fn_node *f, fn_op *op)
      * idle costs one aggregator operation here and one when the runner
      * stops (the spawn orders r->in for the runner). */
     runner *r = f->q.count == 0 ? grab(f) : NULL;
-    if (r && op->inline_ok) { /* lightweight: the putter runs it */
-        f->busy++;
-        op->r = r;
-        op->run_here = true;
-        op->result = WF__ACCEPT;
-        return;
-    }
     if (r) {
         wf__msg_copy(r->in, op->in, f->in_size);
         r->primed = true;
@@ -123,6 +116,22 @@ WF__HOT_INLINE void handle_put(fn_node *f, fn_op *op)
         op->result = WF__ACCEPT;
         op->r = grab(f);
     }
+}
+
+/* A lightweight put (fn_put_light): if the node is idle, the putter takes
+ * a runner and runs the body itself, without copying its message; else
+ * the put is handled as any other. */
+static void handle_put_light(fn_node *f, fn_op *op)
+{
+    runner *r = f->q.count == 0 && !(f->rejecting && full(f)) ? grab(f) : NULL;
+    if (r == NULL) {
+        handle_put(f, op);
+        return;
+    }
+    f->busy++;
+    op->r = r;
+    op->run_here = true;
+    op->result = WF__ACCEPT;
 }
 
 /* A runner asks for its next inputs.  It takes up to `batch` at once (a
@@ -190,6 +199,11 @@ static void handle_pred_pull(fn_node *f, fn_op *op)
 static inline void put_handler(void *self, wf__op *op)
 {
     handle_put(self, (fn_op *)op);
+}
+
+static void put_light_handler(void *self, wf__op *op)
+{
+    handle_put_light(self, (fn_op *)op);
 }
 
 static inline void take_handler(void *self, wf__op *op)
@@ -290,15 +304,26 @@ static void spawn(fn_node *f, runner *r)
         wf__spawn(wf__node_graph(&f->base), &r->task);
 }
 
-/* A lightweight put's body, on the putter's message, with the runner r
- * that its put took; then r goes back, or on as a task if inputs came
- * meanwhile (the take's handoff). */
-static void run_light(fn_node *f, runner *r, const void *msg)
+/* A put to a lightweight node, out of fn_put's line.  If it found the
+ * node idle, the body runs here, on the putter's message, with the
+ * runner r that the put took; then r goes back, or on as a task if inputs
+ * came meanwhile (the take's handoff). */
+static __attribute__((noinline)) int fn_put_light(fn_node *f, const void *msg)
 {
+    fn_op op;
+    op.op.type = FN_PUT;
+    op.in = msg;
+    op.r = NULL;
+    op.run_here = false;
+    wf__agg_execute(&f->base.agg, &op.op, put_light_handler, f);
+    if (!op.run_here) {
+        spawn(f, op.r);
+        return op.result;
+    }
+    runner *r = op.r;
     light_depth++;
     call(f, r, msg);
     light_depth--;
-    fn_op op;
     op.op.type = FN_TAKE;
     op.r = r;
     op.prev = PREV_RAN;
@@ -308,6 +333,7 @@ static void run_light(fn_node *f, runner *r, const void *msg)
     wf__agg_execute(&f->base.agg, &op.op, take_handler, f);
     if (op.result == TAKE_HANDOFF)
         wf__spawn(wf__node_graph(&f->base), &r->task);
+    return WF__ACCEPT;
 }
 
 /* ---- node ops ------------------------------------------------------------ */
@@ -315,19 +341,16 @@ static void run_light(fn_node *f, runner *r, const void *msg)
 static int fn_put(wf__port *in, const void *msg)
 {
     fn_node *f = (fn_node *)in->node;
+    if (f->lightweight && light_depth < LIGHT_DEPTH)
+        return fn_put_light(f, msg);
     /* Only the fields a put reads or may leave unwritten: the record is
      * on every message's path. */
     fn_op op;
     op.op.type = FN_PUT;
     op.in = msg;
     op.r = NULL;
-    op.inline_ok = f->lightweight && light_depth < LIGHT_DEPTH;
-    op.run_here = false;
     wf__agg_execute(&f->base.agg, &op.op, put_handler, f);
-    if (op.run_here)
-        run_light(f, op.r, msg);
-    else
-        spawn(f, op.r);
+    spawn(f, op.r);
     return op.result;
 }
 
