@@ -269,6 +269,7 @@ static void free_context(wf_mpi *m)
     free(m->send_list);
     free(m->recv_list);
     free(m->scratch);
+    free(m->landing);
     table_free(&m->sends);
     table_free(&m->recvs);
     pthread_mutex_destroy(&m->lock);
@@ -369,11 +370,17 @@ int wf_mpi_create(wf_mpi **out, wf_graph *g, MPI_Comm comm,
         return err;
     }
     MPI_Comm_dup(comm, &m->comm);
+    MPI_Comm_dup(comm, &m->bulk);
     int flag = 0, *tag_ub = NULL;
     MPI_Comm_get_attr(m->comm, MPI_TAG_UB, &tag_ub, &flag);
     /* MPI guarantees MPI_TAG_UB >= 32767 (MPI-3.1, section 8.1.2). */
     m->max_channel = (flag ? *tag_ub : 32767) - WF__MPI_TAG_DATA;
-    if (m->mode != WF_MPI_FUNNELED && (err = wf__mpi_engine_start(m)) != 0) {
+    err = wf__mpi_post_receives(m);
+    if (!err && m->mode != WF_MPI_FUNNELED)
+        err = wf__mpi_engine_start(m);
+    if (err) {
+        wf__mpi_cancel_receives(m);
+        MPI_Comm_free(&m->bulk);
         MPI_Comm_free(&m->comm);
         wf_node_destroy(m->anchor);
         registry_remove(m);
@@ -411,6 +418,8 @@ int wf_mpi_destroy(wf_mpi *m)
         wf__mpi_engine_stop(m);
     wf_graph_wait_for_all(m->g); /* what the engine started before it stopped */
     wf__mpi_drain(m);            /* collective */
+    wf__mpi_cancel_receives(m);
+    MPI_Comm_free(&m->bulk);
     MPI_Comm_free(&m->comm);
     registry_remove(m);
     wf__mpi_endpoints_destroy(m);

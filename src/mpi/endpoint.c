@@ -23,8 +23,9 @@
  * InfiniBand's reliable connections (end-to-end credits), on top of MPI's
  * own ordering: two messages from one sender to one receiver on one
  * communicator, that both match the same receive, are received in order
- * (non-overtaking, MPI-3.1 section 3.5); the engine's probes match any
- * source and tag, and the sender's bodies post one at a time. */
+ * (non-overtaking, MPI-3.1 section 3.5); the engine takes them in that
+ * order (engine.c, "receiving"), and the sender's bodies post one at a
+ * time. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,9 +67,16 @@ static wf__mpi_out *take_buffer(wf__mpi_send *s)
     if (o != NULL) {
         s->free_bufs = o->next;
         s->n_free--;
-        return o;
+    } else if ((o = malloc(sizeof *o + s->buf_size)) == NULL) {
+        return NULL;
     }
-    return malloc(sizeof *o + s->buf_size);
+    o->next = NULL;
+    o->ch = s;
+    o->dest = s->peer;
+    o->tag = WF__MPI_TAG_DATA + s->channel;
+    o->bulk = s->buf_size > WF__MPI_SMALL_MAX;
+    o->count = 0;
+    return o;
 }
 
 /* Statistics of a message about to leave, and its count (wait.c). */
@@ -108,10 +116,6 @@ static int send_batched(wf__mpi_send *s, const void *in)
             pthread_mutex_unlock(&s->mu);
             return WF_ENOMEM;
         }
-        o->ch = s;
-        o->dest = s->peer;
-        o->tag = WF__MPI_TAG_DATA + s->channel;
-        o->count = 0;
         s->open = o;
     }
     memcpy(o->data + o->count, in, s->size);
@@ -144,10 +148,22 @@ static int send_body(const void *in, void *out, void *ctx)
     if (o == NULL)
         return WF_ENOMEM;
     memcpy(o->data, in, s->size);
-    o->ch = s;
-    o->dest = s->peer;
-    o->tag = WF__MPI_TAG_DATA + s->channel;
     o->count = (int)s->size;
+    if (o->bulk) {
+        /* Announced on comm (mpi_impl.h, the communicators), after it is
+         * posted: the receiving engine, which waits on it as soon as the
+         * announcement comes, never waits for a post. */
+        wf__mpi_out *a = malloc(sizeof *a + sizeof(wf__mpi_ctrl));
+        if (a == NULL) {
+            free(o);
+            return WF_ENOMEM;
+        }
+        wf__mpi_ctrl c = {WF__CTRL_BULK, s->channel, o->count, 0};
+        *a = (wf__mpi_out){
+            .dest = s->peer, .tag = WF__MPI_TAG_CTRL, .count = (int)sizeof c};
+        memcpy(a->data, &c, sizeof c);
+        o->next = a;
+    }
     count_sent(s);
     wf__mpi_send_out(m, o, false);
     return 0;
@@ -487,12 +503,12 @@ void wf__mpi_on_credit(wf_mpi *m, int peer, const wf__mpi_ctrl *c)
         wf__mpi_fail(m, WF_ESTATE); /* credits for a channel we lack */
 }
 
-/* A data message matched by the engine's probe: into its channel's ring,
- * or dropped (after a cancel; or a message that breaks the protocol). */
-void wf__mpi_on_data(wf_mpi *m, int peer, int channel, int count,
-                     MPI_Message *msg)
+/* The receiver of (peer, channel), or NULL.  Endpoints live as long as
+ * the context: the last one found is kept (engine), which spares the
+ * lock on a stream. */
+static wf__mpi_recv *find_receiver(wf_mpi *m, int peer, int channel)
 {
-    wf__mpi_recv *r = m->last_recv; /* as in wf__mpi_on_credit */
+    wf__mpi_recv *r = m->last_recv;
     if (r == NULL || r->peer != peer || r->channel != channel) {
         pthread_mutex_lock(&m->lock);
         r = wf__mpi_table_get(&m->recvs, peer, channel);
@@ -500,33 +516,20 @@ void wf__mpi_on_data(wf_mpi *m, int peer, int channel, int count,
         if (r != NULL)
             m->last_recv = r;
     }
-    /* One message, or a batch of k (engine.c, "batches"). */
-    uint64_t k = r != NULL && count > 0 ? (uint64_t)count / r->size : 0;
-    int bad = r == NULL                                      ? WF_ESTATE
-              : k == 0 || (size_t)count != k * r->size       ? WF_ESIZE
-              : r->tail - r->head + k > (uint64_t)r->credits ? WF_ESTATE
-                                                             : 0;
-    if (bad || atomic_load(&m->cancelled)) {
-        wf__mpi_discard(m, count, msg);
-        if (bad && !atomic_load(&m->cancelled))
-            wf__mpi_fail(m, bad);
-        return;
-    }
-    uint64_t slot = r->tail % r->credits;
-    if (slot + k <= r->credits) { /* straight into the ring */
-        MPI_Mrecv(r->ring + slot * r->size, count, MPI_BYTE, msg,
-                  MPI_STATUS_IGNORE);
-    } else { /* a batch that wraps round the ring's end */
-        wf__mpi_discard(m, count, msg); /* into scratch memory */
-        if (m->scratch_size < (size_t)count) {
-            wf__mpi_fail(m, WF_ENOMEM);
-            return;
-        }
-        size_t first = (size_t)(r->credits - slot) * r->size;
-        memcpy(r->ring + slot * r->size, m->scratch, first);
-        memcpy(r->ring, (unsigned char *)m->scratch + first,
-               (size_t)count - first);
-    }
+    return r;
+}
+
+/* Why k messages of `count` bytes in all cannot enter r's ring, or 0. */
+static int check_data(const wf__mpi_recv *r, int count, uint64_t k)
+{
+    return r == NULL                                      ? WF_ESTATE
+           : k == 0 || (size_t)count != k * r->size       ? WF_ESIZE
+           : r->tail - r->head + k > (uint64_t)r->credits ? WF_ESTATE
+                                                          : 0;
+}
+
+static void mark_ready(wf_mpi *m, wf__mpi_recv *r, uint64_t k)
+{
     r->tail += k;
     wf__mpi_stat_max(&m->st_max_queued, r->tail - r->head);
     if (!r->ready) {
@@ -534,6 +537,47 @@ void wf__mpi_on_data(wf_mpi *m, int peer, int channel, int count,
         r->next_ready = m->ready;
         m->ready = r;
     }
+}
+
+/* A data message that landed on comm: one message, or a batch of k
+ * (engine.c, "batches"), copied into its channel's ring; or dropped
+ * (after a cancel; or a message that breaks the protocol). */
+void wf__mpi_on_data(wf_mpi *m, int peer, int channel, int count,
+                     const void *data)
+{
+    wf__mpi_recv *r = find_receiver(m, peer, channel);
+    uint64_t k = r != NULL && count > 0 ? (uint64_t)count / r->size : 0;
+    int bad = check_data(r, count, k);
+    if (bad || atomic_load(&m->cancelled)) {
+        if (bad && !atomic_load(&m->cancelled))
+            wf__mpi_fail(m, bad);
+        return;
+    }
+    uint64_t slot = r->tail % r->credits;
+    size_t first = (size_t)count; /* bytes before the ring's end */
+    if (slot + k > r->credits)
+        first = (size_t)(r->credits - slot) * r->size;
+    memcpy(r->ring + slot * r->size, data, first);
+    memcpy(r->ring, (const unsigned char *)data + first, (size_t)count - first);
+    mark_ready(m, r, k);
+}
+
+/* A bulk message announced: receive it into its slot of the ring. */
+void wf__mpi_on_bulk(wf_mpi *m, int peer, const wf__mpi_ctrl *c)
+{
+    wf__mpi_recv *r = find_receiver(m, peer, c->channel);
+    int count = c->a > 0 && c->a <= INT_MAX ? (int)c->a : 0;
+    int bad = check_data(r, count, r != NULL && r->size == (size_t)count);
+    if (bad || atomic_load(&m->cancelled)) {
+        wf__mpi_discard_bulk(m, peer, c->channel, count);
+        if (bad && !atomic_load(&m->cancelled))
+            wf__mpi_fail(m, bad);
+        return;
+    }
+    MPI_Recv(r->ring + (r->tail % r->credits) * r->size, count, MPI_BYTE, peer,
+             WF__MPI_TAG_DATA + c->channel, m->bulk, MPI_STATUS_IGNORE);
+    m->recvd_from[peer]++;
+    mark_ready(m, r, 1);
 }
 
 /* A message was taken: its slot is free.  Grant it back in batches, or at

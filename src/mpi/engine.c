@@ -5,8 +5,8 @@
  *
  * MPI offers no wait that sleeps: a blocking MPI_Recv or MPI_Wait in Open
  * MPI polls the progress engine until the message comes (Open MPI's FAQ,
- * "mpi_yield_when_idle").  So the loop polls with MPI_Improbe (matched
- * probes, MPI-3.1 section 3.8.2, safe with several threads) and, when a
+ * "mpi_yield_when_idle").  So the loop polls with MPI_Test, on the oldest
+ * of the receives it keeps posted ("receiving" below) and, when a
  * poll finds nothing, it polls again for `poll_spin_us` (yielding the CPU
  * between polls, so that a thread that shares the core runs), then sleeps
  * for 1 us, 2 us, 4 us, ... up to `poll_max_us`: a quiet rank wakes up
@@ -98,8 +98,8 @@ static bool reserve_req(wf_mpi *m)
 static void post_now(wf_mpi *m, wf__mpi_out *o)
 {
     MPI_Request req;
-    int rc =
-        MPI_Isend(o->data, o->count, MPI_BYTE, o->dest, o->tag, m->comm, &req);
+    int rc = MPI_Isend(o->data, o->count, MPI_BYTE, o->dest, o->tag,
+                       o->bulk ? m->bulk : m->comm, &req);
     if (rc != MPI_SUCCESS) {
         free(o);
         wf__mpi_fail(m, WF_ESTATE);
@@ -120,24 +120,31 @@ static void post_now(wf_mpi *m, wf__mpi_out *o)
     }
 }
 
-/* Send o: at once where this thread may call MPI (MULTIPLE, or the
- * engine itself), else through the outbox, which the engine posts in
- * order. */
+/* Send o, and the messages linked after it, in order: at once where this
+ * thread may call MPI (MULTIPLE, or the engine itself), else through the
+ * outbox, which the engine posts in order.  A chain enters the outbox
+ * whole, so the engine posts a bulk message and its announcement in the
+ * same pass. */
 void wf__mpi_send_out(wf_mpi *m, wf__mpi_out *o, bool from_engine)
 {
     if (m->mode == WF_MPI_MULTIPLE || from_engine) {
-        post_now(m, o);
+        for (wf__mpi_out *next; o != NULL; o = next) {
+            next = o->next; /* o may be sent and recycled once posted */
+            post_now(m, o);
+        }
         if (!from_engine)
             wf__mpi_wake_if_quiet(m);
         return;
     }
-    o->next = NULL;
+    wf__mpi_out *last = o;
+    while (last->next != NULL)
+        last = last->next;
     pthread_mutex_lock(&m->lock);
     if (m->out_tail)
         m->out_tail->next = o;
     else
         m->out_head = o;
-    m->out_tail = o;
+    m->out_tail = last;
     pthread_mutex_unlock(&m->lock);
     wf__mpi_kick(m);
 }
@@ -148,7 +155,9 @@ int wf__mpi_send_ctrl(wf_mpi *m, int dest, const wf__mpi_ctrl *c,
     wf__mpi_out *o = malloc(sizeof *o + sizeof *c);
     if (o == NULL)
         return WF_ENOMEM;
+    o->next = NULL;
     o->ch = NULL;
+    o->bulk = false;
     o->dest = dest;
     o->tag = WF__MPI_TAG_CTRL;
     o->count = (int)sizeof *c;
@@ -214,10 +223,70 @@ bool wf__mpi_test_sends(wf_mpi *m)
     return true;
 }
 
-/* ---- receiving ----------------------------------------------------------- */
+/* ---- receiving ----------------------------------------------------------- *
+ *
+ * The engine keeps WF__MPI_RX_DEPTH receives posted on `comm`, from any
+ * source with any tag, each into a landing buffer of WF__MPI_SMALL_MAX
+ * bytes.  A message that comes then lands at once, on MPI's path for an
+ * expected message, and a poll is one MPI_Test of the oldest receive;
+ * a matched probe (MPI_Improbe) costs more, both when it finds nothing
+ * and when it finds a message that a second call must then receive.
+ *
+ * Order.  MPI matches an incoming message with the first posted receive
+ * that fits, and two messages from one sender on one communicator that
+ * fit the same receive are matched in the order they were sent
+ * (non-overtaking, MPI-3.1 section 3.5).  Every posted receive fits every
+ * message, so the receives are matched in the order they were posted,
+ * and the engine takes them in that order too, the oldest first, and
+ * posts each again once its message is handled.  So each sender's
+ * messages are handled in the order they were sent, whatever order MPI
+ * completes the receives in.
+ *
+ * A data message larger than WF__MPI_SMALL_MAX travels on `bulk`, and an
+ * announcement on `comm` (WF__CTRL_BULK) follows it at once.  The
+ * announcement is handled in order with the rest, and the engine then
+ * receives the message it announces, with a receive for that sender and
+ * tag, straight into the receiver's ring: the message was posted before
+ * its announcement, so the receive waits only for its transfer. */
 
-/* Receive a matched message into scratch memory and drop it. */
-void wf__mpi_discard(wf_mpi *m, int count, MPI_Message *msg)
+/* Post the receive of landing buffer i. */
+static void post_receive(wf_mpi *m, unsigned i)
+{
+    if (MPI_Irecv(m->landing[i], WF__MPI_SMALL_MAX, MPI_BYTE, MPI_ANY_SOURCE,
+                  MPI_ANY_TAG, m->comm, &m->rx[i]) != MPI_SUCCESS) {
+        m->rx[i] = MPI_REQUEST_NULL;
+        wf__mpi_fail(m, WF_ESTATE);
+    }
+}
+
+int wf__mpi_post_receives(wf_mpi *m)
+{
+    m->landing = malloc(WF__MPI_RX_DEPTH * sizeof *m->landing);
+    if (m->landing == NULL)
+        return WF_ENOMEM;
+    for (unsigned i = 0; i < WF__MPI_RX_DEPTH; i++)
+        post_receive(m, i);
+    m->rx_posted = true;
+    return 0;
+}
+
+/* Before the communicator is freed, with the engine stopped (the drain
+ * has received every message sent here, so none of these can match). */
+void wf__mpi_cancel_receives(wf_mpi *m)
+{
+    if (!m->rx_posted)
+        return;
+    for (unsigned i = 0; i < WF__MPI_RX_DEPTH; i++) {
+        if (m->rx[i] == MPI_REQUEST_NULL)
+            continue;
+        MPI_Cancel(&m->rx[i]);
+        MPI_Wait(&m->rx[i], MPI_STATUS_IGNORE);
+    }
+    m->rx_posted = false;
+}
+
+/* Receive a bulk message into scratch memory and drop it. */
+void wf__mpi_discard_bulk(wf_mpi *m, int peer, int channel, int count)
 {
     size_t need = count > 0 ? (size_t)count : 1;
     if (m->scratch_size < need) {
@@ -227,14 +296,15 @@ void wf__mpi_discard(wf_mpi *m, int count, MPI_Message *msg)
             m->scratch_size = need;
         }
     }
-    if (m->scratch_size >= need) {
-        MPI_Mrecv(m->scratch, count, MPI_BYTE, msg, MPI_STATUS_IGNORE);
-    } else {
+    if (m->scratch_size < need) {
         /* No memory even to drop it.  The message must still be taken;
          * MPI reports the truncation to the communicator's handler. */
         wf__mpi_fail(m, WF_ENOMEM);
-        MPI_Mrecv(NULL, 0, MPI_BYTE, msg, MPI_STATUS_IGNORE);
+        count = 0;
     }
+    MPI_Recv(m->scratch, count, MPI_BYTE, peer, WF__MPI_TAG_DATA + channel,
+             m->bulk, MPI_STATUS_IGNORE);
+    m->recvd_from[peer]++;
 }
 
 static void on_abort(wf_mpi *m)
@@ -246,8 +316,25 @@ static void on_abort(wf_mpi *m)
     wf_graph_cancel(m->g);
 }
 
+static _Thread_local const wf_mpi *engine_here; /* set during a pass */
+
+/* A data message has come: hand it to its successors now, and post what
+ * their lightweight bodies sent, before the next poll; a reply then
+ * leaves without waiting for the rest of the pass. */
+static void deliver_now(wf_mpi *m)
+{
+    wf__mpi_deliver(m, wf__mpi_now_ns());
+    if (engine_here == m)
+        wf__mpi_flush_batches(m);
+}
+
 static void on_ctrl(wf_mpi *m, int peer, const wf__mpi_ctrl *c)
 {
+    if (c->kind == WF__CTRL_BULK) { /* data, not counted as control */
+        wf__mpi_on_bulk(m, peer, c);
+        deliver_now(m);
+        return;
+    }
     atomic_fetch_add_explicit(&m->st_ctrl_received, 1, memory_order_relaxed);
     switch (c->kind) {
     case WF__CTRL_HELLO_SENDER:
@@ -258,45 +345,47 @@ static void on_ctrl(wf_mpi *m, int peer, const wf__mpi_ctrl *c)
     }
 }
 
-static _Thread_local const wf_mpi *engine_here; /* set during a pass */
-
-/* A data message has come: hand it to its successors now, and post what
- * their lightweight bodies sent, before the next probe; a reply then
- * leaves without waiting for the rest of the pass. */
-static void deliver_now(wf_mpi *m)
+/* Take the oldest posted receive if it has completed: handle its message
+ * (or, with drop, only receive what it announces), and post it again.
+ * True if it had completed. */
+bool wf__mpi_receive_one(wf_mpi *m, bool drop)
 {
-    wf__mpi_deliver(m, wf__mpi_now_ns());
-    if (engine_here == m)
-        wf__mpi_flush_batches(m);
+    unsigned i = m->rx_head;
+    int done = 0, count = 0;
+    MPI_Status st;
+    if (m->rx[i] == MPI_REQUEST_NULL)
+        return false; /* its post failed: the graph is cancelled */
+    MPI_Test(&m->rx[i], &done, &st);
+    if (!done)
+        return false;
+    m->rx_head = (i + 1) % WF__MPI_RX_DEPTH;
+    m->recvd_from[st.MPI_SOURCE]++;
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    wf__mpi_ctrl c;
+    bool ctrl = st.MPI_TAG == WF__MPI_TAG_CTRL && count == (int)sizeof c;
+    if (ctrl)
+        memcpy(&c, m->landing[i], sizeof c);
+    if (drop) {
+        if (ctrl && c.kind == WF__CTRL_BULK)
+            wf__mpi_discard_bulk(m, st.MPI_SOURCE, c.channel, (int)c.a);
+    } else if (ctrl) {
+        on_ctrl(m, st.MPI_SOURCE, &c);
+    } else if (st.MPI_TAG >= WF__MPI_TAG_DATA) {
+        wf__mpi_on_data(m, st.MPI_SOURCE, st.MPI_TAG - WF__MPI_TAG_DATA, count,
+                        m->landing[i]);
+        deliver_now(m);
+    } else {
+        wf__mpi_fail(m, WF_ESTATE);
+    }
+    post_receive(m, i);
+    return true;
 }
 
 static bool receive(wf_mpi *m)
 {
     bool any = false;
-    for (int k = 0; k < RECEIVE_BATCH; k++) {
-        int flag = 0, count = 0;
-        MPI_Message msg;
-        MPI_Status st;
-        MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, m->comm, &flag, &msg, &st);
-        if (!flag)
-            break;
+    for (int k = 0; k < RECEIVE_BATCH && wf__mpi_receive_one(m, false); k++)
         any = true;
-        m->recvd_from[st.MPI_SOURCE]++;
-        MPI_Get_count(&st, MPI_BYTE, &count);
-        if (st.MPI_TAG == WF__MPI_TAG_CTRL &&
-            count == (int)sizeof(wf__mpi_ctrl)) {
-            wf__mpi_ctrl c;
-            MPI_Mrecv(&c, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
-            on_ctrl(m, st.MPI_SOURCE, &c);
-        } else if (st.MPI_TAG >= WF__MPI_TAG_DATA) {
-            wf__mpi_on_data(m, st.MPI_SOURCE, st.MPI_TAG - WF__MPI_TAG_DATA,
-                            count, &msg);
-            deliver_now(m);
-        } else {
-            wf__mpi_discard(m, count, &msg);
-            wf__mpi_fail(m, WF_ESTATE);
-        }
-    }
     return any;
 }
 

@@ -27,17 +27,26 @@
 
 #include "weft/mpi.h"
 
-/* MPI tags of the duplicated communicator: control messages share one
- * tag; data of channel c uses WF__MPI_TAG_DATA + c, so a receive lands in
- * the right channel's buffer without a header or a second copy. */
+/* MPI tags: control messages share one tag; data of channel c uses
+ * WF__MPI_TAG_DATA + c, so no message needs a header.
+ *
+ * Two duplicates of the user's communicator.  `comm` carries control
+ * messages and data messages of at most WF__MPI_SMALL_MAX bytes, which
+ * the engine receives with receives posted in advance (engine.c,
+ * "receiving").  `bulk` carries larger data messages, each announced on
+ * `comm` by a WF__CTRL_BULK and received by a receive for its sender and
+ * tag. */
 #define WF__MPI_TAG_CTRL 1
 #define WF__MPI_TAG_DATA 16
+#define WF__MPI_SMALL_MAX 4096
+#define WF__MPI_RX_DEPTH 16 /* receives the engine keeps posted on comm */
 
 enum {
     WF__CTRL_HELLO_SENDER = 1, /* a: message size                        */
     WF__CTRL_HELLO_RECEIVER,   /* a: message size, b: credits granted    */
     WF__CTRL_CREDIT,           /* a: credits returned                    */
-    WF__CTRL_ABORT             /* a: the failing rank, b: its error code */
+    WF__CTRL_ABORT,            /* a: the failing rank, b: its error code */
+    WF__CTRL_BULK              /* a: bytes of the data message on bulk   */
 };
 
 /* A control message, sent as 24 bytes. */
@@ -56,6 +65,7 @@ typedef struct wf__mpi_out {
     struct wf__mpi_out *next;
     wf__mpi_send *ch; /* data: its channel keeps the buffer for reuse */
     int dest, tag, count;
+    bool bulk; /* on the bulk communicator */
     _Alignas(max_align_t) unsigned char data[];
 } wf__mpi_out;
 
@@ -134,7 +144,7 @@ typedef struct wf__mpi_table {
 
 struct wf_mpi {
     wf_graph *g;
-    MPI_Comm user_comm, comm;
+    MPI_Comm user_comm, comm, bulk;
     int rank, size, max_channel;
     wf_mpi_mode mode;
     unsigned credits;
@@ -177,7 +187,12 @@ struct wf_mpi {
     bool has_thread;
     _Atomic int stop;
 
-    /* engine */
+    /* engine: the receives posted on comm, each into its landing
+     * buffer, taken in posting order from rx_head */
+    MPI_Request rx[WF__MPI_RX_DEPTH];
+    unsigned char (*landing)[WF__MPI_SMALL_MAX];
+    unsigned rx_head;
+    bool rx_posted;
     wf__mpi_recv *ready;     /* receivers holding undelivered messages */
     wf__mpi_send *dirty;     /* senders with a batch to flush */
     wf__mpi_recv *last_recv; /* the endpoints last looked up */
@@ -220,9 +235,10 @@ void wf__mpi_flush_batches(wf_mpi *m);
 void wf__mpi_engine_wait(wf_mpi *m, int64_t *idle_since, int64_t *delay,
                          int64_t wake_at);
 bool wf__mpi_test_sends(wf_mpi *m);
-void wf__mpi_discard(wf_mpi *m, int count, MPI_Message *msg);
-void wf__mpi_on_data(wf_mpi *m, int peer, int channel, int count,
-                     MPI_Message *msg);
+int wf__mpi_post_receives(wf_mpi *m);
+bool wf__mpi_receive_one(wf_mpi *m, bool drop);
+void wf__mpi_cancel_receives(wf_mpi *m);
+void wf__mpi_discard_bulk(wf_mpi *m, int peer, int channel, int count);
 void wf__mpi_kick(wf_mpi *m);
 void wf__mpi_wake_if_quiet(wf_mpi *m);
 int wf__mpi_engine_start(wf_mpi *m);
@@ -234,6 +250,9 @@ int wf__mpi_send_ctrl(wf_mpi *m, int dest, const wf__mpi_ctrl *c,
 /* ---- endpoint.c ---- */
 void wf__mpi_on_hello(wf_mpi *m, int peer, const wf__mpi_ctrl *c);
 void wf__mpi_on_credit(wf_mpi *m, int peer, const wf__mpi_ctrl *c);
+void wf__mpi_on_data(wf_mpi *m, int peer, int channel, int count,
+                     const void *data);
+void wf__mpi_on_bulk(wf_mpi *m, int peer, const wf__mpi_ctrl *c);
 bool wf__mpi_deliver(wf_mpi *m, int64_t now);
 void wf__mpi_drop_all(wf_mpi *m);
 unsigned wf__mpi_unmatched(wf_mpi *m);

@@ -250,19 +250,7 @@ int wf__mpi_drain(wf_mpi *m)
         pthread_mutex_unlock(&m->lock);
         if (!missing && sends == 0)
             break;
-        bool moved = false;
-        if (missing) {
-            int flag = 0, count = 0;
-            MPI_Message msg;
-            MPI_Status st;
-            MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, m->comm, &flag, &msg, &st);
-            if (flag) {
-                MPI_Get_count(&st, MPI_BYTE, &count);
-                wf__mpi_discard(m, count, &msg);
-                m->recvd_from[st.MPI_SOURCE]++;
-                moved = true;
-            }
-        }
+        bool moved = missing && wf__mpi_receive_one(m, true);
         moved |= wf__mpi_test_sends(m);
         if (!moved)
             sched_yield(); /* the peers are draining too: not for long */
