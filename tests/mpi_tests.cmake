@@ -45,6 +45,12 @@ foreach(np 2 4)
                 ARGS counts multiple 1000 32)
   weft_mpi_test(NAME mpi_edges_counts_large_np${np} NP ${np} LABELS unit normal
                 ARGS counts multiple 40 200000)
+  # The largest message that lands in a posted receive, and the smallest
+  # that travels on the bulk communicator after its announcement.
+  weft_mpi_test(NAME mpi_edges_counts_4096_np${np} NP ${np} LABELS unit normal
+                ARGS counts multiple 200 4096)
+  weft_mpi_test(NAME mpi_edges_counts_4097_np${np} NP ${np} LABELS unit normal
+                ARGS counts multiple 200 4097)
   weft_mpi_test(NAME mpi_edges_backpressure_np${np} NP ${np} LABELS unit normal
                 ARGS backpressure multiple 200)
   # Work made by work on other ranks: termination detection's own test.
@@ -62,6 +68,8 @@ foreach(level serialized funneled)
                 ARGS counts ${level} 1000 32)
   weft_mpi_test(NAME mpi_edges_counts_large_${level}_np2 NP 2 LABELS unit normal
                 ARGS counts ${level} 40 200000)
+  weft_mpi_test(NAME mpi_edges_counts_4097_${level}_np2 NP 2 LABELS unit normal
+                ARGS counts ${level} 200 4097)
   weft_mpi_test(NAME mpi_edges_fail_${level}_np2 NP 2 LABELS fault normal
                 ARGS fail ${level})
   weft_mpi_test(NAME mpi_edges_potato_${level}_np2 NP 2 LABELS stress normal
