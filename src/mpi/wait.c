@@ -31,13 +31,17 @@
  * After the second round nothing is running and nothing is in flight, and
  * only a message could start work again: the computation has terminated.
  *
- * Two details make the local counts honest.  A message is counted as sent
- * before it can arrive anywhere (the sender's body, or the engine, counts
- * it before posting it), and as received only when a successor took it
- * (a received message that waits in a ring for a successor is still "in
- * flight").  And the engine counts a receipt and starts its work under a
- * reservation of the graph (wf_gateway_reserve_wait), so the local wait
- * of step 1 cannot return between the two.
+ * The local counts.  A message is counted as sent before it can arrive
+ * anywhere (the sender's body, or the engine, counts it before posting
+ * it), and as received only once the work it starts has started, so the
+ * local wait after a reading covers the work of every receipt counted by
+ * then.  A data message is counted after a successor took it (the put
+ * starts its work; a message waiting in a ring for a successor is still
+ * "in flight").  A credit or a hello is counted before the grant that
+ * starts its work (the limiter's next message), so the engine does both
+ * under a reservation of the graph (wf_gateway_reserve_wait), and the
+ * local wait cannot return between the two.  A receipt counted after its
+ * work only delays the end: until it is counted, S exceeds R.
  *
  * Failure.  A cancel anywhere shows in the next round's sum; then every
  * rank cancels its own graph, waits for it, and a second allreduce
