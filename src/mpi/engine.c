@@ -347,17 +347,17 @@ static void on_ctrl(wf_mpi *m, int peer, const wf__mpi_ctrl *c)
 
 /* Take the oldest posted receive if it has completed: handle its message
  * (or, with drop, only receive what it announces), and post it again.
- * True if it had completed. */
-bool wf__mpi_receive_one(wf_mpi *m, bool drop)
+ * Returns what it took. */
+int wf__mpi_receive_one(wf_mpi *m, bool drop)
 {
     unsigned i = m->rx_head;
     int done = 0, count = 0;
     MPI_Status st;
     if (m->rx[i] == MPI_REQUEST_NULL)
-        return false; /* its post failed: the graph is cancelled */
+        return WF__RX_NONE; /* its post failed: the graph is cancelled */
     MPI_Test(&m->rx[i], &done, &st);
     if (!done)
-        return false;
+        return WF__RX_NONE;
     m->rx_head = (i + 1) % WF__MPI_RX_DEPTH;
     m->recvd_from[st.MPI_SOURCE]++;
     MPI_Get_count(&st, MPI_BYTE, &count);
@@ -365,6 +365,7 @@ bool wf__mpi_receive_one(wf_mpi *m, bool drop)
     bool ctrl = st.MPI_TAG == WF__MPI_TAG_CTRL && count == (int)sizeof c;
     if (ctrl)
         memcpy(&c, m->landing[i], sizeof c);
+    int took = ctrl && c.kind != WF__CTRL_BULK ? WF__RX_CTRL : WF__RX_DATA;
     if (drop) {
         if (ctrl && c.kind == WF__CTRL_BULK)
             wf__mpi_discard_bulk(m, st.MPI_SOURCE, c.channel, (int)c.a);
@@ -378,14 +379,23 @@ bool wf__mpi_receive_one(wf_mpi *m, bool drop)
         wf__mpi_fail(m, WF_ESTATE);
     }
     post_receive(m, i);
-    return true;
+    return took;
 }
 
+/* Receive until nothing is left, or a data message was delivered: the
+ * pass then ends, and the work the message started runs on this thread
+ * (wf_graph_run_here) before the next is taken.  Taking on, while other
+ * threads run that work, would let the engine run ahead of a queueing
+ * successor, whose queue would then grow without bound. */
 static bool receive(wf_mpi *m)
 {
     bool any = false;
-    for (int k = 0; k < RECEIVE_BATCH && wf__mpi_receive_one(m, false); k++)
-        any = true;
+    for (int k = 0; k < RECEIVE_BATCH; k++) {
+        int took = wf__mpi_receive_one(m, false);
+        any |= took != WF__RX_NONE;
+        if (took != WF__RX_CTRL)
+            break;
+    }
     return any;
 }
 

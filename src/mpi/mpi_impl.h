@@ -236,7 +236,8 @@ void wf__mpi_engine_wait(wf_mpi *m, int64_t *idle_since, int64_t *delay,
                          int64_t wake_at);
 bool wf__mpi_test_sends(wf_mpi *m);
 int wf__mpi_post_receives(wf_mpi *m);
-bool wf__mpi_receive_one(wf_mpi *m, bool drop);
+enum { WF__RX_NONE, WF__RX_CTRL, WF__RX_DATA }; /* what a receive took */
+int wf__mpi_receive_one(wf_mpi *m, bool drop);
 void wf__mpi_cancel_receives(wf_mpi *m);
 void wf__mpi_discard_bulk(wf_mpi *m, int peer, int channel, int count);
 void wf__mpi_kick(wf_mpi *m);

@@ -254,7 +254,7 @@ int wf__mpi_drain(wf_mpi *m)
         pthread_mutex_unlock(&m->lock);
         if (!missing && sends == 0)
             break;
-        bool moved = missing && wf__mpi_receive_one(m, true);
+        bool moved = missing && wf__mpi_receive_one(m, true) != WF__RX_NONE;
         moved |= wf__mpi_test_sends(m);
         if (!moved)
             sched_yield(); /* the peers are draining too: not for long */
