@@ -603,8 +603,9 @@ WF_API int wf_gateway_release_wait(wf_gateway *gw);
  * I/O or network progress thread): call fn(ctx) as a thread of the pool,
  * in one of its caller slots (weft/pool.h), so that the tasks its puts
  * start (a gateway's put, wf_try_put) stay on this thread, then run them
- * here, and the tasks they start, until none is left or budget_ns
- * nanoseconds have passed (it runs at least one); a worker that looks for work meanwhile may
+ * here, and the tasks they start, until none is left or about budget_ns
+ * nanoseconds have passed (it runs at least one, and counts the budget
+ * from its end); a worker that looks for work meanwhile may
  * take some, and what is left then goes to the pool's workers.  A message
  * from outside is then handled without waking a worker and without a
  * context switch.  Bodies of g (and other tasks of its pool) may thus run
