@@ -597,7 +597,16 @@ static void credit_back(wf_mpi *m, wf__mpi_recv *r)
 
 /* Offer a receiver's messages to its successors, in order, until one is
  * rejected.  Returns how many were taken. */
-static int deliver_one(wf_mpi *m, wf__mpi_recv *r, int64_t now)
+/* The clock, read at most once a pass and only when a blocked receiver
+ * needs it: *now is 0 until then. */
+static int64_t clock_once(int64_t *now)
+{
+    if (*now == 0)
+        *now = wf__mpi_now_ns();
+    return *now;
+}
+
+static int deliver_one(wf_mpi *m, wf__mpi_recv *r, int64_t *now)
 {
     int n = 0;
     /* No reservation: the put starts the message's work before the count
@@ -625,7 +634,7 @@ static int deliver_one(wf_mpi *m, wf__mpi_recv *r, int64_t now)
             r->retry_delay = r->retry_delay ? r->retry_delay * 2 : 1000;
             if (r->retry_delay > m->poll_max_ns)
                 r->retry_delay = m->poll_max_ns;
-            r->retry_at = now + r->retry_delay;
+            r->retry_at = clock_once(now) + r->retry_delay;
             break;
         } else { /* cancelled or destroyed: nobody will take them */
             r->head = r->tail;
@@ -635,14 +644,14 @@ static int deliver_one(wf_mpi *m, wf__mpi_recv *r, int64_t now)
     return n;
 }
 
-bool wf__mpi_deliver(wf_mpi *m, int64_t now)
+bool wf__mpi_deliver(wf_mpi *m)
 {
     bool any = false;
-    int64_t next = 0;
+    int64_t next = 0, now = 0;
     for (wf__mpi_recv **p = &m->ready; *p != NULL;) {
         wf__mpi_recv *r = *p;
-        if (!r->blocked || now >= r->retry_at)
-            any |= deliver_one(m, r, now) > 0;
+        if (!r->blocked || clock_once(&now) >= r->retry_at)
+            any |= deliver_one(m, r, &now) > 0;
         if (r->head == r->tail) { /* nothing left: off the list */
             *p = r->next_ready;
             r->ready = false;

@@ -323,7 +323,7 @@ static _Thread_local const wf_mpi *engine_here; /* set during a pass */
  * leaves without waiting for the rest of the pass. */
 static void deliver_now(wf_mpi *m)
 {
-    wf__mpi_deliver(m, wf__mpi_now_ns());
+    wf__mpi_deliver(m);
     if (engine_here == m)
         wf__mpi_flush_batches(m);
 }
@@ -456,7 +456,7 @@ static bool step(wf_mpi *m)
     if (m->mode != WF_MPI_MULTIPLE)
         busy |= post_outbox(m);
     busy |= receive(m);
-    busy |= m->ready != NULL && wf__mpi_deliver(m, wf__mpi_now_ns());
+    busy |= m->ready != NULL && wf__mpi_deliver(m);
     busy |= handle_cancel(m);
     /* Relaxed (mpi_impl.h, quiet); read first, so that traffic while
      * not quiet writes nothing. */

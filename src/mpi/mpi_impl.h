@@ -254,7 +254,7 @@ void wf__mpi_on_credit(wf_mpi *m, int peer, const wf__mpi_ctrl *c);
 void wf__mpi_on_data(wf_mpi *m, int peer, int channel, int count,
                      const void *data);
 void wf__mpi_on_bulk(wf_mpi *m, int peer, const wf__mpi_ctrl *c);
-bool wf__mpi_deliver(wf_mpi *m, int64_t now);
+bool wf__mpi_deliver(wf_mpi *m);
 void wf__mpi_drop_all(wf_mpi *m);
 unsigned wf__mpi_unmatched(wf_mpi *m);
 void wf__mpi_endpoints_destroy(wf_mpi *m);
