@@ -24,8 +24,9 @@
  *                   rank to rank (a body forwards each to a rank picked by
  *                   a hash): right after wait_all, the sum of hops over
  *                   all ranks is exactly P*K*(H+1), twice;
- *   destroy_busy    contexts destroyed while messages are in flight
- *                   drain and return; a new one on the same graph works;
+ *   destroy_busy [SIZE]  contexts destroyed while messages (of SIZE
+ *                   bytes) are in flight drain and return; a new one on
+ *                   the same graph works;
  *   fail            a body on rank 1 fails with -1000 mid-stream: every
  *                   rank's wf_mpi_graph_wait_all returns -1000, every
  *                   rank's local wait an error, and destroy drains;
@@ -495,13 +496,15 @@ static void scenario_potato(long k, int hops)
  * graph carries a full exchange, untouched by the old one's messages.  In
  * funneled mode the main thread also moves messages with
  * wf_mpi_progress while it waits. */
-static void scenario_destroy_busy(void)
+static void scenario_destroy_busy(size_t size)
 {
-    const size_t size = sizeof(msg_head);
-    const long n = 3000;
+    if (size < sizeof(msg_head))
+        size = sizeof(msg_head);
+    const long n = size > 4096 ? 300 : 3000;
     int next = (rank + 1) % nranks, prev = (rank + nranks - 1) % nranks;
     wf_graph *g = new_graph();
-    unsigned char buf[sizeof(msg_head)];
+    unsigned char *buf = malloc(size);
+    CHECK(buf != NULL);
     for (int round = 0; round < 2; round++) {
         wf_mpi *m = new_context(g, 8);
         wf_node *snd, *rcv;
@@ -545,11 +548,12 @@ static void scenario_destroy_busy(void)
         wf_node_destroy(chk);
     }
     CHECK_ERR(wf_graph_destroy(g), 0);
+    free(buf);
     if (rank == 0)
-        printf("mpi_edges destroy_busy: a context destroyed with messages in "
-               "flight drained on all %d ranks; the next one carried all %ld "
-               "(ok)\n",
-               nranks, n);
+        printf("mpi_edges destroy_busy: a context destroyed with messages of "
+               "%zu bytes in flight drained on all %d ranks; the next one "
+               "carried all %ld (ok)\n",
+               size, nranks, n);
 }
 
 /* ---- bad arguments, size mismatch, unmatched endpoints ------------------- */
@@ -755,6 +759,11 @@ static void run_potato(void)
     scenario_potato(check_arg_long(1, 200), (int)check_arg_long(2, 20));
 }
 
+static void run_destroy_busy(void)
+{
+    scenario_destroy_busy((size_t)check_arg_long(1, 0));
+}
+
 static void run_mismatch(void)
 {
     scenario_mismatch(false);
@@ -773,7 +782,7 @@ int main(int argc, char **argv)
         {"fail", run_fail},
         {"cancel", run_cancel},
         {"potato", run_potato},
-        {"destroy_busy", scenario_destroy_busy},
+        {"destroy_busy", run_destroy_busy},
         {"badargs", scenario_badargs},
         {"mismatch", run_mismatch},
         {"unmatched", run_unmatched},

@@ -60,6 +60,9 @@ foreach(np 2 4)
     weft_mpi_test(NAME mpi_edges_${s}_np${np} NP ${np} LABELS fault normal
                   ARGS ${s})
   endforeach()
+  # The drain takes bulk messages and their announcements too.
+  weft_mpi_test(NAME mpi_edges_destroy_busy_bulk_np${np} NP ${np}
+                LABELS fault normal ARGS destroy_busy multiple 8192)
 endforeach()
 # The other thread levels: one progress thread makes every MPI call
 # (serialized), or only the main thread does, inside wait_all (funneled).
@@ -77,6 +80,9 @@ foreach(level serialized funneled)
   weft_mpi_test(NAME mpi_edges_destroy_busy_${level}_np2 NP 2
                 LABELS fault normal
                 ARGS destroy_busy ${level})
+  weft_mpi_test(NAME mpi_edges_destroy_busy_bulk_${level}_np2 NP 2
+                LABELS fault normal
+                ARGS destroy_busy ${level} 8192)
 endforeach()
 weft_mpi_test(NAME mpi_edges_idle_np2 NP 2 LABELS unit normal ARGS idle)
 
