@@ -88,20 +88,46 @@ static void run_collective(wf_mpi *m, wf__mpi_coll *c)
 
 /* Let time pass between two rounds, running the engine here (as in
  * run_collective).  A cancel ends the pause: the next round tells every
- * rank. */
+ * rank.  So does a quiet rank: once this rank has sent and received
+ * nothing for ROUND_PAUSE_MIN_NS, with its graph idle and no message
+ * waiting for a successor that rejected it, the computation may be over,
+ * and the next round may tell.  That round still needs every other
+ * rank's turn, so a busy rank paces the rounds with its own pause.  The
+ * end of a stream is then seen within about ROUND_PAUSE_MIN_NS, not
+ * within a share of the whole wait. */
 static void pause_between_rounds(wf_mpi *m, int64_t ns)
 {
     if (ns < ROUND_PAUSE_MIN_NS)
         ns = ROUND_PAUSE_MIN_NS;
     if (ns > m->poll_max_ns)
         ns = m->poll_max_ns;
-    int64_t until = wf__mpi_now_ns() + ns;
+    int64_t quiet_since = wf__mpi_now_ns(), until = quiet_since + ns;
+    /* Relaxed, here and below: the counts only decide when the pause
+     * ends; the round reads them itself. */
+    uint64_t sent = atomic_load_explicit(&m->n_sent, memory_order_relaxed);
+    uint64_t recvd = atomic_load_explicit(&m->n_received, memory_order_relaxed);
     pthread_mutex_lock(&m->engine_mu);
     int64_t idle_since = 0, delay = 0;
     /* The clock every 8th pass: a pause may end a few polls late. */
     for (unsigned i = 0; !atomic_load(&m->cancelled); i++) {
-        if (i % 8 == 0 && wf__mpi_now_ns() >= until)
-            break;
+        if (i % 8 == 0) {
+            int64_t now = wf__mpi_now_ns();
+            if (now >= until)
+                break;
+            uint64_t s = atomic_load_explicit(&m->n_sent, memory_order_relaxed);
+            uint64_t r =
+                atomic_load_explicit(&m->n_received, memory_order_relaxed);
+            /* m->ready: messages a successor rejected wait here; this
+             * thread runs the engine, so it may read it. */
+            if (s != sent || r != recvd || m->ready != NULL ||
+                !wf_graph_is_idle(m->g)) {
+                sent = s;
+                recvd = r;
+                quiet_since = now;
+            } else if (now - quiet_since >= ROUND_PAUSE_MIN_NS) {
+                break;
+            }
+        }
         if (wf__mpi_engine_step(m)) {
             idle_since = 0;
             delay = 0;
@@ -209,9 +235,9 @@ int wf_mpi_graph_wait_all(MPI_Comm comm, wf_graph *g)
         }
         /* Messages are in flight: the next round cannot succeed before
          * they arrive.  Pause before it, for a sixteenth of the time
-         * waited so far (so rounds cost a bounded share of the run, and
-         * the end is seen within about that share), unless this round
-         * may be the first of the two that end it. */
+         * waited so far (so rounds cost a bounded share of the run), or
+         * until this rank is quiet, unless this round may be the first
+         * of the two that end it. */
         if (c.out[0] != c.out[1])
             pause_between_rounds(m, (wf__mpi_now_ns() - start) / 16);
         prev_sent = c.out[0];
