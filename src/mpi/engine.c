@@ -353,8 +353,14 @@ int wf__mpi_receive_one(wf_mpi *m, bool drop)
     unsigned i = m->rx_head;
     int done = 0, count = 0;
     MPI_Status st;
-    if (m->rx[i] == MPI_REQUEST_NULL)
-        return WF__RX_NONE; /* its post failed: the graph is cancelled */
+    if (m->rx[i] == MPI_REQUEST_NULL) {
+        /* Its post failed, and the graph was cancelled: post it again,
+         * out of order (what comes now is dropped), so that the drain
+         * at destroy can still take every message. */
+        post_receive(m, i);
+        if (m->rx[i] == MPI_REQUEST_NULL)
+            return WF__RX_NONE;
+    }
     MPI_Test(&m->rx[i], &done, &st);
     if (!done)
         return WF__RX_NONE;
