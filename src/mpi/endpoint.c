@@ -74,7 +74,6 @@ static wf__mpi_out *take_buffer(wf__mpi_send *s)
     o->ch = s;
     o->dest = s->peer;
     o->tag = WF__MPI_TAG_DATA + s->channel;
-    o->bulk = s->buf_size > WF__MPI_SMALL_MAX;
     o->count = 0;
     return o;
 }
@@ -149,7 +148,7 @@ static int send_body(const void *in, void *out, void *ctx)
         return WF_ENOMEM;
     memcpy(o->data, in, s->size);
     o->count = (int)s->size;
-    if (o->bulk) {
+    if (wf__mpi_bulk(s)) {
         /* Announced on comm (mpi_impl.h, the communicators), after it is
          * posted: the receiving engine, which waits on it as soon as the
          * announcement comes, never waits for a post. */

@@ -98,8 +98,9 @@ static bool reserve_req(wf_mpi *m)
 static void post_now(wf_mpi *m, wf__mpi_out *o)
 {
     MPI_Request req;
+    bool bulk = o->ch != NULL && wf__mpi_bulk(o->ch); /* data, not control */
     int rc = MPI_Isend(o->data, o->count, MPI_BYTE, o->dest, o->tag,
-                       o->bulk ? m->bulk : m->comm, &req);
+                       bulk ? m->bulk : m->comm, &req);
     if (rc != MPI_SUCCESS) {
         free(o);
         wf__mpi_fail(m, WF_ESTATE);
@@ -157,7 +158,6 @@ int wf__mpi_send_ctrl(wf_mpi *m, int dest, const wf__mpi_ctrl *c,
         return WF_ENOMEM;
     o->next = NULL;
     o->ch = NULL;
-    o->bulk = false;
     o->dest = dest;
     o->tag = WF__MPI_TAG_CTRL;
     o->count = (int)sizeof *c;

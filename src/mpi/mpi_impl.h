@@ -65,7 +65,6 @@ typedef struct wf__mpi_out {
     struct wf__mpi_out *next;
     wf__mpi_send *ch; /* data: its channel keeps the buffer for reuse */
     int dest, tag, count;
-    bool bulk; /* on the bulk communicator */
     _Alignas(max_align_t) unsigned char data[];
 } wf__mpi_out;
 
@@ -95,6 +94,12 @@ struct wf__mpi_send {
      * receiver's first grant; for the statistics. */
     _Atomic uint64_t sent, granted, window;
 };
+
+/* Whether s's data messages go on the bulk communicator. */
+static inline bool wf__mpi_bulk(const wf__mpi_send *s)
+{
+    return s->buf_size > WF__MPI_SMALL_MAX;
+}
 
 /* The receiving end: an async_node whose gateway the engine puts into,
  * in front of a ring of `credits` message slots. */
