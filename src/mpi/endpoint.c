@@ -527,6 +527,20 @@ static int check_data(const wf__mpi_recv *r, int count, uint64_t k)
                                                           : 0;
 }
 
+/* Whether a data message is to be dropped: the graph was cancelled, or
+ * the message breaks the protocol (bad), which fails the context.  The
+ * load pairs with on_cancel's store (context.c); one that misses it lets
+ * a message into the ring of a cancelled graph, whose delivery then
+ * finds the graph cancelled and drops it. */
+static bool drop_data(wf_mpi *m, int bad)
+{
+    if (atomic_load(&m->cancelled))
+        return true;
+    if (bad)
+        wf__mpi_fail(m, bad);
+    return bad != 0;
+}
+
 static void mark_ready(wf_mpi *m, wf__mpi_recv *r, uint64_t k)
 {
     r->tail += k;
@@ -546,12 +560,8 @@ void wf__mpi_on_data(wf_mpi *m, int peer, int channel, int count,
 {
     wf__mpi_recv *r = find_receiver(m, peer, channel);
     uint64_t k = r != NULL && count > 0 ? (uint64_t)count / r->size : 0;
-    int bad = check_data(r, count, k);
-    if (bad || atomic_load(&m->cancelled)) {
-        if (bad && !atomic_load(&m->cancelled))
-            wf__mpi_fail(m, bad);
+    if (drop_data(m, check_data(r, count, k)))
         return;
-    }
     uint64_t slot = r->tail % r->credits;
     size_t first = (size_t)count; /* bytes before the ring's end */
     if (slot + k > r->credits)
@@ -566,11 +576,9 @@ void wf__mpi_on_bulk(wf_mpi *m, int peer, const wf__mpi_ctrl *c)
 {
     wf__mpi_recv *r = find_receiver(m, peer, c->channel);
     int count = c->a > 0 && c->a <= INT_MAX ? (int)c->a : 0;
-    int bad = check_data(r, count, r != NULL && r->size == (size_t)count);
-    if (bad || atomic_load(&m->cancelled)) {
+    uint64_t k = r != NULL && r->size == (size_t)count; /* one message */
+    if (drop_data(m, check_data(r, count, k))) {
         wf__mpi_discard_bulk(m, peer, c->channel, count);
-        if (bad && !atomic_load(&m->cancelled))
-            wf__mpi_fail(m, bad);
         return;
     }
     MPI_Recv(r->ring + (r->tail % r->credits) * r->size, count, MPI_BYTE, peer,
