@@ -10,6 +10,12 @@
  * Both on a pool of 1 thread: the check sees the tasks still on the
  * thread's own stack, and with no other thread none is stolen first.
  *   joined          every task joined, deep recursion: no report.
+ *   typed_sync_none a typed body syncs with nothing spawned, and
+ *   typed_sync_caller one syncs its caller's spawn: each aborts with a
+ *                   message naming the task type (this file is built
+ *                   without WF_TASK_CHECKS, so debug mode's slow-path
+ *                   check is what catches them); typed_joined, fib and a
+ *                   body that leaves spawns to the implicit sync: no report.
  *   sequencer       a sequencer whose numbers start at 1: wait_for_all
  *                   returns 0 and says the node holds its messages.
  *   input           an input node never activated: said at wait_for_all.
@@ -123,6 +129,83 @@ static void joined_child(void)
 {
     wf_pool *p = check_pool(2);
     check_fib_on(p, 22);
+    CHECK_OK(wf_pool_destroy(p));
+}
+
+/* ---- typed tasks ------------------------------------------------------ */
+
+WF_TASK(long, tleaf, long, x)
+{
+    return x;
+}
+
+/* Syncs with nothing spawned: without the check, the body runs on a frame
+ * that holds no arguments. */
+WF_TASK(long, tsync_none, int, n)
+{
+    (void)n;
+    return WF_SYNC(tleaf);
+}
+
+/* Spawns, then calls a body that syncs that spawn: without the check the
+ * task would run twice, there and at this body's own sync. */
+WF_TASK(long, tsync_caller, int, n)
+{
+    WF_SPAWN(tleaf, n);
+    long r = WF_CALL(tsync_none, n);
+    return r + WF_SYNC(tleaf);
+}
+
+WF_TASK(long, tfib, int, n)
+{
+    if (n < 2)
+        return n;
+    WF_SPAWN(tfib, n - 1);
+    WF_SPAWN(tleaf, 0); /* left to the implicit sync */
+    long b = WF_CALL(tfib, n - 2);
+    return WF_SYNC(tfib) + b; /* syncs tleaf, newest first: a misuse */
+}
+
+WF_TASK(long, tfib_ok, int, n)
+{
+    if (n < 2)
+        return n;
+    WF_SPAWN(tleaf, 0); /* left to the implicit sync */
+    WF_SPAWN(tfib_ok, n - 1);
+    long b = WF_CALL(tfib_ok, n - 2);
+    return WF_SYNC(tfib_ok) + b;
+}
+
+static void typed_sync_none_child(void)
+{
+    wf_pool *p = check_pool(1);
+    long r;
+    (void)WF_RUN(p, tsync_none, &r, 1);
+    CHECK_MSG(false, "WF_RUN returned: the sync went unnoticed");
+}
+
+static void typed_sync_caller_child(void)
+{
+    wf_pool *p = check_pool(1);
+    long r;
+    (void)WF_RUN(p, tsync_caller, &r, 1);
+    CHECK_MSG(false, "WF_RUN returned: the sync went unnoticed");
+}
+
+static void typed_wrong_type_child(void)
+{
+    wf_pool *p = check_pool(2);
+    long r;
+    (void)WF_RUN(p, tfib, &r, 10);
+    CHECK_MSG(false, "WF_RUN returned: the sync went unnoticed");
+}
+
+static void typed_joined_child(void)
+{
+    wf_pool *p = check_pool(2);
+    long r = 0;
+    CHECK_OK(WF_RUN(p, tfib_ok, &r, 20));
+    CHECK_EQ(r, fib_seq(20));
     CHECK_OK(wf_pool_destroy(p));
 }
 
@@ -246,6 +329,29 @@ static void scenario_joined(void)
     expect(joined_child, "1", false, NULL);
 }
 
+static void scenario_typed_sync_none(void)
+{
+    expect(typed_sync_none_child, "1", true,
+           "WF_SYNC(tleaf) in a body with no spawn of its own left to sync");
+}
+
+static void scenario_typed_sync_caller(void)
+{
+    expect(typed_sync_caller_child, "1", true,
+           "WF_SYNC(tleaf) in a body with no spawn of its own left to sync");
+}
+
+static void scenario_typed_wrong_type(void)
+{
+    expect(typed_wrong_type_child, "1", true,
+           "WF_SYNC(tfib) found a frame of another task type");
+}
+
+static void scenario_typed_joined(void)
+{
+    expect(typed_joined_child, "1", false, NULL);
+}
+
 static void scenario_sequencer(void)
 {
     expect(sequencer_child, "1", false,
@@ -282,6 +388,10 @@ int main(int argc, char **argv)
         {"forgotten_join", scenario_forgotten_join},
         {"nested_join", scenario_nested_join},
         {"joined", scenario_joined},
+        {"typed_sync_none", scenario_typed_sync_none},
+        {"typed_sync_caller", scenario_typed_sync_caller},
+        {"typed_wrong_type", scenario_typed_wrong_type},
+        {"typed_joined", scenario_typed_joined},
         {"sequencer", scenario_sequencer},
         {"input", scenario_input},
         {"quiet", scenario_quiet},

@@ -24,8 +24,15 @@
  * popped        frames published whole by a segment's overflow, which an
  *               untyped join run before their syncs pops and runs: each
  *               body runs once (1 and 2 threads).
+ * implicit_sync bodies that return with spawns not synced (four spawns
+ *               and no sync; leaks under a caller's own pending spawn;
+ *               more than a segment of them; leaves that spin, so that
+ *               thieves hold some): every spawn runs once, before the
+ *               body returns, at 1, 2 and 4 threads.
  * errors        WF_RUN on no pool is WF_EINVAL; a sync that names another
- *               task type aborts with a message (a child process). */
+ *               task type, a sync with nothing spawned and a sync of the
+ *               caller's spawn each abort with a message naming the task
+ *               (child processes). */
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -478,6 +485,84 @@ static void void_args(void)
     CHECK_OK(wf_pool_destroy(p));
 }
 
+/* ---- implicit_sync: spawns a body does not sync ------------------------ */
+
+static _Atomic long forgotten_runs;
+
+WF_VOID_TASK(forgotten, int, spins)
+{
+    for (int i = 0; i < spins; i++) {
+        volatile unsigned long sink = spin((unsigned long)i);
+        (void)sink;
+    }
+    atomic_fetch_add_explicit(&forgotten_runs, 1, memory_order_relaxed);
+}
+
+/* Spawns n tasks and returns without a sync. */
+WF_TASK(int, forget, int, n, int, spins)
+{
+    for (int i = 0; i < n; i++)
+        WF_SPAWN(forgotten, spins);
+    return n;
+}
+
+/* With a spawn of its own pending, calls a body that forgets n spawns,
+ * then spawns again: the later spawn lands where the forgotten frames
+ * were, and each sync must get its own task's value. */
+WF_TASK(long, around_forget, int, n, int, spins)
+{
+    WF_SPAWN(square, 7);
+    long r = WF_CALL(forget, n, spins);
+    WF_SPAWN(square, 5);
+    r += WF_SYNC(square); /* 25 */
+    r += WF_SYNC(square); /* 49 */
+    return r;
+}
+
+/* A tree whose every node also forgets two spins-long spawns. */
+WF_TASK(long, forgetful_tree, int, d, int, spins)
+{
+    WF_SPAWN(forgotten, spins);
+    WF_SPAWN(forgotten, spins);
+    if (d == 0)
+        return 1;
+    WF_SPAWN(forgetful_tree, d - 1, spins);
+    long a = WF_CALL(forgetful_tree, d - 1, spins);
+    return a + WF_SYNC(forgetful_tree);
+}
+
+static void implicit_sync(void)
+{
+    static const unsigned threads[] = {1, 2, 4};
+    for (size_t i = 0; i < 3; i++) {
+        wf_pool *p = check_pool(threads[i]);
+        for (int spins = 0; spins <= 4; spins += 4) {
+            /* Four spawns, no sync: the four run before WF_RUN returns. */
+            atomic_store(&forgotten_runs, 0);
+            int four = 0;
+            CHECK_OK(WF_RUN(p, forget, &four, 4, spins));
+            CHECK_EQ(four, 4);
+            CHECK_EQ(atomic_load(&forgotten_runs), 4);
+            /* Under a pending spawn, a few and more than a segment. */
+            static const int ns[] = {1, 3, WF_TASK_SEGMENT + 9};
+            for (size_t k = 0; k < 3; k++) {
+                atomic_store(&forgotten_runs, 0);
+                long r = 0;
+                CHECK_OK(WF_RUN(p, around_forget, &r, ns[k], spins));
+                CHECK_EQ(r, ns[k] + 25 + 49);
+                CHECK_EQ(atomic_load(&forgotten_runs), ns[k]);
+            }
+            /* 2^9 leaves, 2 forgotten spawns at each of 2^10 - 1 nodes. */
+            atomic_store(&forgotten_runs, 0);
+            long leaves = 0;
+            CHECK_OK(WF_RUN(p, forgetful_tree, &leaves, 9, spins));
+            CHECK_EQ(leaves, 512);
+            CHECK_EQ(atomic_load(&forgotten_runs), 2 * 1023);
+        }
+        CHECK_OK(wf_pool_destroy(p));
+    }
+}
+
 /* ---- errors ------------------------------------------------------------- */
 
 /* Spawns a square, then syncs it as a fib. */
@@ -495,25 +580,72 @@ static void wrong_sync_child(void *arg)
     (void)WF_RUN(p, wrong_sync, &r, 3);
 }
 
+/* Syncs with nothing spawned. */
+WF_TASK(long, sync_nothing, int, n)
+{
+    (void)n;
+    return WF_SYNC(square);
+}
+
+/* Spawns a square, then calls a body that syncs it. */
+WF_TASK(long, sync_for_callee, int, n)
+{
+    WF_SPAWN(square, n);
+    long r = WF_CALL(sync_nothing, n);
+    return r + WF_SYNC(square);
+}
+
+static void run_sync_nothing(void *arg)
+{
+    (void)arg;
+    wf_pool *p = check_pool(2);
+    long r;
+    (void)WF_RUN(p, sync_nothing, &r, 3);
+}
+
+static void run_sync_for_callee(void *arg)
+{
+    (void)arg;
+    wf_pool *p = check_pool(2);
+    long r;
+    (void)WF_RUN(p, sync_for_callee, &r, 3);
+}
+
+/* fn aborts, with a message that contains said. */
+static void expect_abort(void (*fn)(void *), const char *said)
+{
+    char err[4096];
+    int st = check_child_stderr(fn, NULL, err, sizeof err);
+    CHECK_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT,
+              "the child did not abort (status %#x): %s", st, err);
+    CHECK_MSG(strstr(err, said) != NULL, "unexpected message: %s", err);
+}
+
 static void errors(void)
 {
     long r = 7;
     CHECK_ERR(WF_RUN(NULL, fib, &r, 10), WF_EINVAL);
     CHECK_EQ(r, 7);
-    char err[4096];
-    int st = check_child_stderr(wrong_sync_child, NULL, err, sizeof err);
-    CHECK_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT,
-              "the child did not abort (status %#x): %s", st, err);
-    CHECK_MSG(strstr(err, "WF_SYNC named another task type") != NULL,
-              "unexpected message: %s", err);
+    expect_abort(wrong_sync_child,
+                 "WF_SYNC(fib) found a frame of another task type");
+    expect_abort(run_sync_nothing, "WF_SYNC(square) in a body with no spawn "
+                                   "of its own left to sync");
+    expect_abort(run_sync_for_callee, "WF_SYNC(square) in a body with no "
+                                      "spawn of its own left to sync");
 }
 
 static const check_scenario scenarios[] = {
-    {"fib", fib_values},           {"tree", tree_sum},
-    {"wide", wide_segments},       {"deep", deep_chain},
-    {"mixed", mixed_layers},       {"random", random_trees},
-    {"void_args", void_args},      {"errors", errors},
-    {"registers", live_registers}, {"popped", popped_frames},
+    {"fib", fib_values},
+    {"tree", tree_sum},
+    {"wide", wide_segments},
+    {"deep", deep_chain},
+    {"mixed", mixed_layers},
+    {"random", random_trees},
+    {"void_args", void_args},
+    {"errors", errors},
+    {"registers", live_registers},
+    {"popped", popped_frames},
+    {"implicit_sync", implicit_sync},
 };
 
 int main(int argc, char **argv)

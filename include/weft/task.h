@@ -76,12 +76,12 @@ extern "C" {
 #define WF_VOID_TASK(name, ...) WF__TASK_DEFS_N(name, ##__VA_ARGS__)
 
 /* Spawn name(args...): it may run on another worker until its WF_SYNC. */
-#define WF_SPAWN(name, ...) wf__s_##name(&wf__tp, ##__VA_ARGS__)
+#define WF_SPAWN(name, ...) wf__s_##name(wf__tpp, ##__VA_ARGS__)
 /* Wait for the newest spawn not yet synced, a name task, and return its
  * value: runs it here, as a call, if nobody stole it. */
-#define WF_SYNC(name) wf__y_##name(&wf__tp)
+#define WF_SYNC(name) wf__y_##name(wf__tpp, wf__tp0)
 /* Call name(args...) on this worker, as a function. */
-#define WF_CALL(name, ...) wf__b_##name(wf__tp, ##__VA_ARGS__)
+#define WF_CALL(name, ...) wf__b_##name(*wf__tpp, ##__VA_ARGS__)
 /* Run name(args...) in pool and wait for it and all it spawned, from any
  * thread (as wf_run): stores its value in *out (a pointer, or NULL; for a
  * void task, a char *) and returns 0, or wf_run's errors (WF_EINVAL...). */
@@ -113,18 +113,26 @@ typedef struct wf__tslot {
 WF_API __attribute__((cold)) wf__tslot *wf__tseg_enter(struct wf__fast *w);
 /* The body that entered the newest segment has returned. */
 WF_API __attribute__((cold)) void wf__tseg_leave(struct wf__fast *w);
-/* A spawn into frame s found a thief's request, or s past its segment's
- * end: publishes frames, or moves to the next segment.  Returns the frame
- * to fill. */
-WF_API __attribute__((cold)) wf__tslot *wf__tspawn_slow(wf__tslot *s);
-/* Sync the frame s, published (stolen, perhaps run already) or the first
- * of a segment entered on overflow; it then holds the value.  Returns the
- * body's new frame top.  run: the task type's runner, which the frame
- * must hold (else abort). */
-WF_API __attribute__((cold)) wf__tslot *wf__tsync_slow(wf__tslot *s,
-                                                       wf_task_fn run);
-/* WF_TASK_CHECKS: a sync found a frame of another task type (aborts). */
-WF_API __attribute__((cold, noreturn)) void wf__tsync_mismatch(wf__tslot *s);
+/* A spawn into frame s found a thief's request, or s at its segment's
+ * end (the next segment's first frame): publishes frames, or moves the
+ * body on to the next segment.  The frame to fill is s, always. */
+WF_API __attribute__((cold)) void wf__tspawn_slow(wf__tslot *s);
+/* Sync the frame s, published (stolen, perhaps run already), the first
+ * of a segment entered on overflow, or marked by debug mode; it then
+ * holds the value, and s is the body's frame top again.  run: the task
+ * type's runner, which the frame must hold; tp0: the syncing body's first
+ * frame, at or below s; name: the task type's name (each else aborts
+ * with a message). */
+WF_API __attribute__((cold)) void
+wf__tsync_slow(wf__tslot *s, wf_task_fn run, wf__tslot *tp0, const char *name);
+/* A body returns with frames [tp0, top) not synced: sync them, newest
+ * first (the implicit sync at a body's end). */
+WF_API __attribute__((cold)) void wf__tsync_rest(wf__tslot *top,
+                                                 wf__tslot *tp0);
+/* WF_TASK_CHECKS: a sync found a frame of another task type, or one below
+ * its body's first frame (aborts with a message naming the task). */
+WF_API __attribute__((cold, noreturn)) void
+wf__tsync_misuse(wf__tslot *s, wf__tslot *tp0, const char *name);
 
 /* Parameter lists: (T1, A1, T2, A2, ...) -> the pieces each generated
  * function needs, by the number of macro arguments (name included). */
@@ -143,6 +151,14 @@ WF_API __attribute__((cold, noreturn)) void wf__tsync_mismatch(wf__tslot *s);
     , t1 a1, t2 a2, t3 a3, t4 a4
 #define WF__PARAMS_11(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5)               \
     , t1 a1, t2 a2, t3 a3, t4 a4, t5 a5
+/* , A1, A2 ... */
+#define WF__ARGS_1(n)
+#define WF__ARGS_3(n, t1, a1) , a1
+#define WF__ARGS_5(n, t1, a1, t2, a2) , a1, a2
+#define WF__ARGS_7(n, t1, a1, t2, a2, t3, a3) , a1, a2, a3
+#define WF__ARGS_9(n, t1, a1, t2, a2, t3, a3, t4, a4) , a1, a2, a3, a4
+#define WF__ARGS_11(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5)                 \
+    , a1, a2, a3, a4, a5
 /* T1 A1; T2 A2; ... */
 #define WF__FIELDS_1(n)
 #define WF__FIELDS_3(n, t1, a1) t1 a1;
@@ -242,6 +258,7 @@ WF_API __attribute__((cold, noreturn)) void wf__tsync_mismatch(wf__tslot *s);
     !defined(WF__TSAN) && !defined(__APX_F__)
 WF_API void wf__tspawn_thunk(void);
 WF_API void wf__tsync_thunk(void);
+WF_API void wf__trest_thunk(void);
 #if defined(__CET__) && (__CET__ & 1)
 #define WF__ENDBR "endbr64\n\t"
 #else
@@ -265,24 +282,32 @@ WF_API void wf__tsync_thunk(void);
     "lea 1f(%%rip), %%r11\n\t"                                                 \
     "jmp *" #thunk "@GOTPCREL(%%rip)\n"                                        \
     "1:\n\t" WF__ENDBR
+/* Each thunk changes rdi (the C function's first argument), and keeps
+ * every other general register but r10 and r11. */
 #define WF__TSPAWN_SLOW(s)                                                     \
-    __extension__({                                                            \
+    do {                                                                       \
         wf__tslot *ts_ = (s);                                                  \
         __asm__ volatile(WF__THUNK_CALL(wf__tspawn_thunk)                      \
                          : "+D"(ts_)                                           \
                          :                                                     \
                          : WF__THUNK_CLOBBERS);                                \
-        ts_;                                                                   \
-    })
-#define WF__TSYNC_SLOW(s, run)                                                 \
-    __extension__({                                                            \
+    } while (0)
+#define WF__TSYNC_SLOW(s, run, tp0, name)                                      \
+    do {                                                                       \
         wf__tslot *ts_ = (s);                                                  \
         __asm__ volatile(WF__THUNK_CALL(wf__tsync_thunk)                       \
                          : "+D"(ts_)                                           \
-                         : "S"(run)                                            \
+                         : "S"(run), "d"(tp0), "c"(name)                       \
                          : WF__THUNK_CLOBBERS);                                \
-        ts_;                                                                   \
-    })
+    } while (0)
+#define WF__TSYNC_REST(top, tp0)                                               \
+    do {                                                                       \
+        wf__tslot *ts_ = (top);                                                \
+        __asm__ volatile(WF__THUNK_CALL(wf__trest_thunk)                       \
+                         : "+D"(ts_)                                           \
+                         : "S"(tp0)                                            \
+                         : WF__THUNK_CLOBBERS);                                \
+    } while (0)
 /* The runner's address, made where it is stored: gcc would otherwise keep
  * it in a callee-saved register of the body. */
 #define WF__RUNNER(fn)                                                         \
@@ -293,17 +318,24 @@ WF_API void wf__tsync_thunk(void);
     })
 #else
 #define WF__TSPAWN_SLOW(s) wf__tspawn_slow(s)
-#define WF__TSYNC_SLOW(s, run) wf__tsync_slow((s), (run))
+#define WF__TSYNC_SLOW(s, run, tp0, name) wf__tsync_slow(s, run, tp0, name)
+#define WF__TSYNC_REST(top, tp0) wf__tsync_rest(top, tp0)
 #define WF__RUNNER(fn) (fn)
 #endif
 
-/* The hidden parameters of a typed body. */
-#define WF__HIDDEN wf__tslot *wf__tp __attribute__((unused))
-
 /* Everything a task type needs, generated by WF_TASK and WF_VOID_TASK.
- * R: the value's type (char for void tasks); RES/SET/RET: how the value is
- * kept and returned; name and parameters in __VA_ARGS__. */
-#define WF__TASK_DEFS(R, V, SET, CALLRET, VALRET, name, ...)                   \
+ * R: the value's type (char for void tasks), V: the functions' (void for
+ * void tasks); SET, CALLRET, VALRET, KEEP and GIVE: how a value is
+ * stored, returned and kept; name and parameters in __VA_ARGS__.
+ *
+ * wf__b_NAME is the task as a function of its first frame (the frame
+ * top when it starts) and its arguments.  It runs the body, wf__u_NAME,
+ * inlined, on a frame top of its own, and syncs on return what the body
+ * left unsynced (Cilk's implicit sync): no spawn is ever lost.  No slow
+ * path moves the frame top, so where a body's spawns and syncs pair up
+ * the compiler sees the top come back to the first frame, and the test
+ * costs nothing. */
+#define WF__TASK_DEFS(R, V, SET, CALLRET, VALRET, KEEP, GIVE, name, ...)       \
     typedef struct {                                                           \
         R wf__res;                                                             \
         WF__EACH(WF__FIELDS_, name, ##__VA_ARGS__)                             \
@@ -312,7 +344,10 @@ WF_API void wf__tsync_thunk(void);
                       "a typed task's arguments and value exceed 32 bytes: "   \
                       "pass a pointer");                                       \
     static V wf__b_##name(                                                     \
-        WF__HIDDEN WF__EACH(WF__PARAMS_, name, ##__VA_ARGS__));                \
+        wf__tslot *wf__tp0 WF__EACH(WF__PARAMS_, name, ##__VA_ARGS__));        \
+    static inline __attribute__((always_inline)) V wf__u_##name(               \
+        wf__tslot **wf__tpp,                                                   \
+        wf__tslot *wf__tp0 WF__EACH(WF__PARAMS_, name, ##__VA_ARGS__));        \
     /* The body on the frame's arguments, in a segment of its own: run by   \
      * a thief or a slow path of this worker (wf__r_), or by WF_RUN. */  \
     static void wf__o_##name(void *p_)                                         \
@@ -343,23 +378,24 @@ WF_API void wf__tsync_thunk(void);
         *tp_ = s_ + 1;                                                         \
         return;                                                                \
     slow_:                                                                     \
-        s_ = WF__TSPAWN_SLOW(s_);                                              \
+        WF__TSPAWN_SLOW(s_);                                                   \
         goto fill_;                                                            \
     }                                                                          \
     static inline __attribute__((always_inline, unused))                       \
-    V wf__y_##name(wf__tslot **tp_)                                            \
+    V wf__y_##name(wf__tslot **tp_, wf__tslot *tp0_)                           \
     {                                                                          \
         wf__tslot *s_ = *tp_ - 1;                                              \
+        *tp_ = s_;                                                             \
         /* Unmarked: not published, nobody else can see it.  Marked:     \
-         * published, or in the segment before (wf__tsync_slow). */     \
+         * published, the first of a segment entered on overflow, or       \
+         * checked by debug mode (wf__tsync_slow). */     \
         if (__builtin_expect(!(s_->task.flags_ & WF__TSLOT_SLOW), 1)) {        \
             wf__f_##name *f_ = (wf__f_##name *)s_->data;                       \
-            WF__TASK_CHECK(s_, wf__r_##name);                                  \
-            *tp_ = s_;                                                         \
+            WF__TASK_CHECK(s_, tp0_, wf__r_##name, #name);                     \
             CALLRET(                                                           \
                 wf__b_##name(s_ WF__EACH(WF__READ_, name, ##__VA_ARGS__)));    \
         }                                                                      \
-        *tp_ = WF__TSYNC_SLOW(s_, wf__r_##name);                               \
+        WF__TSYNC_SLOW(s_, wf__r_##name, tp0_, #name);                         \
         VALRET(((wf__f_##name *)s_->data)->wf__res);                           \
     }                                                                          \
     static inline __attribute__((unused)) int wf__g_##name(                    \
@@ -372,7 +408,19 @@ WF_API void wf__tsync_thunk(void);
             *out_ = f_->wf__res;                                               \
         return err_;                                                           \
     }                                                                          \
-    static V wf__b_##name(WF__HIDDEN WF__EACH(WF__PARAMS_, name, ##__VA_ARGS__))
+    static V wf__b_##name(                                                     \
+        wf__tslot *wf__tp0 WF__EACH(WF__PARAMS_, name, ##__VA_ARGS__))         \
+    {                                                                          \
+        wf__tslot *wf__top = wf__tp0;                                          \
+        KEEP(R, wf__u_##name(&wf__top, wf__tp0 WF__EACH(WF__ARGS_, name,       \
+                                                        ##__VA_ARGS__)));      \
+        if (__builtin_expect(wf__top != wf__tp0, 0))                           \
+            WF__TSYNC_REST(wf__top, wf__tp0);                                  \
+        GIVE;                                                                  \
+    }                                                                          \
+    static inline __attribute__((always_inline)) V wf__u_##name(               \
+        wf__tslot **wf__tpp __attribute__((unused)), wf__tslot *wf__tp0        \
+        __attribute__((unused)) WF__EACH(WF__PARAMS_, name, ##__VA_ARGS__))
 
 #define WF__SET_VALUE(lhs, call) ((lhs) = (call))
 #define WF__SET_VOID(lhs, call) ((void)(lhs), (call))
@@ -388,25 +436,32 @@ WF_API void wf__tsync_thunk(void);
         (void)(x);                                                             \
         return;                                                                \
     } while (0)
+#define WF__KEEP_VALUE(R, call) R wf__r = (call)
+#define WF__KEEP_VOID(R, call) (call)
+#define WF__GIVE_VALUE return wf__r
+#define WF__GIVE_VOID return
 /* WF_TASK_CHECKS defined before this header: every sync checks that the
- * frame it takes is of the task type it names. */
+ * frame it takes is the body's own (at or above its first frame) and of
+ * the task type it names.  Without it, the syncs that take the slow path
+ * check the same, and debug mode (WEFT_DEBUG=1) sends every sync there. */
 #ifdef WF_TASK_CHECKS
-#define WF__TASK_CHECK(s, run)                                                 \
+#define WF__TASK_CHECK(s, tp0, run, name)                                      \
     do {                                                                       \
-        if ((s)->task.fn != (run))                                             \
-            wf__tsync_mismatch(s);                                             \
+        if ((s) < (tp0) || (s)->task.fn != (run))                              \
+            wf__tsync_misuse(s, tp0, name);                                    \
     } while (0)
 #else
-#define WF__TASK_CHECK(s, run) ((void)0)
+#define WF__TASK_CHECK(s, tp0, run, name) ((void)0)
 #endif
 
 /* The two kinds of definition. */
 #define WF__TASK_DEFS_V(type, name, ...)                                       \
     WF__TASK_DEFS(type, type, WF__SET_VALUE, WF__CALLRET_VALUE,                \
-                  WF__VALRET_VALUE, name, ##__VA_ARGS__)
+                  WF__VALRET_VALUE, WF__KEEP_VALUE, WF__GIVE_VALUE, name,      \
+                  ##__VA_ARGS__)
 #define WF__TASK_DEFS_N(name, ...)                                             \
     WF__TASK_DEFS(char, void, WF__SET_VOID, WF__CALLRET_VOID, WF__VALRET_VOID, \
-                  name, ##__VA_ARGS__)
+                  WF__KEEP_VOID, WF__GIVE_VOID, name, ##__VA_ARGS__)
 
 #ifdef __cplusplus
 }

@@ -23,7 +23,11 @@
 #define WF__TASK_DETACHED 1u /* nobody joins it; it may be freed once run */
 #define WF__TASK_ROOT 2u     /* counted in pool->roots (wf_pool_wait_idle) */
 #define WF__TASK_QUEUED 4u   /* given to wf_submit and not started yet */
-/* 8u is a typed frame's WF__TSLOT_SLOW (weft/task.h). */
+/* 8u is a typed frame's WF__TSLOT_SLOW (weft/task.h).  In debug mode a
+ * private frame carries it too, with one of these, so that every sync
+ * takes the slow path and is checked there (typed.c): */
+#define WF__TSLOT_CHECK 16u /* spawned and not synced */
+#define WF__TSLOT_FREE 32u  /* no spawn pending */
 
 /* Counters written by one worker, read by wf_pool_stats (wf_counter_inc). */
 typedef struct wf__counters {
@@ -54,11 +58,14 @@ typedef struct wf__worker {
     struct wf__fast *outer; /* the holder's wf__self before it came */
     _Atomic int retired;    /* a spare whose thread has exited or will */
     int blocking_depth;     /* nesting of wf_blocking_begin (owner-only) */
-    /* Typed frames (typed.c): the segment in use, and the first of the
-     * chain of segments this worker has allocated; the segment in use's
-     * first frame not yet published, and its end.  Owner-only. */
-    struct wf__tseg *tseg, *tfirst;
-    struct wf__tslot *tbp, *tend;
+    /* Typed frames (typed.c): the reservation of this worker's segments
+     * (NULL until it runs a typed body), the segments in use (the last is
+     * the one in use), the segments made ready; the segment in use's first
+     * frame not yet published, its end, and what tlimit holds when no
+     * thief asks.  Owner-only. */
+    struct wf__tstack *tstack;
+    unsigned tdepth, tready;
+    struct wf__tslot *tbp, *tend, *tstop;
     void *mem; /* what wf__alloc returned, for the aligned worker */
 } wf__worker;
 
@@ -226,10 +233,19 @@ void *wf__thread_token(void);
 /* Is s the first frame of a segment entered because the one before was
  * full (a frame never published)? */
 bool wf__tseg_overflow_first(wf__worker *w, wf__tslot *s);
-/* Leave the segment in use for the one before it, which is full: returns
- * its end, the frame top of the body that filled it. */
-wf__tslot *wf__tseg_back(wf__worker *w);
 void wf__tseg_destroy(wf__worker *w);
+/* The mark of w's private frames between uses: none, or in debug mode
+ * WF__TSLOT_FREE (with WF__TSLOT_SLOW). */
+static inline unsigned wf__tslot_idle_mark(const wf__worker *w)
+{
+    return w->pool->debug ? WF__TSLOT_SLOW | WF__TSLOT_FREE : 0;
+}
+/* The mark of w's private frames spawned and not synced: none, or in
+ * debug mode WF__TSLOT_CHECK (with WF__TSLOT_SLOW). */
+static inline unsigned wf__tslot_live_mark(const wf__worker *w)
+{
+    return w->pool->debug ? WF__TSLOT_SLOW | WF__TSLOT_CHECK : 0;
+}
 
 /* caller.c */
 /* wf__caller_enter, and if every slot is taken in a pool without

@@ -55,7 +55,7 @@ static void publish_half(wf__worker *w)
     wf__publish_some(w, (priv + 1) / 2);
 }
 
-/* Set limit back to end (and tlimit to tend, while a typed body runs)
+/* Set limit back to end (and tlimit to tstop, while a typed body runs)
  * and say whether a thief had asked for work (P2, P9).  An exchange each,
  * so a request stored meanwhile is either taken here or left for the next
  * spawn, never lost; the two words need no order between them, since a
@@ -64,9 +64,9 @@ static void publish_half(wf__worker *w)
 bool wf__take_request(struct wf__fast *f)
 {
     bool asked = wf_exchange_acqrel(&f->limit, f->end) == NULL;
-    wf__tslot *tend = ((wf__worker *)f)->tend;
-    if (tend != NULL)
-        asked |= wf_exchange_acqrel(&f->tlimit, tend) == NULL;
+    wf__tslot *tstop = ((wf__worker *)f)->tstop;
+    if (tstop != NULL)
+        asked |= wf_exchange_acqrel(&f->tlimit, tstop) == NULL;
     return asked;
 }
 
@@ -295,27 +295,37 @@ static wf_task *pop_published(wf__worker *w)
     return wf_deque_pop(&w->deque);
 }
 
-void wf__tsync_mismatch(wf__tslot *s)
+void wf__tsync_misuse(wf__tslot *s, wf__tslot *tp0, const char *name)
 {
-    fprintf(stderr,
-            "weft: WF_SYNC named another task type than the newest spawn "
-            "not yet synced (frame %p); syncs must follow the spawns in "
-            "reverse order\n",
-            (void *)s);
+    if (s < tp0)
+        fprintf(stderr,
+                "weft: WF_SYNC(%s) in a body with no spawn of its own left "
+                "to sync (frame %p below the body's first, %p): a sync "
+                "without a spawn, or one that syncs its caller's spawn\n",
+                name, (void *)s, (void *)tp0);
+    else
+        fprintf(stderr,
+                "weft: WF_SYNC(%s) found a frame of another task type (frame "
+                "%p); syncs must name the newest spawn not yet synced\n",
+                name, (void *)s);
     abort();
 }
 
-wf__tslot *wf__tsync_slow(wf__tslot *s, wf_task_fn run)
+/* Sync s, a frame the body has spawned and not synced, marked (published,
+ * first of an overflow segment, or checked by debug mode). */
+static void tsync_marked(wf__worker *w, wf__tslot *s)
 {
-    struct wf__fast *f = WF__TSLOT_WORKER(s);
-    wf__worker *w = (wf__worker *)f;
     wf_task *t = &s->task;
-    if (t->fn != run)
-        wf__tsync_mismatch(s);
-    if (wf__tseg_overflow_first(w, s)) { /* private; back to the full one */
-        t->flags_ = 0;                   /* the frame's next spawn is private */
+    if (wf__tseg_overflow_first(w, s)) {    /* private; back to the full one */
+        t->flags_ = wf__tslot_idle_mark(w); /* its next spawn is private */
         t->fn(t);
-        return wf__tseg_back(w);
+        wf__tseg_leave(&w->fast);
+        return;
+    }
+    if (t->flags_ & WF__TSLOT_CHECK) { /* debug mode's mark: private */
+        t->flags_ = wf__tslot_idle_mark(w);
+        t->fn(t);
+        return;
     }
     /* Published.  Once it is synced, every frame from s up is free, and
      * the body's next spawns there are private: tbp comes down to s. */
@@ -323,7 +333,26 @@ wf__tslot *wf__tsync_slow(wf__tslot *s, wf_task_fn run)
     /* What was published after t is newer (P9): the deque only, not the
      * private stack, whose tasks may be older. */
     wait_own(w, t, pop_published);
-    t->owner_ = f; /* the frame's worker, kept between uses */
-    t->flags_ = 0; /* done, so no thief reads it: private again */
-    return s;
+    t->owner_ = &w->fast;               /* the frame's worker, for good */
+    t->flags_ = wf__tslot_idle_mark(w); /* done, so no thief reads it */
+}
+
+void wf__tsync_slow(wf__tslot *s, wf_task_fn run, wf__tslot *tp0,
+                    const char *name)
+{
+    wf__worker *w = (wf__worker *)WF__TSLOT_WORKER(s);
+    if (s < tp0 || s->task.fn != run)
+        wf__tsync_misuse(s, tp0, name);
+    tsync_marked(w, s);
+}
+
+void wf__tsync_rest(wf__tslot *top, wf__tslot *tp0)
+{
+    wf__worker *w = (wf__worker *)WF__TSLOT_WORKER(tp0);
+    for (wf__tslot *s = top - 1; s >= tp0; s--) {
+        if (s->task.flags_ & WF__TSLOT_SLOW)
+            tsync_marked(w, s);
+        else /* private: run it here, in a segment of its own */
+            s->task.fn(&s->task);
+    }
 }

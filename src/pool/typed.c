@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Typed tasks' frames (weft/task.h): per worker, a chain of segments of
- * WF_TASK_SEGMENT frames, used as a stack of stacks.  A typed body that
- * starts on a worker (stolen, run by a slow path, or by WF_RUN) takes the
- * next segment and gives it back when it returns, so it never writes over
- * the frames of the bodies it interrupted; a body whose spawns fill its
- * segment goes on in the next one, and its sync comes back
- * (wf__tsync_slow).
+/* Typed tasks' frames (weft/task.h): per worker, one reservation of
+ * address space cut into segments of WF_TASK_SEGMENT frames, used as a
+ * stack of stacks.  A typed body that starts on a worker (stolen, run by
+ * a slow path, or by WF_RUN) takes the next segment and gives it back
+ * when it returns, so it never writes over the frames of the bodies it
+ * interrupted; a body whose spawns fill its segment goes on in the next
+ * one, which starts where the full one ends, and its sync comes back
+ * (wf__tsync_slow).  So no slow path moves a body's frame top: the
+ * compiler can see a body's top come back to its first frame, and the
+ * implicit sync at a body's end (wf__tsync_rest) costs nothing where the
+ * spawns and syncs pair up.
  *
  * The frames of the segment in use from tbp up to the body's frame top
  * (a register of the body, not stored) are private: they are this
@@ -16,116 +20,158 @@
  * them.  Frames below tbp are the thieves' to take; their syncs wait as
  * wf_join does.  A segment that fills is published whole before the next
  * one is taken, so no frame is left private in a segment that is not in
- * use.  Segments stay allocated until the pool is destroyed.  Their
- * frames' task fields are zero between uses but owner_, which holds the
- * worker (a typed body needs only its frame top to reach it), and the
- * mark WF__TSLOT_SLOW in flags_, which a frame carries from its
- * publication (or, the first of a segment entered on overflow, from its
- * spawn) to its sync's slow path.  Only the worker's own thread touches
- * them but for the frames it has published. */
+ * use.  The reservation is mapped when the worker first runs a typed body
+ * and unmapped with the pool; like a thread's stack, it holds memory only
+ * where frames were written.  Frames' task fields are zero between uses
+ * but owner_, which holds the worker (a typed body needs only its frame
+ * top to reach it), and the marks in flags_: WF__TSLOT_SLOW, which a
+ * frame carries from its publication (or, the first of a segment entered
+ * on overflow, from its spawn) to its sync's slow path, and in debug mode
+ * WF__TSLOT_CHECK or WF__TSLOT_FREE (internal/pool.h).  Only the worker's own thread touches them but for
+ * the frames it has published. */
 #include <string.h>
+#include <sys/mman.h>
 
 #include "internal/pool.h"
 
-struct wf__tseg {
-    WF__ALIGNAS(64) struct wf__tseg *prev, *next;
-    wf__tslot *end;
-    wf__tslot *tbp; /* the segment's tbp while a newer one is in use */
-    bool overflow;  /* entered by a spawn that filled the one before */
-    void *raw;      /* what the allocator returned */
-    /* The frames, and past them one that is never filled: a spawn into a
-     * full segment reads its owner (WF__TSLOT_WORKER) before its test. */
-    wf__tslot slots[WF_TASK_SEGMENT + 1];
+/* Segments in a worker's reservation: as deep as typed bodies may nest
+ * on one worker (each steal taken while a sync waits is one level) plus
+ * the segments that deep spawning fills. */
+#define TSEGS (UINTPTR_MAX > 0xffffffffu ? 4096u : 64u)
+
+/* What a segment keeps while a newer one is in use. */
+struct tseg_saved {
+    wf__tslot *tbp;
+    bool overflow; /* entered by a spawn that filled the one before */
 };
 
-/* Allocate the segment after prev (NULL: the first); abort without
- * memory, since a spawn has no error to return. */
-static struct wf__tseg *tseg_new(wf__worker *w, struct wf__tseg *prev)
+struct wf__tstack {
+    size_t bytes; /* mapped */
+    struct tseg_saved saved[TSEGS];
+    /* The frame before the first: a sync with nothing spawned in the
+     * first segment reads its mark. */
+    wf__tslot guard;
+    /* The segments, and past them one frame that is never filled: a
+     * spawn into a full segment reads its owner (WF__TSLOT_WORKER) before
+     * its test. */
+    wf__tslot slots[(size_t)TSEGS * WF_TASK_SEGMENT + 1];
+};
+
+static wf__tslot *seg_first(const wf__worker *w, unsigned k)
 {
-    void *raw;
-    struct wf__tseg *g = wf__alloc_aligned(&w->pool->alloc, sizeof *g, &raw);
-    if (g == NULL) {
-        fprintf(stderr, "weft: out of memory for %u typed task frames\n",
-                (unsigned)WF_TASK_SEGMENT);
-        abort();
-    }
-    memset(g, 0, sizeof *g); /* frames' task fields start at zero */
-    for (size_t i = 0; i <= WF_TASK_SEGMENT; i++)
-        g->slots[i].task.owner_ = &w->fast; /* but the owner, for good */
-    g->prev = prev;
-    g->end = g->slots + WF_TASK_SEGMENT;
-    g->raw = raw;
-    if (prev != NULL)
-        prev->next = g;
-    else
-        w->tfirst = g;
-    return g;
+    return w->tstack->slots + (size_t)k * WF_TASK_SEGMENT;
 }
 
-/* Point tlimit, the typed spawn's one test (P9), at end without losing a
+/* Map w's reservation; abort without address space, since a spawn has no
+ * error to return. */
+static void tstack_map(wf__worker *w)
+{
+    size_t bytes = sizeof(struct wf__tstack);
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) {
+        fprintf(stderr,
+                "weft: cannot map %zu bytes of address space for typed "
+                "task frames\n",
+                bytes);
+        abort();
+    }
+    w->tstack = m; /* zero, as a fresh mapping is */
+    w->tstack->bytes = bytes;
+    w->tstack->guard.task.flags_ = wf__tslot_idle_mark(w);
+    w->tready = 0;
+}
+
+/* Make segments up to k ready (every frame's owner and mark set), and the
+ * frame past k's end, which a spawn reads before its test. */
+static void tseg_ready(wf__worker *w, unsigned k)
+{
+    for (; w->tready <= k; w->tready++) {
+        wf__tslot *s = seg_first(w, w->tready);
+        for (size_t i = 0; i < WF_TASK_SEGMENT; i++) {
+            s[i].task.owner_ = &w->fast;
+            s[i].task.flags_ = wf__tslot_idle_mark(w);
+        }
+    }
+    if (w->tready == k + 1) { /* the next segment is not ready yet */
+        wf__tslot *past = seg_first(w, k + 1);
+        past->task.owner_ = &w->fast;
+        past->task.flags_ = wf__tslot_idle_mark(w);
+    }
+}
+
+/* Point tlimit, the typed spawn's one test (P9), at stop without losing a
  * request: a thief's NULL stored before the exchange is seen by it and
  * put back, one stored after it stays.  acq_rel, as wf__take_request's:
  * a segment change is rare. */
-static void set_tlimit(struct wf__fast *f, wf__tslot *end)
+static void set_tlimit(struct wf__fast *f, wf__tslot *stop)
 {
-    if (wf_exchange_acqrel(&f->tlimit, end) == NULL)
+    if (wf_exchange_acqrel(&f->tlimit, stop) == NULL)
         wf_store_relaxed(&f->tlimit, NULL);
+}
+
+/* Work in segment k (tdepth k + 1): its end, its tbp, and what tlimit is
+ * when no thief asks: the end, or in debug mode the first frame of all,
+ * so that every spawn takes the slow path and marks its frame. */
+static void tseg_use(wf__worker *w, unsigned k, wf__tslot *tbp)
+{
+    w->tdepth = k + 1;
+    w->tend = seg_first(w, k) + WF_TASK_SEGMENT;
+    w->tbp = tbp;
+    w->tstop = w->pool->debug ? w->tstack->slots : w->tend;
+    set_tlimit(&w->fast, w->tstop);
 }
 
 /* Take the next segment.  One entered on overflow keeps its first frame
  * out of tbp's reach, never published: its sync comes back to the
  * segment before (wf__tsync_slow). */
-static wf__tslot *tseg_next(struct wf__fast *f, bool overflow)
+static wf__tslot *tseg_next(wf__worker *w, bool overflow)
 {
-    wf__worker *w = (wf__worker *)f;
-    struct wf__tseg *cur = w->tseg;
-    struct wf__tseg *g = cur ? cur->next : w->tfirst;
-    if (cur != NULL)
-        cur->tbp = w->tbp;
-    if (g == NULL)
-        g = tseg_new(w, cur);
-    w->tseg = g;
-    g->overflow = overflow;
-    w->tend = g->end;
-    w->tbp = g->slots + overflow;
-    set_tlimit(f, g->end);
-    return g->slots;
+    if (w->tstack == NULL)
+        tstack_map(w);
+    unsigned k = w->tdepth;
+    if (k == TSEGS) {
+        fprintf(stderr,
+                "weft: typed tasks nested %u segments deep on one worker "
+                "(%u frames each)\n",
+                TSEGS, (unsigned)WF_TASK_SEGMENT);
+        abort();
+    }
+    if (k > 0)
+        w->tstack->saved[k - 1].tbp = w->tbp;
+    tseg_ready(w, k);
+    w->tstack->saved[k].overflow = overflow;
+    tseg_use(w, k, seg_first(w, k) + overflow);
+    return seg_first(w, k);
 }
 
 wf__tslot *wf__tseg_enter(struct wf__fast *f)
 {
-    return tseg_next(f, false);
+    return tseg_next((wf__worker *)f, false);
 }
 
 void wf__tseg_leave(struct wf__fast *f)
 {
     wf__worker *w = (wf__worker *)f;
-    struct wf__tseg *g = w->tseg->prev;
-    w->tseg = g;
-    w->tend = g ? g->end : NULL;
-    w->tbp = g ? g->tbp : NULL;
-    if (g != NULL) /* else no typed body runs: tlimit is not read */
-        set_tlimit(f, g->end);
+    unsigned k = --w->tdepth;
+    if (k > 0)
+        tseg_use(w, k - 1, w->tstack->saved[k - 1].tbp);
+    else /* no typed body runs: tlimit is not read */
+        w->tend = w->tbp = w->tstop = NULL;
 }
 
 bool wf__tseg_overflow_first(wf__worker *w, wf__tslot *s)
 {
-    return s == w->tseg->slots && w->tseg->overflow;
-}
-
-wf__tslot *wf__tseg_back(wf__worker *w)
-{
-    wf__tseg_leave(&w->fast);
-    return w->tseg->end;
+    unsigned k = w->tdepth - 1;
+    return s == seg_first(w, k) && w->tstack->saved[k].overflow;
 }
 
 void wf__tseg_destroy(wf__worker *w)
 {
-    for (struct wf__tseg *g = w->tfirst, *next; g != NULL; g = next) {
-        next = g->next;
-        wf__free_aligned(&w->pool->alloc, g->raw, sizeof *g);
-    }
-    w->tfirst = w->tseg = NULL;
+    if (w->tstack != NULL)
+        munmap(w->tstack, w->tstack->bytes);
+    w->tstack = NULL;
+    w->tdepth = 0;
 }
 
 /* Publish the k frames from tbp on (P2, P6: the oldest first), and wake
@@ -145,7 +191,7 @@ static void publish_frames(wf__worker *w, size_t k)
         }
         if (wf_deque_push_n(&w->deque, batch, n) != 0) {
             for (size_t i = 0; i < n; i++) /* no memory: these stay private */
-                s[done + i].task.flags_ = 0;
+                s[done + i].task.flags_ = wf__tslot_live_mark(w);
             break;
         }
         done += n;
@@ -162,11 +208,11 @@ static void publish_frames(wf__worker *w, size_t k)
     wf__wake_one(w->pool, w);
 }
 
-/* The thunks through which a typed body enters wf__tspawn_slow and
- * wf__tsync_slow on x86-64 (weft/task.h, WF__THUNK_CALL): jumped to with
- * the arguments in rdi (and rsi), and the address to go back to in r11;
- * they return the C function's value in rdi and keep every other general
- * register but r10 and r11.  Each steps over the caller's red
+/* The thunks through which a typed body enters wf__tspawn_slow,
+ * wf__tsync_slow and wf__tsync_rest on x86-64 (weft/task.h,
+ * WF__THUNK_CALL): jumped to with the arguments in rdi, rsi, rdx and rcx,
+ * and the address to go back to in r11; they keep every general register
+ * but rdi, r10 and r11.  Each steps over the caller's red
  * zone, saves the registers the C function may change, aligns the stack
  * for the call, and jumps back.  The CFI says where the caller's rip and
  * rsp are at each instruction, so debuggers and unwinders see through.
@@ -204,7 +250,6 @@ static void publish_frames(wf__worker *w, size_t k)
             "push %r9\n"                                                       \
             "and $-16, %rsp\n"                                                 \
             "call " #target "\n"                                               \
-            "mov %rax, %rdi\n"                                                 \
             "lea -48(%rbp), %rsp\n"                                            \
             "pop %r9\n"                                                        \
             "pop %r8\n"                                                        \
@@ -226,16 +271,18 @@ static void publish_frames(wf__worker *w, size_t k)
             ".popsection\n")
 THUNK(wf__tspawn_thunk, wf__tspawn_slow);
 THUNK(wf__tsync_thunk, wf__tsync_slow);
+THUNK(wf__trest_thunk, wf__tsync_rest);
 #endif
 
-wf__tslot *wf__tspawn_slow(wf__tslot *s)
+void wf__tspawn_slow(wf__tslot *s)
 {
-    struct wf__fast *f = WF__TSLOT_WORKER(s);
-    wf__worker *w = (wf__worker *)f;
+    wf__worker *w = (wf__worker *)WF__TSLOT_WORKER(s);
     if (s >= w->tend) { /* full: publish what is left, go on in the next */
         publish_frames(w, (size_t)(s - w->tbp));
-        s = tseg_next(f, true);
+        tseg_next(w, true);              /* whose first frame is s */
         s->task.flags_ = WF__TSLOT_SLOW; /* its sync goes back (tbp too) */
+    } else {
+        s->task.flags_ = wf__tslot_live_mark(w);
     }
     /* A request is taken only with a frame to answer it (the asker may be
      * parked, and only a publish wakes it); the spawn after this one has
@@ -243,9 +290,8 @@ wf__tslot *wf__tspawn_slow(wf__tslot *s)
     size_t priv = s > w->tbp ? (size_t)(s - w->tbp) : 0;
     /* Relaxed: hints, read first so that no request costs no RMW. */
     if (priv > 0 &&
-        (wf_load_relaxed(&f->tlimit) == NULL ||
-         wf_load_relaxed(&f->limit) == NULL) &&
-        wf__take_request(f))
+        (wf_load_relaxed(&w->fast.tlimit) == NULL ||
+         wf_load_relaxed(&w->fast.limit) == NULL) &&
+        wf__take_request(&w->fast))
         publish_frames(w, (priv + 1) / 2);
-    return s;
 }
