@@ -34,21 +34,32 @@
  * Rules (the fork-join rules of wf_spawn):
  *   - WF_SPAWN, WF_CALL and WF_SYNC are used only in the body of a typed
  *     task; WF_RUN from anywhere.
- *   - a body syncs every task it spawned before it returns, newest first;
- *     WF_SYNC(name) names the task type of the newest spawn not yet synced
- *     (a sync that waits for a thief checks it, and aborts with a message
- *     if it is not; with WF_TASK_CHECKS defined before this header, every
- *     sync checks it).
+ *   - WF_SYNC syncs the newest spawn of this body not yet synced, and
+ *     names its task type.  A sync whose body has no spawn of its own left
+ *     (a sync with nothing spawned, or one in a called body that would
+ *     sync its caller's spawn) or that names another type aborts with a
+ *     message naming the task: every sync that takes the slow path checks
+ *     (one that waits for a thief, and all of them in debug mode,
+ *     WEFT_DEBUG=1), and with WF_TASK_CHECKS defined before this header
+ *     every sync does.
+ *   - a body that returns with spawns not synced syncs them on its way
+ *     out, newest first, and drops their values (Cilk's implicit sync): a
+ *     spawn is never lost, and a body that spawns and forgets is as
+ *     correct as one that syncs, only later to wait.
  *   - the arguments and the value together fit in 32 bytes (a compile-time
  *     check); pass a pointer for more.  Parameters are (type, name) pairs,
  *     at most five.
  *   - a body waits for what it spawned only by WF_SYNC: its frames not yet
  *     published stay on its worker while it blocks (wf_blocking_begin
  *     publishes wf_spawn's tasks, which it can find, not these).
- * Frames come in segments of WF_TASK_SEGMENT slots, allocated by the
- * pool's allocator the first time a worker needs one and kept until the
- * pool is destroyed; if a segment cannot be allocated the process aborts
- * with a message (a spawn has no error to return).
+ *   - a body leaves by returning: no longjmp and no C++ exception out of it
+ *     (the pool would still count it as running; weft/pool.h).
+ * Frames come in segments of WF_TASK_SEGMENT slots, in one reservation of
+ * address space per worker, mapped the first time the worker runs a typed
+ * body and unmapped with the pool; like a thread's stack it holds memory
+ * only where frames were written.  If it cannot be mapped, or typed
+ * bodies nest deeper than its segments (thousands of levels), the process
+ * aborts with a message (a spawn has no error to return).
  *
  * wf_spawn/wf_join (weft/pool.h) remain for tasks whose frame the caller
  * keeps: a frame that outlives the function that spawns it, a task handed
