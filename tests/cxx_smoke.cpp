@@ -10,7 +10,8 @@
  * that path) counts exactly the tasks spawned; the port macros
  * (wf_make_edge, wf_try_put, wf_try_get) take a node, a wf_port or NULL as
  * in C; a queue -> function -> function graph delivers every message once;
- * the version macros match wf_version(). */
+ * the version macros match wf_version(); typed tasks (weft/task.h) compile
+ * as C++ and compute fib, with a spawn left to the implicit sync. */
 #include <weft.h>
 
 #include <atomic>
@@ -160,6 +161,34 @@ static void test_pool()
     CHECK_EQ(wf_join(&never.task), WF_ENOTSPAWNED);
 }
 
+/* ---- typed tasks ---------------------------------------------------------- */
+
+static std::atomic<int> typed_leaves{0};
+
+WF_VOID_TASK(typed_leaf, int, unused)
+{
+    (void)unused;
+    typed_leaves.fetch_add(1);
+}
+
+WF_TASK(long, typed_fib, int, n)
+{
+    if (n < 2)
+        return n;
+    WF_SPAWN(typed_leaf, 0); /* left to the implicit sync */
+    WF_SPAWN(typed_fib, n - 1);
+    long b = WF_CALL(typed_fib, n - 2);
+    return WF_SYNC(typed_fib) + b;
+}
+
+static void test_typed()
+{
+    long r = -1;
+    CHECK_EQ(WF_RUN(wf_pool_default(), typed_fib, &r, 18), 0);
+    CHECK_EQ(r, fib_seq(18));
+    CHECK_EQ(typed_leaves.load(), fib_seq(19) - 1); /* the inner nodes */
+}
+
 /* ---- the graph: queue -> square -> sum ---------------------------------- */
 
 static int square(const void *in, void *out, void *)
@@ -250,6 +279,7 @@ int main()
     test_layout();
     test_version();
     test_pool();
+    test_typed();
     test_graph();
     std::printf("cxx_smoke: all checks passed\n");
     return 0;

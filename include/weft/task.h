@@ -74,6 +74,14 @@
 extern "C" {
 #endif
 
+/* The macros below drop the comma before an empty __VA_ARGS__ (", ##"), a
+ * GNU extension that gcc and clang both have; clang's -pedantic would
+ * flag every use of them in the user's code. */
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wgnu-zero-variadic-macro-arguments"
+#endif
+
 /* Frames per segment. */
 #define WF_TASK_SEGMENT 1024
 
@@ -382,12 +390,14 @@ WF_API void wf__trest_thunk(void);
         /* One test for a full segment and a thief's request: tlimit is     \
          * the segment's end, or NULL.  Relaxed: a request is a hint (P9). */  \
         WF__TSPAWN_CHECK(w_, s_, slow_);                                       \
-    fill_:;                                                                    \
+    fill_ : /* a block: C++ does not jump past an initialisation */            \
+    {                                                                          \
         wf__f_##name *f_ = (wf__f_##name *)s_->data;                           \
         WF__EACH(WF__WRITE_, name, ##__VA_ARGS__)                              \
         s_->task.fn = WF__RUNNER(wf__r_##name);                                \
         *tp_ = s_ + 1;                                                         \
         return;                                                                \
+    }                                                                          \
     slow_:                                                                     \
         WF__TSPAWN_SLOW(s_);                                                   \
         goto fill_;                                                            \
@@ -473,6 +483,10 @@ WF_API void wf__trest_thunk(void);
 #define WF__TASK_DEFS_N(name, ...)                                             \
     WF__TASK_DEFS(char, void, WF__SET_VOID, WF__CALLRET_VOID, WF__VALRET_VOID, \
                   WF__KEEP_VOID, WF__GIVE_VOID, name, ##__VA_ARGS__)
+
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
 
 #ifdef __cplusplus
 }
