@@ -10,5 +10,6 @@
 #include "weft/pipeline.h"
 #include "weft/pool.h"
 #include "weft/task.h"
+#include "weft/taskgraph.h"
 
 #endif /* WEFT_H */

@@ -1,0 +1,541 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Task graphs (weft/taskgraph.h).
+ *
+ * chain        a chain of 20000 tasks runs in order, three times
+ *              (wf_tg_run_n), at 1, 2 and 4 threads.
+ * wavefront    a 64x64 grid (each cell after its left and upper
+ *              neighbours) gives the sequential result, built once and
+ *              run five times; every cell runs once a run.
+ * tree         a binary tree of 2^12 - 1 tasks, root first: each task
+ *              once, each after its parent.
+ * condition    a loop (init -> body -> condition, back to body nine
+ *              times, then to done) and a three-way branch; run_until.
+ * placeholder  a task whose work is set after its edges.
+ * errors       a task's error fails the run, skips what follows, and a
+ *              later clean run works; building errors are kept and
+ *              returned by every run; a run from inside its own graph's
+ *              task is WF_EBUSY; destroy while running is WF_EBUSY.
+ * alloc        allocator calls: one per 64 tasks while building, none
+ *              while running; every allocation failing in turn leaves a
+ *              graph whose run returns WF_ENOMEM and that frees all.
+ * concurrent   four threads each run their own graph on one pool.
+ * dot          the DOT text names tasks and marks conditions. */
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "check.h"
+
+static const unsigned threads[] = {1, 2, 4};
+
+/* ---- chain -------------------------------------------------------------- */
+
+#define CHAIN 20000
+
+typedef struct {
+    _Atomic long *next; /* the position the chain is at */
+    long pos;
+    _Atomic int *bad;
+} step;
+
+static int chain_step(void *ctx)
+{
+    step *s = ctx;
+    long want = s->pos;
+    /* Relaxed: the graph's edges order the steps. */
+    if (atomic_load_explicit(s->next, memory_order_relaxed) % CHAIN != want)
+        atomic_store(s->bad, 1);
+    atomic_store_explicit(s->next, atomic_load(s->next) + 1,
+                          memory_order_relaxed);
+    return 0;
+}
+
+static void chain(void)
+{
+    for (size_t k = 0; k < 3; k++) {
+        wf_pool *p = check_pool(threads[k]);
+        wf_taskgraph_config cfg = WF_TASKGRAPH_CONFIG_INIT;
+        cfg.pool = p;
+        wf_taskgraph *g;
+        CHECK_OK(wf_taskgraph_create(&g, &cfg));
+        static step steps[CHAIN];
+        _Atomic long next = 0;
+        _Atomic int bad = 0;
+        wf_tg_task *prev = NULL;
+        for (long i = 0; i < CHAIN; i++) {
+            steps[i] = (step){&next, i, &bad};
+            wf_tg_task *t = wf_tg_emplace(g, chain_step, &steps[i]);
+            if (prev)
+                wf_tg_precede(prev, t);
+            prev = t;
+        }
+        CHECK_EQ(wf_taskgraph_size(g), CHAIN);
+        CHECK_OK(wf_tg_run_n(g, 3));
+        CHECK_EQ(atomic_load(&next), 3 * CHAIN);
+        CHECK_EQ(atomic_load(&bad), 0);
+        CHECK_OK(wf_taskgraph_destroy(g));
+        CHECK_OK(wf_pool_destroy(p));
+    }
+}
+
+/* ---- wavefront ---------------------------------------------------------- */
+
+#define WN 64
+
+typedef struct {
+    long (*cell)[WN];
+    _Atomic int (*runs)[WN];
+    int i, j;
+} wcell;
+
+static int wave(void *ctx)
+{
+    wcell *c = ctx;
+    long up = c->i ? c->cell[c->i - 1][c->j] : 1;
+    long left = c->j ? c->cell[c->i][c->j - 1] : 1;
+    c->cell[c->i][c->j] = (up + left) % 1000003;
+    atomic_fetch_add(&c->runs[c->i][c->j], 1);
+    return 0;
+}
+
+static long wave_seq(void)
+{
+    static long s[WN][WN];
+    for (int i = 0; i < WN; i++)
+        for (int j = 0; j < WN; j++)
+            s[i][j] = ((i ? s[i - 1][j] : 1) + (j ? s[i][j - 1] : 1)) % 1000003;
+    return s[WN - 1][WN - 1];
+}
+
+static void wavefront(void)
+{
+    static long cell[WN][WN];
+    static _Atomic int runs[WN][WN];
+    static wcell ctx[WN][WN];
+    for (size_t k = 0; k < 3; k++) {
+        wf_pool *p = check_pool(threads[k]);
+        wf_taskgraph_config cfg = {.pool = p};
+        wf_taskgraph *g;
+        CHECK_OK(wf_taskgraph_create(&g, &cfg));
+        static wf_tg_task *t[WN][WN];
+        for (int i = 0; i < WN; i++)
+            for (int j = 0; j < WN; j++) {
+                ctx[i][j] = (wcell){cell, runs, i, j};
+                t[i][j] = wf_tg_emplace(g, wave, &ctx[i][j]);
+                if (i)
+                    wf_tg_precede(t[i - 1][j], t[i][j]);
+                if (j)
+                    wf_tg_precede(t[i][j - 1], t[i][j]);
+            }
+        memset(runs, 0, sizeof runs);
+        for (int r = 1; r <= 5; r++) {
+            memset(cell, 0, sizeof cell);
+            CHECK_OK(wf_tg_run(g));
+            CHECK_EQ(cell[WN - 1][WN - 1], wave_seq());
+            for (int i = 0; i < WN; i++)
+                for (int j = 0; j < WN; j++)
+                    CHECK_EQ(atomic_load(&runs[i][j]), r);
+        }
+        CHECK_OK(wf_taskgraph_destroy(g));
+        CHECK_OK(wf_pool_destroy(p));
+    }
+}
+
+/* ---- tree --------------------------------------------------------------- */
+
+#define TREE_DEPTH 12
+#define TREE_N ((1 << TREE_DEPTH) - 1)
+
+static _Atomic int tree_runs[TREE_N];
+static int tree_idx[TREE_N];
+static _Atomic int tree_bad;
+
+static int tree_node(void *ctx)
+{
+    int i = *(int *)ctx;
+    /* Its parent ran before it, and only once. */
+    if (i > 0 && atomic_load(&tree_runs[(i - 1) / 2]) != 1)
+        atomic_store(&tree_bad, 1);
+    atomic_fetch_add(&tree_runs[i], 1);
+    return 0;
+}
+
+static void tree(void)
+{
+    for (size_t k = 0; k < 3; k++) {
+        wf_pool *p = check_pool(threads[k]);
+        wf_taskgraph_config cfg = {.pool = p};
+        wf_taskgraph *g;
+        CHECK_OK(wf_taskgraph_create(&g, &cfg));
+        static wf_tg_task *t[TREE_N];
+        for (int i = 0; i < TREE_N; i++) {
+            tree_idx[i] = i;
+            t[i] = wf_tg_emplace(g, tree_node, &tree_idx[i]);
+            if (i > 0)
+                CHECK_OK(wf_tg_precede(t[(i - 1) / 2], t[i]));
+        }
+        memset(tree_runs, 0, sizeof tree_runs);
+        CHECK_OK(wf_tg_run(g));
+        CHECK_EQ(atomic_load(&tree_bad), 0);
+        for (int i = 0; i < TREE_N; i++)
+            CHECK_EQ(atomic_load(&tree_runs[i]), 1);
+        CHECK_OK(wf_taskgraph_destroy(g));
+        CHECK_OK(wf_pool_destroy(p));
+    }
+}
+
+/* ---- condition ---------------------------------------------------------- */
+
+typedef struct {
+    int i, body_runs, done_runs, init_runs;
+    int branch, picked[3];
+} loop_state;
+
+static int loop_init(void *ctx)
+{
+    loop_state *s = ctx;
+    s->i = 0;
+    s->init_runs++;
+    return 0;
+}
+
+static int loop_body(void *ctx)
+{
+    ((loop_state *)ctx)->body_runs++;
+    return 0;
+}
+
+static int loop_cond(void *ctx)
+{
+    loop_state *s = ctx;
+    return ++s->i < 10 ? 0 : 1; /* 0: back to the body, 1: done */
+}
+
+static int loop_done(void *ctx)
+{
+    ((loop_state *)ctx)->done_runs++;
+    return 0;
+}
+
+static int pick(void *ctx)
+{
+    return ((loop_state *)ctx)->branch;
+}
+
+static int picked0(void *ctx)
+{
+    ((loop_state *)ctx)->picked[0]++;
+    return 0;
+}
+
+static int picked1(void *ctx)
+{
+    ((loop_state *)ctx)->picked[1]++;
+    return 0;
+}
+
+static int picked2(void *ctx)
+{
+    ((loop_state *)ctx)->picked[2]++;
+    return 0;
+}
+
+static bool after_three(void *ctx)
+{
+    return ((loop_state *)ctx)->done_runs == 3;
+}
+
+static void condition(void)
+{
+    for (size_t k = 0; k < 3; k++) {
+        wf_pool *p = check_pool(threads[k]);
+        wf_taskgraph_config cfg = {.pool = p};
+        wf_taskgraph *g;
+        CHECK_OK(wf_taskgraph_create(&g, &cfg));
+        loop_state s = {0};
+        wf_tg_task *init = wf_tg_emplace(g, loop_init, &s);
+        wf_tg_task *body = wf_tg_emplace(g, loop_body, &s);
+        wf_tg_task *cond = wf_tg_condition(g, loop_cond, &s);
+        wf_tg_task *done = wf_tg_emplace(g, loop_done, &s);
+        wf_tg_precede(init, body);
+        wf_tg_precede(body, cond);
+        wf_tg_precede(cond, body); /* 0: weak, back */
+        wf_tg_precede(cond, done); /* 1 */
+        CHECK_OK(wf_tg_run(g));
+        CHECK_EQ(s.init_runs, 1);
+        CHECK_EQ(s.body_runs, 10);
+        CHECK_EQ(s.done_runs, 1);
+        CHECK_OK(wf_tg_run_until(g, after_three, &s));
+        CHECK_EQ(s.body_runs, 30);
+        CHECK_EQ(s.done_runs, 3);
+        CHECK_OK(wf_tg_run_until(g, after_three, &s)); /* true at once */
+        CHECK_EQ(s.done_runs, 3);
+        CHECK_OK(wf_taskgraph_destroy(g));
+
+        /* A three-way branch; 3 (one past the last) runs none. */
+        CHECK_OK(wf_taskgraph_create(&g, &cfg));
+        wf_tg_task *c = wf_tg_condition(g, pick, &s);
+        wf_tg_precede(c, wf_tg_emplace(g, picked0, &s));
+        wf_tg_precede(c, wf_tg_emplace(g, picked1, &s));
+        wf_tg_precede(c, wf_tg_emplace(g, picked2, &s));
+        for (s.branch = 0; s.branch <= 3; s.branch++)
+            CHECK_OK(wf_tg_run(g));
+        CHECK(s.picked[0] == 1 && s.picked[1] == 1 && s.picked[2] == 1);
+        s.branch = WF_ERANGE; /* a negative value is an error */
+        CHECK_ERR(wf_tg_run(g), WF_ERANGE);
+        CHECK_OK(wf_taskgraph_destroy(g));
+        CHECK_OK(wf_pool_destroy(p));
+    }
+}
+
+/* ---- placeholder -------------------------------------------------------- */
+
+static int add_one(void *ctx)
+{
+    ++*(int *)ctx;
+    return 0;
+}
+
+static int times_ten(void *ctx)
+{
+    *(int *)ctx *= 10;
+    return 0;
+}
+
+static void placeholder(void)
+{
+    wf_taskgraph *g;
+    CHECK_OK(wf_taskgraph_create(&g, NULL));
+    int x = 1;
+    wf_tg_task *a = wf_tg_placeholder(g);
+    wf_tg_task *b = wf_tg_emplace(g, times_ten, &x);
+    CHECK_OK(wf_tg_precede(a, b));
+    CHECK_OK(wf_tg_run(g)); /* a does nothing yet */
+    CHECK_EQ(x, 10);
+    CHECK_OK(wf_tg_set_work(a, add_one, &x));
+    CHECK_OK(wf_tg_run(g)); /* (10 + 1) * 10 */
+    CHECK_EQ(x, 110);
+    CHECK_OK(wf_taskgraph_destroy(g));
+}
+
+/* ---- errors ------------------------------------------------------------- */
+
+#define APP_ERROR (-1000) /* the application's own range (weft/common.h) */
+
+static _Atomic int after_fail;
+
+static int fails(void *ctx)
+{
+    return *(int *)ctx ? APP_ERROR : 0;
+}
+
+/* Counts in *ctx, or in after_fail. */
+static int counts(void *ctx)
+{
+    atomic_fetch_add(ctx ? (_Atomic int *)ctx : &after_fail, 1);
+    return 0;
+}
+
+static wf_taskgraph *self_graph;
+
+static int runs_itself(void *ctx)
+{
+    (void)ctx;
+    /* Its own graph runs: refused, and so are building and destroying. */
+    if (wf_tg_run(self_graph) != WF_EBUSY ||
+        wf_taskgraph_destroy(self_graph) != WF_EBUSY)
+        return WF_ESTATE;
+    return 0;
+}
+
+static void errors(void)
+{
+    wf_taskgraph *g;
+    CHECK_ERR(wf_taskgraph_create(NULL, NULL), WF_EINVAL);
+    CHECK_OK(wf_taskgraph_create(&g, NULL));
+    int fail = 1;
+    wf_tg_task *f = wf_tg_emplace(g, fails, &fail);
+    wf_tg_task *prev = f;
+    for (int i = 0; i < 100; i++) { /* a chain after the failing task */
+        wf_tg_task *t = wf_tg_emplace(g, counts, NULL);
+        wf_tg_precede(prev, t);
+        prev = t;
+    }
+    atomic_store(&after_fail, 0);
+    CHECK_ERR(wf_tg_run(g), APP_ERROR);
+    CHECK_EQ(atomic_load(&after_fail), 0);
+    CHECK_ERR(wf_tg_run_n(g, 5), APP_ERROR); /* stops at the first */
+    fail = 0;
+    CHECK_OK(wf_tg_run_n(g, 2));
+    CHECK_EQ(atomic_load(&after_fail), 200);
+    CHECK_OK(wf_taskgraph_destroy(g));
+
+    /* Building errors are kept; every run returns the first. */
+    CHECK_OK(wf_taskgraph_create(&g, NULL));
+    wf_tg_task *a = wf_tg_emplace(g, counts, NULL);
+    CHECK(wf_tg_emplace(g, NULL, NULL) == NULL);
+    CHECK_ERR(wf_tg_precede(a, NULL), WF_EINVAL);
+    CHECK_ERR(wf_tg_precede(a, a), WF_EINVAL);
+    CHECK_ERR(wf_taskgraph_error(g), WF_EINVAL);
+    CHECK_ERR(wf_tg_run(g), WF_EINVAL);
+    CHECK_ERR(wf_tg_run_until(g, NULL, NULL), WF_EINVAL);
+    CHECK_ERR(wf_tg_run(NULL), WF_EINVAL);
+    CHECK(wf_tg_emplace(NULL, counts, NULL) == NULL);
+    wf_taskgraph *other;
+    CHECK_OK(wf_taskgraph_create(&other, NULL));
+    wf_tg_task *o = wf_tg_emplace(other, counts, NULL);
+    CHECK_ERR(wf_tg_precede(o, a), WF_EINVAL); /* two graphs */
+    CHECK_OK(wf_taskgraph_destroy(other));
+    CHECK_OK(wf_taskgraph_destroy(g));
+    CHECK_OK(wf_taskgraph_destroy(NULL));
+
+    /* From inside a task of its own graph: busy. */
+    CHECK_OK(wf_taskgraph_create(&self_graph, NULL));
+    wf_tg_emplace(self_graph, runs_itself, NULL);
+    CHECK_OK(wf_tg_run(self_graph));
+    CHECK_OK(wf_taskgraph_destroy(self_graph));
+}
+
+/* ---- alloc -------------------------------------------------------------- */
+
+typedef struct {
+    long calls, live, fail_at; /* fail_at: the call that fails (1-based) */
+} counting;
+
+static void *count_alloc(size_t size, void *ctx)
+{
+    counting *c = ctx;
+    if (++c->calls == c->fail_at)
+        return NULL;
+    c->live++;
+    return malloc(size);
+}
+
+static void count_free(void *p, size_t size, void *ctx)
+{
+    (void)size;
+    ((counting *)ctx)->live--;
+    free(p);
+}
+
+/* A 32x32 wavefront plus a task with 40 successors (arrays in the arena):
+ * returns the building error. */
+static int build(wf_taskgraph *g, _Atomic int *n)
+{
+    wf_tg_task *t[32][32];
+    for (int i = 0; i < 32; i++)
+        for (int j = 0; j < 32; j++) {
+            t[i][j] = wf_tg_emplace(g, counts, n);
+            if (i)
+                wf_tg_precede(t[i - 1][j], t[i][j]);
+            if (j)
+                wf_tg_precede(t[i][j - 1], t[i][j]);
+        }
+    wf_tg_task *fan = wf_tg_emplace(g, counts, n);
+    for (int k = 0; k < 40; k++)
+        wf_tg_precede(fan, wf_tg_emplace(g, counts, n));
+    return wf_taskgraph_error(g);
+}
+
+static void alloc(void)
+{
+    wf_pool *p = check_pool(2);
+    counting c = {0, 0, 0};
+    wf_allocator a = {count_alloc, count_free, &c};
+    wf_taskgraph_config cfg = {.pool = p, .alloc = &a};
+    wf_taskgraph *g;
+    CHECK_OK(wf_taskgraph_create(&g, &cfg));
+    CHECK_OK(build(g, &after_fail));
+    long tasks = 32 * 32 + 41, built = c.calls;
+    /* The graph, one slab per 64 tasks, and the arena's chunks. */
+    CHECK(built <= 1 + (tasks + 63) / 64 + 2);
+    atomic_store(&after_fail, 0);
+    CHECK_OK(wf_tg_run_n(g, 10));
+    CHECK_EQ(atomic_load(&after_fail), 10 * tasks);
+    CHECK_EQ(c.calls, built); /* running allocates nothing */
+    CHECK_OK(wf_taskgraph_destroy(g));
+    CHECK_EQ(c.live, 0);
+
+    /* Every allocation fails in turn. */
+    for (long k = 1; k <= built; k++) {
+        c = (counting){0, 0, k};
+        int err = wf_taskgraph_create(&g, &cfg);
+        if (k == 1) {
+            CHECK_ERR(err, WF_ENOMEM);
+            CHECK_EQ(c.live, 0);
+            continue;
+        }
+        CHECK_OK(err);
+        CHECK_ERR(build(g, &after_fail), WF_ENOMEM);
+        CHECK_ERR(wf_tg_run(g), WF_ENOMEM);
+        CHECK_OK(wf_taskgraph_destroy(g));
+        CHECK_EQ(c.live, 0);
+    }
+    CHECK_OK(wf_pool_destroy(p));
+}
+
+/* ---- concurrent --------------------------------------------------------- */
+
+static wf_pool *shared_pool;
+
+static void *own_graph(void *arg)
+{
+    (void)arg;
+    wf_taskgraph_config cfg = {.pool = shared_pool};
+    wf_taskgraph *g;
+    CHECK_OK(wf_taskgraph_create(&g, &cfg));
+    _Atomic int n = 0;
+    CHECK_OK(build(g, &n));
+    CHECK_OK(wf_tg_run_n(g, 20));
+    CHECK_EQ(atomic_load(&n), 20 * (32 * 32 + 41));
+    CHECK_OK(wf_taskgraph_destroy(g));
+    return NULL;
+}
+
+static void concurrent(void)
+{
+    shared_pool = check_pool(2);
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++)
+        CHECK(pthread_create(&th[i], NULL, own_graph, NULL) == 0);
+    for (int i = 0; i < 4; i++)
+        CHECK(pthread_join(th[i], NULL) == 0);
+    CHECK_OK(wf_pool_destroy(shared_pool));
+}
+
+/* ---- dot ---------------------------------------------------------------- */
+
+static void dot(void)
+{
+    wf_taskgraph *g;
+    CHECK_OK(wf_taskgraph_create(&g, NULL));
+    loop_state s = {0};
+    wf_tg_task *a = wf_tg_emplace(g, loop_body, &s);
+    wf_tg_task *c = wf_tg_condition(g, loop_cond, &s);
+    wf_tg_name(a, "compile");
+    wf_tg_name(c, "again?");
+    wf_tg_precede(a, c);
+    wf_tg_precede(c, a);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f != NULL);
+    CHECK_OK(wf_taskgraph_write_dot(g, f));
+    fclose(f);
+    CHECK(strstr(text, "label=\"compile\" shape=box") != NULL);
+    CHECK(strstr(text, "label=\"again?\" shape=diamond") != NULL);
+    CHECK(strstr(text, "[style=dashed]") != NULL);
+    free(text);
+    CHECK_ERR(wf_taskgraph_write_dot(NULL, stdout), WF_EINVAL);
+    CHECK_OK(wf_taskgraph_destroy(g));
+}
+
+static const check_scenario scenarios[] = {
+    {"chain", chain},         {"wavefront", wavefront},     {"tree", tree},
+    {"condition", condition}, {"placeholder", placeholder}, {"errors", errors},
+    {"alloc", alloc},         {"concurrent", concurrent},   {"dot", dot},
+};
+
+int main(int argc, char **argv)
+{
+    return CHECK_RUN_SCENARIOS("taskgraph", argc, argv, scenarios);
+}
