@@ -50,9 +50,10 @@ bench-quick: deps
 fuzz: deps
 	@sh scripts/fuzz.sh $(FUZZ_SECONDS)
 
-# The libraries only (no test, example or benchmark), then cmake --install.
+# What the install rules install (weft, and weft_mpi where MPI is found;
+# no test, example or benchmark), then cmake --install.
 install: configure
-	@$(CMAKE) --build $(BUILD) -j $(JOBS) --target weft_static weft_shared
+	@$(CMAKE) --build $(BUILD) -j $(JOBS) --target weft_libraries
 	@$(CMAKE) --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))
 
 clean:

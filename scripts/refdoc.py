@@ -3,7 +3,8 @@
 """Reference pages from the public headers.
 
 Reads include/weft/*.h and writes one Markdown page per header into
-docs/reference/ (pool.md for weft/pool.h, ...) plus an index, README.md.
+docs/reference/ (pool.md for weft/pool.h, ...) plus an index, README.md,
+which also lists the guides (every docs/*.md, with its title).
 Each page lists, in the header's order and under its section comments,
 every public function (WF_API or static inline), type, struct, enum and
 macro, with its declaration and the comment above it.
@@ -490,6 +491,20 @@ def undocumented(rel, items):
     return bad
 
 
+def guides(root):
+    """A list item per page of docs/, with its title: read from the
+    directory, so that a new guide is listed once the pages are
+    regenerated (and `--check` fails until then)."""
+    docs = os.path.join(root, "docs")
+    items = []
+    for name in sorted(f for f in os.listdir(docs) if f.endswith(".md")):
+        with open(os.path.join(docs, name), encoding="utf-8") as f:
+            title = next((line[2:].strip() for line in f
+                          if line.startswith("# ")), name)
+        items.append("- [%s](../%s): %s" % (name, name, title))
+    return items
+
+
 def build(root):
     """{file name: text} of every page, and the list of problems."""
     inc = os.path.join(root, "include", "weft")
@@ -510,14 +525,14 @@ def build(root):
         index.append("| [`weft/%s`](%s) | %s | %d | %d |"
                      % (h, page, title, nf, len(names) - nf))
     readme = ["# API reference", "",
-              GENERATED.format(src="include/weft/*.h"), "",
+              GENERATED.format(src="include/weft/*.h and docs/*.md"), "",
               "One page per public header, generated from the comments in "
               "the headers: every function, type and macro a program can "
               "use, with its declaration.  `#include <weft.h>` includes them "
-              "all.  The guides are [pool.md](../pool.md), "
-              "[graph.md](../graph.md) and [deque.md](../deque.md).", "",
+              "all.", "",
               "| Header | What | Functions | Types and macros |",
               "|---|---|---:|---:|"] + index
+    readme += ["", "The guides, every page of docs/:", ""] + guides(root)
     pages["README.md"] = "\n".join(readme) + "\n"
     return pages, problems
 

@@ -2,8 +2,9 @@
 /* weft — shared definitions: WF_API, version, errors, allocator, cache line.
  *
  * Every weft function that can fail returns an int: 0 on success or one of
- * the negative WF_E... codes below.  wf_strerror() and wf_err_name() turn a
- * code into text. */
+ * the negative WF_E... codes below; a call that reports a body's failure
+ * returns the body's code, for which the application has WF_EUSER(n).
+ * wf_strerror() and wf_err_name() turn a code into text. */
 #ifndef WEFT_COMMON_H
 #define WEFT_COMMON_H
 
@@ -85,7 +86,7 @@ WF_API const char *wf_version(void);
     X(EDESTROYED, -15, "the node's graph was destroyed")
 
 /* The codes: WF_OK (0, success), and a WF_E... constant for each row of
- * the table above (WF_EINVAL = -1, ...). */
+ * the table above (WF_EINVAL = -1, ...), all above WF_EUSER_FIRST. */
 enum {
     WF_OK = 0,
 #define WF__ERR_ENUM(name, val, msg) WF_##name = (val),
@@ -93,13 +94,27 @@ enum {
 #undef WF__ERR_ENUM
 };
 
-/* Human-readable message for an error code ("success" for 0, "unknown
- * error" otherwise).
+/* Codes reserved for the application, for the errors a program passes
+ * through weft: a group task's return, wf_pipeline_fail, a graph node
+ * body's return.  WF_EUSER(0) .. WF_EUSER(999) are -1000 (WF_EUSER_FIRST)
+ * down to -1999 (WF_EUSER_LAST).  weft's own codes stay above -1000, so a
+ * code in this range always came from the program.  Any other negative
+ * code a program returns is passed through as well, but may one day mean
+ * a weft error. */
+#define WF_EUSER_FIRST (-1000)
+#define WF_EUSER_LAST (-1999)
+#define WF_EUSER(n) (WF_EUSER_FIRST - (n))
+
+/* Human-readable message for an error code: the table's message,
+ * "success" for 0, "application error" for WF_EUSER_FIRST ..
+ * WF_EUSER_LAST, "unknown error" otherwise.
  * Any thread; never NULL. */
 WF_API const char *wf_strerror(int err);
 
 /* Symbolic name of an error code, e.g. "WF_ENOMEM"; "WF_OK" for 0,
- * "WF_UNKNOWN" otherwise.  Any thread; never NULL. */
+ * "WF_EUSER(n)" for an application's code (WF_EUSER(0) = -1000),
+ * "WF_UNKNOWN" otherwise.  Any thread; never NULL, a string that lives as
+ * long as the program. */
 WF_API const char *wf_err_name(int err);
 
 /* Optional allocator for a pool (wf_pool_config) or a graph

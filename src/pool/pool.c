@@ -52,19 +52,44 @@ static int resolve_config(const wf_pool_config *in, wf_pool_config *out)
     return 0;
 }
 
-static void display_env_once(const wf_pool_config *c)
+/* A variable's value for the display, "unset" when there is none. */
+static const char *env_shown(const char *name)
+{
+    const char *v = getenv(name);
+    return v ? v : "unset";
+}
+
+static const char *on_off(bool on)
+{
+    return on ? "on" : "off";
+}
+
+/* WEFT_DISPLAY_ENV=1: the first pool's effective settings, each with the
+ * variable it came from: the sizes, and the modes that change what a run
+ * checks, costs or prints (debug, statistics, trace, graph counts), so
+ * that a log says how its run was made. */
+static void display_env_once(const wf_pool *p)
 {
     static _Atomic int shown;
     if (wf__env_uint("WEFT_DISPLAY_ENV", 0, 1) == 0 ||
         wf_exchange_acqrel(&shown, 1)) /* once per process */
         return;
+    const wf_pool_config *c = &p->cfg;
+    /* Read as graph.c reads it when the first graph is made. */
+    bool counts = wf__env_uint("WEFT_GRAPH_COUNTS", 0, 1) != 0;
     fprintf(stderr,
             "weft: threads=%u (WEFT_NUM_THREADS=%s, cpus available=%u)\n"
-            "weft: deque_capacity=%zu spin=%u stack_size=%zu%s\n",
-            c->threads,
-            getenv("WEFT_NUM_THREADS") ? getenv("WEFT_NUM_THREADS") : "unset",
-            wf__available_cpus(), c->deque_capacity, c->spin, c->stack_size,
-            c->stack_size ? "" : " (system default)");
+            "weft: deque_capacity=%zu spin=%u stack_size=%zu%s\n"
+            "weft: debug=%s (WEFT_DEBUG=%s) stats=%s (WEFT_STATS=%s)\n"
+            "weft: trace=%s (WEFT_TRACE=%s) graph_counts=%s "
+            "(WEFT_GRAPH_COUNTS=%s)\n",
+            c->threads, env_shown("WEFT_NUM_THREADS"), wf__available_cpus(),
+            c->deque_capacity, c->spin, c->stack_size,
+            c->stack_size ? "" : " (system default)", on_off(p->debug),
+            env_shown("WEFT_DEBUG"), on_off(p->print_stats),
+            env_shown("WEFT_STATS"), on_off(wf__trace_enabled()),
+            env_shown("WEFT_TRACE"), on_off(counts),
+            env_shown("WEFT_GRAPH_COUNTS"));
 }
 
 static size_t slots_bytes(const wf_pool *p)
@@ -220,7 +245,6 @@ int wf_pool_create(wf_pool **out, const wf_pool_config *cfg)
     int err = resolve_config(cfg, &c);
     if (err)
         return err;
-    display_env_once(&c);
     void *raw;
     wf_pool *p = wf__alloc_aligned(c.alloc, sizeof *p, &raw);
     if (p == NULL)
@@ -243,6 +267,7 @@ int wf_pool_create(wf_pool **out, const wf_pool_config *cfg)
     p->debug = wf__debug();
     p->print_stats = wf__env_uint("WEFT_STATS", 0, 1) != 0;
     wf__trace_env(); /* WEFT_TRACE */
+    display_env_once(p);
     pthread_mutex_init(&p->submit.lock, NULL);
     pthread_mutex_init(&p->spare_lock, NULL);
     pthread_mutex_init(&p->idle_lock, NULL);
