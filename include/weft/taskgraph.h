@@ -18,7 +18,11 @@
  * successor it picks runs at once, whatever else precedes it, so a
  * condition can branch and loop (Taskflow's condition tasks).  A task
  * with no predecessor at all is a source: each run starts with the
- * sources.
+ * sources.  A subflow task builds a graph of its own each time it runs
+ * and runs it before its successors (recursive task graphs); a module
+ * task runs another graph as one task (composition).  wf_tg_depend
+ * finds edges from the data each task reads and writes, as OpenMP's
+ * depend clauses do.
  *
  * Tasks and edges live in the graph's own slabs (one allocator call per
  * 64 tasks; successor lists past two in a bump arena), are freed with
@@ -59,13 +63,19 @@ typedef struct wf_tg_task wf_tg_task;
  * wf_tg_precede calls); one past the last runs none, a negative value is
  * an error. */
 typedef int (*wf_tg_fn)(void *ctx);
+/* A subflow's work: add tasks and edges to sub (an empty graph, on the
+ * same pool), return 0 or an error.  sub then runs, and the subflow task
+ * is done when it is. */
+typedef int (*wf_tg_subflow_fn)(wf_taskgraph *sub, void *ctx);
 
 /* Graph configuration.  Zero means "default" in every field. */
 typedef struct wf_taskgraph_config {
     wf_pool *pool;             /* where tasks run; NULL: the default pool */
     const wf_allocator *alloc; /* the graph, its slabs and arenas; NULL:
                                   malloc.  Copied: it need not outlive the
-                                  call */
+                                  call.  Subflows build on the workers
+                                  while a run goes on: then it must be
+                                  thread-safe */
 } wf_taskgraph_config;
 
 #define WF_TASKGRAPH_CONFIG_INIT                                               \
@@ -92,6 +102,18 @@ WF_API wf_tg_task *wf_tg_condition(wf_taskgraph *g, wf_tg_fn fn, void *ctx);
 /* Add a task with no work yet (a placeholder): wf_tg_set_work gives it
  * some; until then it runs as a task that does nothing. */
 WF_API wf_tg_task *wf_tg_placeholder(wf_taskgraph *g);
+/* Add a subflow task: each time it runs, fn(sub, ctx) builds a graph in
+ * sub, which then runs; the task's successors run after all of sub's
+ * tasks.  sub is made at the first run and kept, emptied before each
+ * (wf_taskgraph_clear), so a rerun allocates only what sub needs more
+ * than before.  An error of fn or of sub's run is the task's. */
+WF_API wf_tg_task *wf_tg_subflow(wf_taskgraph *g, wf_tg_subflow_fn fn,
+                                 void *ctx);
+/* Add a task that runs the graph module (wf_tg_run) as one task of g:
+ * composition.  module must outlive g's runs, and must not run twice at
+ * once (a run of it meanwhile fails with WF_EBUSY): compose it once per
+ * graph, or in tasks that the edges keep apart. */
+WF_API wf_tg_task *wf_tg_compose(wf_taskgraph *g, wf_taskgraph *module);
 /* Set t's work.  WF_EINVAL (t NULL), WF_EBUSY while its graph runs. */
 WF_API int wf_tg_set_work(wf_tg_task *t, wf_tg_fn fn, void *ctx);
 /* Name t, for wf_taskgraph_dot; name must outlive the graph.  WF_EINVAL
@@ -102,6 +124,37 @@ WF_API int wf_tg_name(wf_tg_task *t, const char *name);
  * Returns 0, or the error the graph then keeps: WF_EINVAL (NULL, the
  * same task, tasks of two graphs), WF_ENOMEM, WF_EBUSY (it runs). */
 WF_API int wf_tg_precede(wf_tg_task *a, wf_tg_task *b);
+
+/* How a task uses an address, for wf_tg_depend (OpenMP's depend types). */
+typedef enum wf_tg_access {
+    WF_TG_IN = 1,   /* reads it: after the last task that wrote it */
+    WF_TG_OUT = 2,  /* writes it: after that writer and every reader since */
+    WF_TG_INOUT = 3 /* both, ordered as OUT */
+} wf_tg_access;
+
+typedef struct wf_tg_dep {
+    const void *addr;
+    wf_tg_access access;
+} wf_tg_dep;
+
+/* Dependencies of one task, as OpenMP's depend(in/out/inout: ...). */
+#define WF_TG_IN(p) ((wf_tg_dep){(p), WF_TG_IN})
+#define WF_TG_OUT(p) ((wf_tg_dep){(p), WF_TG_OUT})
+#define WF_TG_INOUT(p) ((wf_tg_dep){(p), WF_TG_INOUT})
+
+/* Give t the n data dependencies deps[]: t runs after the tasks given
+ * dependencies before it that conflict (a write and any access to the
+ * same address), as OpenMP orders tasks with depend clauses by the order
+ * they are created.  Call it once per task, in the order the tasks must
+ * appear to run; addresses are only compared, never read.  Returns 0 or
+ * the error g keeps (WF_EINVAL: t NULL, deps NULL with n > 0, an unknown
+ * access; WF_ENOMEM; WF_EBUSY). */
+WF_API int wf_tg_depend(wf_tg_task *t, size_t n, const wf_tg_dep *deps);
+
+/* Remove every task and edge of g, keeping its memory for the next ones
+ * (and its building error, if any, cleared).  WF_EINVAL (NULL), WF_EBUSY
+ * while it runs. */
+WF_API int wf_taskgraph_clear(wf_taskgraph *g);
 
 /* Run g once and wait: 0, the first error of a task, or the graph's
  * build error; WF_EINVAL (g NULL), WF_EBUSY (g runs already). */

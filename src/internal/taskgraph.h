@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Private structures of task graphs (weft/taskgraph.h).  Never installed.
+ *
+ * A graph's tasks live in slabs of WF__TG_SLAB tasks, in a list from the
+ * oldest; `cur` is the slab tasks are added to, and the slabs after it are
+ * spares that wf_taskgraph_clear left (used again before any new one).
+ * The arena, where successor arrays past two, dependency tables and
+ * subflows' records live, is a list of chunks in the same way. */
+#ifndef WF_INTERNAL_TASKGRAPH_H
+#define WF_INTERNAL_TASKGRAPH_H
+
+#include <stdalign.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal/atomic.h"
+#include "internal/pool_hooks.h"
+#include "weft/taskgraph.h"
+
+#define WF__TG_SLAB 64
+
+enum wf__tg_kind {
+    WF__TG_PLAIN,     /* fn(ctx) */
+    WF__TG_CONDITION, /* fn(ctx) picks the successor */
+    WF__TG_SUBFLOW,   /* ctx is a struct wf__tg_subflow */
+    WF__TG_MODULE,    /* ctx is the graph it runs */
+};
+
+struct wf_tg_task {
+    wf_task task; /* what the pool runs: first, so a wf_task * is a task */
+    wf_taskgraph *graph;
+    wf_tg_fn fn;
+    void *ctx;
+    /* Strong predecessors not yet done in this round.  Written relaxed
+     * before the round's first spawn (which publishes it) and by the task
+     * that makes this one ready, before it spawns or runs it. */
+    _Atomic uint32_t join;
+    uint32_t strong; /* strong predecessors: not conditions */
+    uint32_t npred;  /* all predecessors: 0 makes a source */
+    uint32_t nsucc, cap;
+    uint8_t kind; /* enum wf__tg_kind */
+    const char *name;
+    wf_tg_task **succ; /* inl until more than two */
+    wf_tg_task *inl[2];
+};
+
+/* A subflow task's record, in its graph's arena. */
+struct wf__tg_subflow {
+    wf_tg_subflow_fn fn;
+    void *ctx;
+    wf_taskgraph *child; /* made at its first run, cleared at each */
+};
+
+struct wf__tg_slab {
+    struct wf__tg_slab *next;
+    size_t used;
+    wf_tg_task tasks[WF__TG_SLAB];
+};
+
+struct wf__tg_chunk {
+    struct wf__tg_chunk *next;
+    size_t size, used; /* bytes of data */
+    alignas(max_align_t) unsigned char data[];
+};
+
+/* wf_tg_depend's table: the last task that wrote each address, and the
+ * tasks that read it since. */
+struct wf__tg_access {
+    const void *addr; /* NULL: a free entry */
+    wf_tg_task *writer;
+    wf_tg_task **readers;
+    uint32_t nreaders, cap;
+};
+
+struct wf_taskgraph {
+    wf_pool *pool;
+    wf_allocator alloc; /* copied; a is &alloc, or NULL for malloc */
+    const wf_allocator *a;
+    struct wf__tg_slab *slabs, *cur;
+    size_t ntasks;
+    struct wf__tg_chunk *chunks, *chunk;
+    struct wf__tg_access *table; /* wf_tg_depend's, in the arena */
+    size_t table_cap, table_used;
+    int error; /* the first building error */
+    /* Graphs that its subflow tasks made, kept by wf_taskgraph_clear for
+     * the subflows of its next tasks.  Pushed only while g does not run,
+     * popped (by subflows, with a CAS) only while it runs: a pop never
+     * meets a push, so the stack has no ABA. */
+    _Atomic(wf_taskgraph *) spares;
+    wf_taskgraph *spare_next;
+    /* A run in progress: taken by a CAS from 0, given back by a release
+     * store, so that each run sees what the one before it did. */
+    _Atomic int running;
+    /* Tasks of this round ready or running (run.c). */
+    _Atomic long active;
+    /* The first error of this round's tasks; non-zero skips the rest. */
+    _Atomic int run_error;
+};
+
+/* The slab after s that holds tasks of g, or NULL: every task of g is
+ *   for (s = g->slabs; s != NULL; s = wf__tg_slab_next(g, s))
+ *       for (i = 0; i < s->used; i++) ... s->tasks[i] ... */
+static inline struct wf__tg_slab *wf__tg_slab_next(const wf_taskgraph *g,
+                                                   const struct wf__tg_slab *s)
+{
+    return s == g->cur ? NULL : s->next;
+}
+
+/* A graph that one of g's subflow tasks made before g was cleared, to be
+ * used again (emptied), or NULL.  While g runs. */
+wf_taskgraph *wf__tg_spare(wf_taskgraph *g);
+
+/* Is g running?  Acquire pairs with the release that ends a run. */
+static inline bool wf__tg_busy(const wf_taskgraph *g)
+{
+    return wf_load_acquire(&((wf_taskgraph *)g)->running) != 0;
+}
+
+#endif /* WF_INTERNAL_TASKGRAPH_H */

@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Building task graphs (weft/taskgraph.h): graphs, tasks, edges, data
+ * dependencies, and the memory they live in.
+ *
+ * Tasks come from slabs of WF__TG_SLAB, one allocator call each; a task
+ * keeps its first two successors inline and the rest in an array from the
+ * graph's arena, doubled when full (the old array stays in the arena
+ * until the graph is cleared or destroyed).  Nothing a run does
+ * allocates.  Graphs on malloc (no allocator of their own) give their
+ * slabs back to a cache of the process when destroyed, up to CACHE_SLABS,
+ * and take them from it first: a program that builds and destroys a graph
+ * per round, as Taskflow's benchmarks do, neither calls malloc nor faults
+ * in fresh pages after the first round (Taskflow keeps its nodes in an
+ * object pool for the same reason).
+ *
+ * Building needs no error check from the caller: a call that fails keeps
+ * its error in the graph (the first one), and every run returns it. */
+#include <pthread.h>
+#include <string.h>
+
+#include "internal/taskgraph.h"
+
+#define ARENA_CHUNK 4096 /* bytes per arena chunk, at least */
+#define CACHE_SLABS 4096 /* a 512 x 512 wavefront's tasks */
+
+/* ---- the slab cache ------------------------------------------------------ */
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct wf__tg_slab *cache; /* under cache_lock */
+/* Slabs in the cache: written under the lock; read without it (relaxed)
+ * only to skip the lock when the cache is empty. */
+static _Atomic size_t cached;
+
+/* A slab for g: from the cache when g uses malloc, else new. */
+static struct wf__tg_slab *slab_get(wf_taskgraph *g)
+{
+    struct wf__tg_slab *s = NULL;
+    if (g->a == NULL && wf_load_relaxed(&cached) > 0) {
+        pthread_mutex_lock(&cache_lock);
+        if ((s = cache) != NULL) {
+            cache = s->next;
+            wf_store_relaxed(&cached, wf_load_relaxed(&cached) - 1);
+        }
+        pthread_mutex_unlock(&cache_lock);
+    }
+    return s != NULL ? s : wf__alloc(g->a, sizeof(struct wf__tg_slab));
+}
+
+/* Free g's slabs, into the cache while it has room. */
+static void slabs_put(wf_taskgraph *g)
+{
+    struct wf__tg_slab *s = g->slabs;
+    if (g->a == NULL) {
+        pthread_mutex_lock(&cache_lock);
+        size_t n = wf_load_relaxed(&cached);
+        for (; s != NULL && n < CACHE_SLABS; n++) {
+            struct wf__tg_slab *next = s->next;
+            s->next = cache;
+            cache = s;
+            s = next;
+        }
+        wf_store_relaxed(&cached, n);
+        pthread_mutex_unlock(&cache_lock);
+    }
+    for (struct wf__tg_slab *next; s != NULL; s = next) {
+        next = s->next;
+        wf__free(g->a, s, sizeof *s);
+    }
+    g->slabs = g->cur = NULL;
+}
+
+/* ---- the arena ----------------------------------------------------------- */
+
+/* n bytes from g's arena (aligned for any type), or NULL. */
+static void *arena_take(wf_taskgraph *g, size_t n)
+{
+    n = (n + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
+    struct wf__tg_chunk *c = g->chunk;
+    while (c != NULL && c->size - c->used < n && c->next != NULL) {
+        c = c->next; /* a spare chunk that clear left */
+        c->used = 0;
+    }
+    if (c == NULL || c->size - c->used < n) {
+        size_t size = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+        struct wf__tg_chunk *fresh = wf__alloc(g->a, sizeof *fresh + size);
+        if (fresh == NULL)
+            return NULL;
+        fresh->size = size;
+        fresh->used = 0;
+        fresh->next = NULL;
+        if (c != NULL) /* c is the last: spares come before new ones */
+            c->next = fresh;
+        else
+            g->chunks = fresh;
+        c = fresh;
+    }
+    g->chunk = c;
+    void *p = c->data + c->used;
+    c->used += n;
+    return p;
+}
+
+/* ---- graphs -------------------------------------------------------------- */
+
+static int keep_error(wf_taskgraph *g, int err)
+{
+    if (g->error == 0)
+        g->error = err;
+    return err;
+}
+
+int wf_taskgraph_create(wf_taskgraph **out, const wf_taskgraph_config *cfg)
+{
+    if (out == NULL)
+        return WF_EINVAL;
+    *out = NULL;
+    const wf_allocator *a = cfg != NULL ? cfg->alloc : NULL;
+    wf_pool *pool =
+        cfg != NULL && cfg->pool != NULL ? cfg->pool : wf_pool_default();
+    if (pool == NULL)
+        return WF_EAGAIN; /* the default pool could not be made */
+    wf_taskgraph *g = wf__alloc(a, sizeof *g);
+    if (g == NULL)
+        return WF_ENOMEM;
+    memset(g, 0, sizeof *g);
+    g->pool = pool;
+    if (a != NULL) {
+        g->alloc = *a;
+        g->a = &g->alloc;
+    }
+    wf__pool_graphs_add(pool, 1);
+    *out = g;
+    return 0;
+}
+
+/* The graphs g's subflow tasks made go to g's spares, for the subflows
+ * of the tasks g gets next (wf__tg_spare).  g does not run. */
+static void keep_subflows(wf_taskgraph *g)
+{
+    for (struct wf__tg_slab *s = g->slabs; s; s = wf__tg_slab_next(g, s))
+        for (size_t i = 0; i < s->used; i++) {
+            struct wf__tg_subflow *sf = s->tasks[i].ctx;
+            if (s->tasks[i].kind != WF__TG_SUBFLOW || sf->child == NULL)
+                continue;
+            /* Relaxed: no run reads the stack now; the next run's start
+             * (wf_run) publishes it. */
+            sf->child->spare_next = wf_load_relaxed(&g->spares);
+            wf_store_relaxed(&g->spares, sf->child);
+            sf->child = NULL;
+        }
+}
+
+wf_taskgraph *wf__tg_spare(wf_taskgraph *g)
+{
+    /* Acquire pairs with the CAS of the pop before (or the run's start):
+     * spare_next of the graph read is its pusher's. */
+    wf_taskgraph *top = wf_load_acquire(&g->spares);
+    while (top != NULL && !wf_cas_acqrel(&g->spares, &top, top->spare_next)) {
+    }
+    return top;
+}
+
+int wf_taskgraph_clear(wf_taskgraph *g)
+{
+    if (g == NULL)
+        return WF_EINVAL;
+    if (wf__tg_busy(g))
+        return WF_EBUSY;
+    keep_subflows(g);
+    if ((g->cur = g->slabs) != NULL)
+        g->cur->used = 0;
+    if ((g->chunk = g->chunks) != NULL)
+        g->chunk->used = 0;
+    g->ntasks = 0;
+    g->table = NULL;
+    g->table_cap = g->table_used = 0;
+    g->error = 0;
+    return 0;
+}
+
+int wf_taskgraph_destroy(wf_taskgraph *g)
+{
+    if (g == NULL)
+        return 0;
+    if (wf__tg_busy(g))
+        return WF_EBUSY;
+    keep_subflows(g);
+    for (wf_taskgraph *c = wf_load_relaxed(&g->spares), *next; c; c = next) {
+        next = c->spare_next;
+        wf_taskgraph_destroy(c);
+    }
+    slabs_put(g);
+    for (struct wf__tg_chunk *c = g->chunks, *next; c != NULL; c = next) {
+        next = c->next;
+        wf__free(g->a, c, sizeof *c + c->size);
+    }
+    wf__pool_graphs_add(g->pool, -1);
+    wf__free(g->a, g, sizeof *g);
+    return 0;
+}
+
+/* ---- tasks and edges ----------------------------------------------------- */
+
+static wf_tg_task *add_task(wf_taskgraph *g, enum wf__tg_kind kind, wf_tg_fn fn,
+                            void *ctx)
+{
+    if (wf__tg_busy(g)) {
+        keep_error(g, WF_EBUSY);
+        return NULL;
+    }
+    struct wf__tg_slab *s = g->cur;
+    if (s == NULL || s->used == WF__TG_SLAB) {
+        if (s != NULL && s->next != NULL) { /* a spare that clear left */
+            s = s->next;
+        } else {
+            struct wf__tg_slab *fresh = slab_get(g);
+            if (fresh == NULL) {
+                keep_error(g, WF_ENOMEM);
+                return NULL;
+            }
+            fresh->next = NULL;
+            if (s != NULL)
+                s->next = fresh;
+            else
+                g->slabs = fresh;
+            s = fresh;
+        }
+        s->used = 0;
+        g->cur = s;
+    }
+    wf_tg_task *t = &s->tasks[s->used++];
+    memset(t, 0, sizeof *t);
+    t->graph = g;
+    t->fn = fn;
+    t->ctx = ctx;
+    t->kind = (uint8_t)kind;
+    t->succ = t->inl;
+    t->cap = 2;
+    g->ntasks++;
+    return t;
+}
+
+/* A task whose work must not be NULL. */
+static wf_tg_task *add_work(wf_taskgraph *g, enum wf__tg_kind kind, wf_tg_fn fn,
+                            void *ctx)
+{
+    if (g == NULL)
+        return NULL;
+    if (fn == NULL) {
+        keep_error(g, WF_EINVAL);
+        return NULL;
+    }
+    return add_task(g, kind, fn, ctx);
+}
+
+wf_tg_task *wf_tg_emplace(wf_taskgraph *g, wf_tg_fn fn, void *ctx)
+{
+    return add_work(g, WF__TG_PLAIN, fn, ctx);
+}
+
+wf_tg_task *wf_tg_condition(wf_taskgraph *g, wf_tg_fn fn, void *ctx)
+{
+    return add_work(g, WF__TG_CONDITION, fn, ctx);
+}
+
+wf_tg_task *wf_tg_placeholder(wf_taskgraph *g)
+{
+    return g != NULL ? add_task(g, WF__TG_PLAIN, NULL, NULL) : NULL;
+}
+
+wf_tg_task *wf_tg_subflow(wf_taskgraph *g, wf_tg_subflow_fn fn, void *ctx)
+{
+    if (g == NULL)
+        return NULL;
+    if (fn == NULL) {
+        keep_error(g, WF_EINVAL);
+        return NULL;
+    }
+    struct wf__tg_subflow *sf = arena_take(g, sizeof *sf);
+    if (sf == NULL) {
+        keep_error(g, WF_ENOMEM);
+        return NULL;
+    }
+    *sf = (struct wf__tg_subflow){fn, ctx, NULL};
+    return add_task(g, WF__TG_SUBFLOW, NULL, sf);
+}
+
+wf_tg_task *wf_tg_compose(wf_taskgraph *g, wf_taskgraph *module)
+{
+    if (g == NULL)
+        return NULL;
+    if (module == NULL || module == g) {
+        keep_error(g, WF_EINVAL);
+        return NULL;
+    }
+    return add_task(g, WF__TG_MODULE, NULL, module);
+}
+
+int wf_tg_set_work(wf_tg_task *t, wf_tg_fn fn, void *ctx)
+{
+    if (t == NULL)
+        return WF_EINVAL;
+    if (t->kind != WF__TG_PLAIN && t->kind != WF__TG_CONDITION)
+        return keep_error(t->graph, WF_EINVAL);
+    if (wf__tg_busy(t->graph))
+        return keep_error(t->graph, WF_EBUSY);
+    t->fn = fn;
+    t->ctx = ctx;
+    return 0;
+}
+
+int wf_tg_name(wf_tg_task *t, const char *name)
+{
+    if (t == NULL)
+        return WF_EINVAL;
+    t->name = name;
+    return 0;
+}
+
+int wf_tg_precede(wf_tg_task *a, wf_tg_task *b)
+{
+    if (a == NULL || b == NULL)
+        return a   ? keep_error(a->graph, WF_EINVAL)
+               : b ? keep_error(b->graph, WF_EINVAL)
+                   : WF_EINVAL;
+    wf_taskgraph *g = a->graph;
+    if (b->graph != g || a == b)
+        return keep_error(g, WF_EINVAL);
+    if (wf__tg_busy(g))
+        return keep_error(g, WF_EBUSY);
+    if (a->nsucc == a->cap) {
+        wf_tg_task **grown = arena_take(g, 2 * a->cap * sizeof *grown);
+        if (grown == NULL)
+            return keep_error(g, WF_ENOMEM);
+        memcpy(grown, a->succ, a->nsucc * sizeof *grown);
+        a->succ = grown;
+        a->cap *= 2;
+    }
+    a->succ[a->nsucc++] = b;
+    b->npred++;
+    if (a->kind != WF__TG_CONDITION)
+        b->strong++;
+    return 0;
+}
+
+/* ---- data dependencies --------------------------------------------------- */
+
+/* The table's entry for addr (a free one if addr has none), growing the
+ * table to keep it at most half full; NULL without memory. */
+static struct wf__tg_access *access_of(wf_taskgraph *g, const void *addr)
+{
+    if (2 * (g->table_used + 1) > g->table_cap) {
+        size_t cap = g->table_cap ? 2 * g->table_cap : 64;
+        struct wf__tg_access *t = arena_take(g, cap * sizeof *t);
+        if (t == NULL)
+            return NULL;
+        memset(t, 0, cap * sizeof *t);
+        struct wf__tg_access *old = g->table;
+        size_t old_cap = g->table_cap;
+        g->table = t;
+        g->table_cap = cap;
+        for (size_t i = 0; i < old_cap; i++)
+            if (old[i].addr != NULL)
+                *access_of(g, old[i].addr) = old[i];
+    }
+    /* Fibonacci hashing of the address, then linear probing. */
+    size_t i = (size_t)(((uintptr_t)addr * 11400714819323198485ull) >> 20) &
+               (g->table_cap - 1);
+    while (g->table[i].addr != NULL && g->table[i].addr != addr)
+        i = (i + 1) & (g->table_cap - 1);
+    return &g->table[i];
+}
+
+static int add_reader(wf_taskgraph *g, struct wf__tg_access *e, wf_tg_task *t)
+{
+    if (e->nreaders == e->cap) {
+        uint32_t cap = e->cap ? 2 * e->cap : 4;
+        wf_tg_task **grown = arena_take(g, cap * sizeof *grown);
+        if (grown == NULL)
+            return WF_ENOMEM;
+        if (e->nreaders)
+            memcpy(grown, e->readers, e->nreaders * sizeof *grown);
+        e->readers = grown;
+        e->cap = cap;
+    }
+    e->readers[e->nreaders++] = t;
+    return 0;
+}
+
+/* An edge from a to t, unless a is none or t itself. */
+static int after(wf_tg_task *a, wf_tg_task *t)
+{
+    return a != NULL && a != t ? wf_tg_precede(a, t) : 0;
+}
+
+static int depend_one(wf_taskgraph *g, wf_tg_task *t, const wf_tg_dep *d)
+{
+    if (d->access < WF_TG_IN || d->access > WF_TG_INOUT)
+        return WF_EINVAL;
+    struct wf__tg_access *e = access_of(g, d->addr);
+    if (e == NULL)
+        return WF_ENOMEM;
+    if (e->addr == NULL) {
+        e->addr = d->addr;
+        g->table_used++;
+    }
+    int err = 0;
+    if (d->access == WF_TG_IN) { /* after the last write */
+        err = after(e->writer, t);
+        return err ? err : add_reader(g, e, t);
+    }
+    if (e->nreaders == 0) /* a write: after the last write... */
+        err = after(e->writer, t);
+    for (uint32_t i = 0; i < e->nreaders && err == 0; i++)
+        err = after(e->readers[i], t); /* ...or the reads since it */
+    e->writer = t;
+    e->nreaders = 0;
+    return err;
+}
+
+int wf_tg_depend(wf_tg_task *t, size_t n, const wf_tg_dep *deps)
+{
+    if (t == NULL)
+        return WF_EINVAL;
+    wf_taskgraph *g = t->graph;
+    if (deps == NULL && n > 0)
+        return keep_error(g, WF_EINVAL);
+    if (wf__tg_busy(g))
+        return keep_error(g, WF_EBUSY);
+    for (size_t i = 0; i < n; i++) {
+        int err = depend_one(g, t, &deps[i]);
+        if (err)
+            return keep_error(g, err);
+    }
+    return 0;
+}
+
+/* ---- queries and DOT ----------------------------------------------------- */
+
+int wf_taskgraph_error(const wf_taskgraph *g)
+{
+    return g ? g->error : WF_EINVAL;
+}
+
+size_t wf_taskgraph_size(const wf_taskgraph *g)
+{
+    return g ? g->ntasks : 0;
+}
+
+static void dot_task(const wf_tg_task *t, FILE *f)
+{
+    static const char *const shape[] = {"box", "diamond", "box3d", "folder"};
+    fprintf(f, "  t%p [label=\"", (const void *)t);
+    if (t->name)
+        fprintf(f, "%s", t->name);
+    else
+        fprintf(f, "%p", (const void *)t);
+    fprintf(f, "\" shape=%s];\n", shape[t->kind]);
+    for (uint32_t k = 0; k < t->nsucc; k++)
+        fprintf(f, "  t%p -> t%p%s;\n", (const void *)t,
+                (const void *)t->succ[k],
+                t->kind == WF__TG_CONDITION ? " [style=dashed]" : "");
+}
+
+int wf_taskgraph_write_dot(const wf_taskgraph *g, FILE *f)
+{
+    if (g == NULL || f == NULL)
+        return WF_EINVAL;
+    fprintf(f, "digraph taskgraph {\n");
+    for (struct wf__tg_slab *s = g->slabs; s; s = wf__tg_slab_next(g, s))
+        for (size_t i = 0; i < s->used; i++)
+            dot_task(&s->tasks[i], f);
+    fprintf(f, "}\n");
+    return 0;
+}

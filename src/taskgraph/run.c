@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Running task graphs (weft/taskgraph.h) on the pool, through its hooks.
+ *
+ * One round: every task's join counter is set to its strong in-degree
+ * (edges from tasks that are not conditions) and the sources (no
+ * predecessor at all) are spawned.  A task that finishes decrements each
+ * successor's counter; the one that brings it to zero makes it ready, sets
+ * it back to its in-degree (so that a loop through a condition may run it
+ * again), runs the first ready successor itself (a chain never spawns)
+ * and spawns the others, where idle workers steal them.  A condition task
+ * makes ready the one successor its value picks, whatever its counter says
+ * (Taskflow's weak edges).  A subflow task builds its own graph and runs
+ * it, a module task runs another graph; both wait for it as a run's
+ * caller does, helping, so the round's count covers them.  `active` counts
+ * the tasks ready or running; the round ends when it comes to zero, which
+ * the thread that called the run waits for while it runs the pool's tasks
+ * (wf__wait_helping). */
+#include <string.h>
+
+#include "internal/taskgraph.h"
+
+static void exec(wf_task *wt);
+
+/* Spawn t on the calling worker (every task and the round's start run in
+ * g's pool), where a thief may take it. */
+static void spawn(wf_taskgraph *g, wf_tg_task *t)
+{
+    if (!wf__spawn_detached(g->pool, &t->task, exec, 0)) {
+        memset(&t->task, 0, sizeof t->task);
+        if (wf_submit(g->pool, &t->task, exec) != 0)
+            exec(&t->task); /* cannot happen (valid arguments): run it */
+    }
+}
+
+/* Count n more tasks of the round, then spawn them: counted first, so that
+ * the count cannot reach zero while they are still to run.  Seq_cst, as
+ * every RMW of the count (retire). */
+static void spawn_all(wf_taskgraph *g, wf_tg_task **ts, size_t n)
+{
+    wf_fetch_add_seqcst(&g->active, (long)n);
+    for (size_t k = 0; k < n; k++)
+        spawn(g, ts[k]);
+}
+
+/* Make t ready: set its counter back for the round's next visit.  Relaxed:
+ * the spawn or the inline run that follows publishes it. */
+static wf_tg_task *ready(wf_tg_task *t)
+{
+    wf_store_relaxed(&t->join, t->strong);
+    return t;
+}
+
+/* n of the round's tasks are done: the round ends with the last.
+ * Seq_cst, as the condition of a waiter must be made true (P8 in
+ * docs/protocols.md); its release also publishes the tasks' writes to
+ * the thread that waits. */
+static void retire(wf_taskgraph *g, long n)
+{
+    wf_pool *pool = g->pool; /* once the count is 0, g may be freed */
+    if (wf_fetch_add_seqcst(&g->active, -n) == n)
+        wf__wake_waiters(pool);
+}
+
+static void fail(wf_taskgraph *g, int err)
+{
+    int none = 0;
+    /* Seq_cst: the first error wins; the others' loads of it are hints. */
+    wf_cas_seqcst(&g->run_error, &none, err);
+}
+
+/* A subflow task's work: its graph, made at the first run (on g's pool
+ * and allocator, or one of g's spares) and emptied at the others, built
+ * by its function, then run here. */
+static int run_subflow(wf_taskgraph *g, struct wf__tg_subflow *sf)
+{
+    if (sf->child == NULL)
+        sf->child = wf__tg_spare(g);
+    if (sf->child == NULL) {
+        wf_taskgraph_config cfg = {.pool = g->pool, .alloc = g->a};
+        int err = wf_taskgraph_create(&sf->child, &cfg);
+        if (err)
+            return err;
+    } else {
+        wf_taskgraph_clear(sf->child);
+    }
+    int err = sf->fn(sf->child, sf->ctx);
+    return err ? err : wf_tg_run(sf->child);
+}
+
+/* t's work: 0, an error, or a condition's pick. */
+static int work(wf_taskgraph *g, wf_tg_task *t)
+{
+    switch (t->kind) {
+    case WF__TG_SUBFLOW: return run_subflow(g, t->ctx);
+    case WF__TG_MODULE: return wf_tg_run(t->ctx);
+    default: return t->fn != NULL ? t->fn(t->ctx) : 0;
+    }
+}
+
+/* Run t and return the successor to run next on this thread, or NULL. */
+static wf_tg_task *run_task(wf_taskgraph *g, wf_tg_task *t)
+{
+    /* Relaxed: a hint to skip work once the round failed. */
+    bool skip = wf_load_relaxed(&g->run_error) != 0;
+    int r = skip ? 0 : work(g, t);
+    if (t->kind == WF__TG_CONDITION) {
+        if (r < 0)
+            fail(g, r);
+        else if (!skip && (uint32_t)r < t->nsucc)
+            return ready(t->succ[r]);
+        return NULL;
+    }
+    if (r != 0)
+        fail(g, r);
+    if (r != 0 || skip)
+        return NULL;
+    wf_tg_task *next = NULL, *batch[16];
+    size_t n = 0;
+    for (uint32_t i = 0; i < t->nsucc; i++) {
+        wf_tg_task *s = t->succ[i];
+        /* Acquire and release: the last predecessor sees the others'
+         * writes, and s's run sees its own (seq_cst, the RMW that
+         * atomic.h names; one locked instruction on x86 either way). */
+        if (wf_fetch_add_seqcst(&s->join, (uint32_t)-1) != 1)
+            continue;
+        if (next == NULL) {
+            next = ready(s);
+            continue;
+        }
+        batch[n++] = ready(s);
+        if (n == 16) {
+            spawn_all(g, batch, n);
+            n = 0;
+        }
+    }
+    if (n > 0)
+        spawn_all(g, batch, n);
+    return next;
+}
+
+static void exec(wf_task *wt)
+{
+    wf_tg_task *t = (wf_tg_task *)wt;
+    wf_taskgraph *g = t->graph;
+    while ((t = run_task(g, t)) != NULL) {
+        /* t inherits the count of the task that made it ready */
+    }
+    retire(g, 1);
+}
+
+/* Acquire pairs with retire's release. */
+static bool round_done(const void *g)
+{
+    return wf_load_acquire(&((const wf_taskgraph *)g)->active) == 0;
+}
+
+/* One round, from a thread of g's pool: the sources are spawned, then
+ * this thread runs tasks until the round is over. */
+static int run_round(wf_taskgraph *g)
+{
+    wf_store_relaxed(&g->run_error, 0);
+    long sources = 0;
+    for (struct wf__tg_slab *s = g->slabs; s; s = wf__tg_slab_next(g, s))
+        for (size_t i = 0; i < s->used; i++) {
+            wf_tg_task *t = &s->tasks[i];
+            wf_store_relaxed(&t->join, t->strong);
+            sources += t->npred == 0;
+        }
+    if (sources == 0)
+        return 0;
+    /* Before any task of the round can retire; this thread reads it. */
+    wf_store_relaxed(&g->active, sources);
+    for (struct wf__tg_slab *s = g->slabs; s; s = wf__tg_slab_next(g, s))
+        for (size_t i = 0; i < s->used; i++)
+            if (s->tasks[i].npred == 0)
+                spawn(g, &s->tasks[i]);
+    wf__wait_helping(g->pool, round_done, g);
+    return wf_load_acquire(&g->run_error);
+}
+
+typedef struct {
+    wf_taskgraph *g;
+    unsigned n; /* rounds, when done is NULL */
+    bool (*done)(void *);
+    void *ctx;
+    int err;
+} run_job;
+
+static void run_rounds(void *arg)
+{
+    run_job *j = arg;
+    for (unsigned i = 0; j->done ? !j->done(j->ctx) : i < j->n; i++)
+        if ((j->err = run_round(j->g)) != 0)
+            return;
+}
+
+static int run(wf_taskgraph *g, run_job *j)
+{
+    if (g == NULL)
+        return WF_EINVAL;
+    if (g->error != 0)
+        return g->error;
+    int idle = 0;
+    /* Acquire: this run sees what the one before wrote (its release). */
+    if (!wf_cas_acqrel(&g->running, &idle, 1))
+        return WF_EBUSY;
+    j->g = g;
+    j->err = 0;
+    wf_run(g->pool, run_rounds, j);
+    wf_store_release(&g->running, 0);
+    return j->err;
+}
+
+int wf_tg_run(wf_taskgraph *g)
+{
+    run_job j = {.n = 1};
+    return run(g, &j);
+}
+
+int wf_tg_run_n(wf_taskgraph *g, unsigned n)
+{
+    run_job j = {.n = n};
+    return run(g, &j);
+}
+
+int wf_tg_run_until(wf_taskgraph *g, bool (*done)(void *ctx), void *ctx)
+{
+    if (done == NULL)
+        return WF_EINVAL;
+    run_job j = {.done = done, .ctx = ctx};
+    return run(g, &j);
+}
