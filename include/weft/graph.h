@@ -25,7 +25,11 @@
  *
  * Threads.  Every function may be called from any thread, including node
  * bodies, except where its comment says otherwise.  Bodies run as pool
- * tasks, never on the thread that called try_put.  Create the topology,
+ * tasks, but for a lightweight node's (run inside the try_put that finds
+ * the node idle) and an input node's (run inside a try_get or try_reserve
+ * that finds it empty).  A body that waits for its own graph (wait_for_all,
+ * reset, either destroy) gets WF_EPERM wherever it runs.  The waits are
+ * not cancellation points (wf_graph_wait_for_all).  Create the topology,
  * then send; destroy a node only when no other thread uses it.
  *
  * Return values.  0 or a negative WF_E... code, as everywhere in weft; the
@@ -81,7 +85,8 @@ WF_API int wf_graph_create_with(wf_graph **out, const wf_graph_config *cfg);
 
 /* Wait for all work, then free the graph.  Its nodes stay allocated: every
  * call on them then returns WF_EDESTROYED, except wf_node_destroy, which
- * frees them.  NULL is accepted.  WF_EPERM from a body of this graph. */
+ * frees them.  NULL is accepted.  WF_EPERM from a body of this graph.  Not
+ * a cancellation point (wf_graph_wait_for_all). */
 WF_API int wf_graph_destroy(wf_graph *g);
 
 /* Return when no work is left in flight: no body running or queued, no
@@ -90,9 +95,21 @@ WF_API int wf_graph_destroy(wf_graph *g);
  * waits, as a worker of the pool or, from any other thread, in one of the
  * pool's caller slots (weft/pool.h), and parks when there is nothing to
  * run; with every slot taken it sleeps.  Returns 0, the first error a body
- * returned,
- * WF_ECANCELED after wf_graph_cancel, WF_EINVAL, or WF_EPERM from a body of
- * this graph (it would wait for itself). */
+ * returned, WF_ECANCELED after wf_graph_cancel, WF_EINVAL, or WF_EPERM from
+ * a body of this graph (it would wait for itself), wherever the body runs:
+ * a pool task, inside a put or a get (lightweight and input nodes), or
+ * inside another wait that runs it while it helps.
+ *
+ * Not a cancellation point: cancellation is off while it runs (as in
+ * wf_graph_reset, wf_graph_destroy, wf_node_destroy, wf_graph_cancel,
+ * wf_graph_write_dot, wf_graph_run_here, and bodies run inside a put or a
+ * get), and a pthread_cancel that comes meanwhile takes effect at the
+ * thread's next cancellation point after it returns.  The waiting thread
+ * runs other work of the pool and may sleep on the graph's internal
+ * condition variable, which a cancelled thread leaves holding the mutex;
+ * ended there, it would leave the graph unable to finish a body or be
+ * waited for.  To stop waiting early, wf_graph_cancel.  docs/graph.md,
+ * "Waiting". */
 WF_API int wf_graph_wait_for_all(wf_graph *g);
 
 /* True when g has no work in flight at the moment of the call (what
@@ -110,7 +127,7 @@ WF_API bool wf_graph_is_idle(const wf_graph *g);
  * until no work is in flight; a put from another thread that starts
  * meanwhile waits until the reset is done (and its message survives it).
  * Returns 0; WF_EINVAL (g NULL, an unknown flag), WF_EPERM from a body of
- * this graph. */
+ * this graph.  Not a cancellation point (wf_graph_wait_for_all). */
 WF_API int wf_graph_reset(wf_graph *g, unsigned flags);
 
 /* Cancel: later try_put from outside returns WF_ECANCELED, bodies not yet
@@ -223,7 +240,8 @@ WF_API int wf_remove_edge_ports(wf_port from, wf_port to);
  * node took it, 0 when it rejected it (a full rejecting function node, a
  * reserving join port), or WF_EINVAL, WF_ENOPORT, WF_ECANCELED,
  * WF_EDESTROYED, WF_ENOMEM.  From a thread outside the pool the put runs
- * in a caller slot (docs/graph.md, "Waiting"); no body runs inside it. */
+ * in a caller slot (docs/graph.md, "Waiting"); no body runs inside it, but
+ * a lightweight node's (wf_fn_policy), which runs with cancellation off. */
 WF_API int wf_try_put_port(wf_port to, const void *msg);
 #define wf_try_put(to, msg) wf_try_put_port(wf__as_in(to), (msg))
 
@@ -271,7 +289,8 @@ WF_API int wf_buffer_node_create(wf_node **out, wf_graph *g, size_t msg_size);
 WF_API int wf_queue_node_create(wf_node **out, wf_graph *g, size_t msg_size);
 
 /* function_node body: read `in`, write the output to `out` (out_size bytes;
- * NULL when out_size is 0).  Return 0 to send the output to every
+ * NULL when out_size is WF_SIGNAL, the output then being a signal).
+ * Return 0 to send the output to every
  * successor, WF_NO_OUTPUT to send nothing for this input, or a negative
  * code: the graph records the first one, cancels, and wf_graph_wait_for_all
  * returns it.  Runs on a pool worker (or, lightweight, on the thread that
@@ -302,7 +321,7 @@ typedef enum wf_fn_policy {
 typedef struct wf_function_config {
     size_t in_size;       /* input message size; WF_SIGNAL: signals, and
                            `in` points to no data                       */
-    size_t out_size;      /* output message size; 0 = no output port       */
+    size_t out_size;      /* output message size; WF_SIGNAL (0): signals */
     unsigned concurrency; /* WF_UNLIMITED (0), WF_SERIAL (1), or N      */
     wf_fn_policy policy;  /* WF_QUEUEING (default), WF_REJECTING, or
                              either WF_..._LIGHTWEIGHT                  */
@@ -314,11 +333,14 @@ typedef struct wf_function_config {
         0, 0, 0, WF_QUEUEING, NULL, NULL                                       \
     }
 
-/* function_node: one input port of cfg->in_size, an output port of
- * cfg->out_size unless it is 0; runs cfg->body on each input, at most
- * cfg->concurrency at once.  cfg is read during the call only.  Returns the
- * constructor errors above; WF_EINVAL also when cfg or cfg->body is NULL
- * or the policy is unknown. */
+/* function_node: one input port of cfg->in_size and one output port of
+ * cfg->out_size; runs cfg->body on each input, at most cfg->concurrency at
+ * once.  An out_size of WF_SIGNAL makes the output a port of signals
+ * (oneTBB's function_node<T, continue_msg>): each body that returns 0
+ * sends one, which a continue node after it counts; a node whose output
+ * nobody needs has no edge from it.  cfg is read during the call only.
+ * Returns the constructor errors above; WF_EINVAL also when cfg or
+ * cfg->body is NULL or the policy is unknown. */
 WF_API int wf_function_node_create(wf_node **out, wf_graph *g,
                                    const wf_function_config *cfg);
 
@@ -398,7 +420,9 @@ typedef struct wf_continue_config {
  * runs its body when the count reaches the number of predecessors (its
  * in-edges, which wf_make_edge and wf_remove_edge keep up to date, plus
  * cfg->predecessors), then starts counting again.  The output is broadcast
- * to every successor. */
+ * to every successor.  A round that the graph leaves part-way when it goes
+ * idle is no error (wf_graph_wait_for_all returns 0); debug mode
+ * (WEFT_DEBUG=1) says so on stderr. */
 WF_API int wf_continue_node_create(wf_node **out, wf_graph *g,
                                    const wf_continue_config *cfg);
 
@@ -611,6 +635,7 @@ WF_API int wf_gateway_release_wait(wf_gateway *gw);
  * context switch.  Bodies of g (and other tasks of its pool) may thus run
  * on the calling thread.  From a thread of any pool, after
  * wf_graph_cancel, or with every slot taken, it only calls fn(ctx).
+ * Cancellation is off for the whole call (wf_graph_wait_for_all says why).
  * Returns how many tasks ran here, or WF_EINVAL (g or fn NULL). */
 WF_API int wf_graph_run_here(wf_graph *g, void (*fn)(void *ctx), void *ctx,
                              uint64_t budget_ns);
@@ -752,7 +777,8 @@ WF_API const char *wf_node_kind(const wf_node *node);
 
 /* Wait for the graph's work, remove the node's edges and free it, with any
  * message it still holds.  NULL is accepted.  WF_EPERM from a body of the
- * node's graph.  No other thread may use the node meanwhile. */
+ * node's graph.  No other thread may use the node meanwhile.  Not a
+ * cancellation point (wf_graph_wait_for_all). */
 WF_API int wf_node_destroy(wf_node *node);
 
 #ifdef __cplusplus

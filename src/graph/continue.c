@@ -282,6 +282,16 @@ static size_t cont_held(wf_node *n)
     return (size_t)(wf_load_relaxed(&((cont_node *)n)->work) / DUE_ONE);
 }
 
+/* The signals of the round under way (debug mode's report, graph.c).
+ * Relaxed: asked of an idle graph, whose last signal happened before the
+ * wait that asks (G5). */
+static size_t cont_round(wf_node *n, size_t *of)
+{
+    cont_node *c = (cont_node *)n;
+    *of = threshold(c, &c->in);
+    return wf_load_relaxed(&c->count);
+}
+
 static void cont_destroy(wf_node *n)
 {
     cont_node *c = (cont_node *)n;
@@ -299,6 +309,7 @@ static const wf__node_ops cont_ops = {
     .handle = cont_handle,
     .reset = cont_reset,
     .held = cont_held,
+    .round = cont_round,
     .destroy = cont_destroy,
 };
 

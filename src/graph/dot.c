@@ -9,6 +9,7 @@
  * Edges are solid in push state and dashed in pull state, labelled with
  * the port numbers of multi-port nodes. */
 #include "internal/graph/node.h"
+#include "internal/graph/runtime.h"
 #include "internal/graph/types.h"
 
 static void write_escaped(FILE *f, const char *s)
@@ -72,6 +73,8 @@ int wf_graph_write_dot(wf_graph *g, FILE *f)
 {
     if (g == NULL || f == NULL)
         return WF_EINVAL;
+    /* Writing may be a cancellation point (stdio): not under the lock. */
+    int cancel_state = wf__nocancel_begin();
     pthread_mutex_lock(&g->topo);
     fputs("digraph weft {\n  rankdir=LR;\n  node [shape=box];\n", f);
     /* The list is newest first; print in creation order for a stable
@@ -87,5 +90,6 @@ int wf_graph_write_dot(wf_graph *g, FILE *f)
         write_edges(f, n);
     fputs("}\n", f);
     pthread_mutex_unlock(&g->topo);
+    wf__nocancel_end(cancel_state);
     return ferror(f) ? WF_EAGAIN : 0;
 }

@@ -230,9 +230,11 @@ static void fn_handle(wf_node *n, wf__op *op)
 WF__HOT_INLINE void call_function(fn_node *f, runner *r, const void *in)
 {
     wf__body_begin(&f->base);
-    int rc = f->body.fn(in, f->out_size ? r->out : NULL, f->ctx);
+    /* r->out is NULL for a signal output (out_size WF_SIGNAL): the body
+     * writes nothing, and its 0 sends a signal. */
+    int rc = f->body.fn(in, r->out, f->ctx);
     wf__body_end(&f->base, rc);
-    if (rc == 0 && f->out_size)
+    if (rc == 0)
         wf__push_broadcast_inline(&f->base.out[0], r->out);
 }
 
@@ -321,9 +323,14 @@ static __attribute__((noinline)) int fn_put_light(fn_node *f, const void *msg)
         return op.result;
     }
     runner *r = op.r;
+    /* The body is one of the graph's while it runs here, though no task
+     * of the graph runs it: a wait for the graph from it is refused. */
+    wf__graph_frame frame;
+    wf__inline_body_begin(&frame, wf__node_graph(&f->base));
     light_depth++;
     call(f, r, msg);
     light_depth--;
+    wf__inline_body_end(&frame);
     op.op.type = FN_TAKE;
     op.r = r;
     op.prev = PREV_RAN;
@@ -389,7 +396,8 @@ static void fn_destroy(wf_node *n)
 }
 
 /* signals: the input may be WF_SIGNAL (oneTBB's function_node<continue_msg>),
- * and so may a multifunction node's output ports. */
+ * and so may a function node's output and a multifunction node's output
+ * ports. */
 #define FN_OPS(name)                                                           \
     {                                                                          \
         .kind = name, .put = fn_put, .pred_pull = fn_pred_pull,                \
@@ -468,14 +476,17 @@ int wf__fn_publish(wf_node **out, fn_node *f)
 
 /* ---- function_node ------------------------------------------------------- */
 
+/* Always one output port: of out_size WF_SIGNAL (0), a port of signals,
+ * as oneTBB's function_node<T, continue_msg>, which continue nodes count;
+ * a node whose output nobody takes simply has no edge from it. */
 int wf_function_node_create(wf_node **out, wf_graph *g,
                             const wf_function_config *cfg)
 {
     if (cfg == NULL || cfg->body == NULL)
         return WF_EINVAL;
-    fn_spec spec = {&wf__function_ops,     cfg->in_size,   cfg->out_size,
-                    cfg->out_size ? 1 : 0, &cfg->out_size, cfg->concurrency,
-                    cfg->policy,           call_function,  cfg->ctx};
+    fn_spec spec = {
+        &wf__function_ops, cfg->in_size, cfg->out_size, 1,       &cfg->out_size,
+        cfg->concurrency,  cfg->policy,  call_function, cfg->ctx};
     fn_node *f;
     int err = wf__fn_create(out, g, &spec, &f);
     if (err)

@@ -84,31 +84,51 @@ static bool has_successor(wf_node *n)
     return false;
 }
 
-/* A message held in an idle graph by a node that has successors waits
- * for something no task will do: a sequence number, a reservation, a
- * limiter's decrement, the other ports of a join, a pull.  Often what the
- * program means (a buffer for later gets); often a mistake. */
+/* Say what n, in an idle graph, was left with; false if nothing. */
+static bool debug_report(wf_node *n)
+{
+    /* A continue node part-way through its round will not run its body
+     * until signals come that no task will send: a predecessor that never
+     * fired, or a cycle.  With or without successors: its body is what
+     * waits. */
+    bool succ = has_successor(n);
+    if (!succ && n->ops->round == NULL)
+        return false;
+    wf__held_op h = wf__node_held(n);
+    if (h.round > 0) {
+        fprintf(stderr,
+                "weft: wf_graph_wait_for_all returned with %s part-way "
+                "through its round: %zu of %zu signals; its body waits for "
+                "the others (a predecessor that never signalled, or a "
+                "cycle).  (WEFT_DEBUG; said once per node)\n",
+                wf__node_label(n), h.round, h.round_of);
+        return true;
+    }
+    /* A message held by a node that has successors waits for something
+     * no task will do: a sequence number, a reservation, a limiter's
+     * decrement, the other ports of a join, a pull.  Often what the
+     * program means (a buffer for later gets); often a mistake. */
+    if (!succ || (h.held == 0 && h.stuck == NULL))
+        return false;
+    fprintf(stderr,
+            "weft: wf_graph_wait_for_all returned with %s "
+            "holding %zu message(s) it has not passed on to its "
+            "successors%s%s.  (WEFT_DEBUG; said once per node)\n",
+            wf__node_label(n), h.held, h.stuck ? ": " : "",
+            h.stuck ? h.stuck : "");
+    return true;
+}
+
 static void debug_idle(wf_graph *g)
 {
     pthread_mutex_lock(&g->topo);
     for (wf_node *n = g->nodes; n; n = wf__cold(n)->next) {
-        if (wf__cold(n)->debug_told || !has_successor(n))
-            continue;
-        wf__held_op h = wf__node_held(n);
-        if (h.held == 0 && h.stuck == NULL)
-            continue;
-        wf__cold(n)->debug_told = true;
         /* Only while the graph is still idle: not a snapshot of a put
-         * that started meanwhile.  Acquire, as idle() in graph.c. */
+         * that started meanwhile.  Acquire, as idle() in runtime.c. */
         if (wf_load_acquire(&g->pending) != 0)
             break;
-        wf__cold(n)->debug_told = true;
-        fprintf(stderr,
-                "weft: wf_graph_wait_for_all returned with %s "
-                "holding %zu message(s) it has not passed on to its "
-                "successors%s%s.  (WEFT_DEBUG; said once per node)\n",
-                wf__node_label(n), h.held, h.stuck ? ": " : "",
-                h.stuck ? h.stuck : "");
+        if (!wf__cold(n)->debug_told && debug_report(n))
+            wf__cold(n)->debug_told = true;
     }
     pthread_mutex_unlock(&g->topo);
 }
@@ -121,10 +141,14 @@ int wf_graph_wait_for_all(wf_graph *g)
         return WF_EPERM;
     if (wf__pool_forked(g->pool))
         return WF_ESTATE; /* made before fork(): no thread would run it */
+    /* Not a cancellation point (docs/graph.md, "Waiting"); nor is debug
+     * mode's report, written under the topology lock. */
+    int cancel_state = wf__nocancel_begin();
     wf__graph_quiesce(g);
     int err = wf__graph_status(g);
     if (__builtin_expect(wf__pool_debug(g->pool), 0) && err == 0)
         debug_idle(g);
+    wf__nocancel_end(cancel_state);
     return err;
 }
 
@@ -134,7 +158,10 @@ int wf_graph_cancel(wf_graph *g)
 {
     if (g == NULL)
         return WF_EINVAL;
+    /* The cancel callbacks run under the topology lock. */
+    int cancel_state = wf__nocancel_begin();
     wf__graph_cancel(g);
+    wf__nocancel_end(cancel_state);
     return 0;
 }
 
@@ -182,9 +209,14 @@ int wf_graph_reset(wf_graph *g, unsigned flags)
         return WF_EINVAL;
     if (wf__pool_forked(g->pool))
         return WF_ESTATE;
+    /* Not a cancellation point: the wait, and the body-reset callbacks
+     * under the topology lock while the graph is closed. */
+    int cancel_state = wf__nocancel_begin();
     int err = wf__graph_close(g); /* nothing runs until it reopens */
-    if (err)
+    if (err) {
+        wf__nocancel_end(cancel_state);
         return err;
+    }
     pthread_mutex_lock(&g->topo);
     for (wf_node *n = g->nodes; n; n = wf__cold(n)->next)
         reset_node(n, flags);
@@ -199,6 +231,7 @@ int wf_graph_reset(wf_graph *g, unsigned flags)
     wf_store_release(&g->failed, NULL);
     wf_store_release(&g->error, 0);
     wf_store_release(&g->cancelled, 0);
+    wf__nocancel_end(cancel_state);
     return 0;
 }
 
@@ -208,6 +241,7 @@ int wf_graph_destroy(wf_graph *g)
         return 0;
     if (wf__graph_running_here(g))
         return WF_EPERM;
+    int cancel_state = wf__nocancel_begin(); /* as in wf_node_destroy */
     wf_graph_wait_for_all(g);
     pthread_mutex_lock(&g->topo);
     for (wf_node *n = g->nodes; n; n = wf__cold(n)->next)
@@ -226,5 +260,6 @@ int wf_graph_destroy(wf_graph *g)
     wf__mem_free(&mem, g);
     /* Last: the pool may be destroyed as soon as the count drops. */
     wf__pool_graphs_add(pool, -1);
+    wf__nocancel_end(cancel_state);
     return 0;
 }

@@ -239,7 +239,13 @@ static int take(wf__port *out, void *msg, bool reserve)
     if (call(s, &op) != TAKE_MAKE)
         return op.result;
     in_op made = {.op.type = IN_MADE, .out = msg, .reserve = reserve};
+    /* The body runs on the puller's thread, which may run no task of the
+     * graph (a try_get from main): a wait for the graph from it is
+     * refused all the same (wf__inline_body_begin). */
+    wf__graph_frame frame;
+    wf__inline_body_begin(&frame, wf__node_graph(&s->base));
     made.prev = call_body(s, msg);
+    wf__inline_body_end(&frame);
     call(s, &made);
     return made.prev == PREV_MADE;
 }

@@ -23,6 +23,7 @@ static void node_handle(void *self, wf__op *op)
         wf__held_op *h = (wf__held_op *)op;
         h->held = n->ops->held ? n->ops->held(n) : 0;
         h->stuck = n->ops->stuck ? n->ops->stuck(n) : NULL;
+        h->round = n->ops->round ? n->ops->round(n, &h->round_of) : 0;
         break;
     }
     default: n->ops->handle(n, op);
@@ -161,6 +162,9 @@ int wf_node_destroy(wf_node *n)
     }
     if (wf__graph_running_here(g))
         return WF_EPERM;
+    /* Not a cancellation point (wf__nocancel_begin): nor is what follows
+     * the wait, under the topology lock. */
+    int cancel_state = wf__nocancel_begin();
     if (!wf__pool_forked(g->pool)) /* else no thread would run its work */
         wf__graph_quiesce(g);
     pthread_mutex_lock(&g->topo);
@@ -174,6 +178,7 @@ int wf_node_destroy(wf_node *n)
         wf__cold(c->next)->prev = c->prev;
     pthread_mutex_unlock(&g->topo);
     wf__node_free(n);
+    wf__nocancel_end(cancel_state);
     return 0;
 }
 

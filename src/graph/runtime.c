@@ -30,6 +30,12 @@
  * would wait for itself. */
 static _Thread_local wf_graph *running_graph TLS_FAST;
 
+/* The other graphs with a body on this thread's stack, innermost first:
+ * bodies run inline (wf__inline_body_begin), and the task under a nested
+ * one (run_gtask).  Empty on the common path: only a wait for a graph
+ * looks through it. */
+static _Thread_local wf__graph_frame *frames TLS_FAST;
+
 /* Task bypass (as oneTBB's): the first priority-0 task that the running
  * task of a graph spawns is kept here instead of going to the pool, and
  * run_gtask runs it on this thread when the running task returns.  A chain
@@ -160,16 +166,20 @@ int wf_graph_run_here(wf_graph *g, void (*fn)(void *ctx), void *ctx,
     if (g == NULL || fn == NULL)
         return WF_EINVAL;
     struct wf__worker *slot = NULL;
+    /* Cancellation off while this thread is one of the pool's: ended
+     * there, it would keep the slot, and the tasks on its stack, for ever
+     * (docs/graph.md, "Waiting"). */
+    int cancel_state = wf__nocancel_begin();
     if (!wf__in_pool() && !wf__pool_forked(g->pool))
         slot = wf__caller_enter(g->pool);
     fn(ctx);
-    if (slot == NULL)
-        return 0;
     unsigned n = 0;
     /* Acquire pairs with the exchange in wf__graph_cancel. */
-    if (!wf_load_acquire(&g->cancelled))
+    if (slot != NULL && !wf_load_acquire(&g->cancelled))
         n = wf__run_own_for(slot, budget_ns);
-    wf__caller_leave(slot);
+    if (slot != NULL)
+        wf__caller_leave(slot);
+    wf__nocancel_end(cancel_state);
     return n > INT_MAX ? INT_MAX : (int)n;
 }
 
@@ -206,6 +216,14 @@ static void run_gtask(wf_graph *g, wf__gtask *t)
 {
     wf_graph *outer = running_graph;
     wf__gtask *outer_bypass = bypass; /* a nested run has its own slot */
+    /* A task run inside another (a body's wait that helps): the outer
+     * one's graph still has a body on this stack. */
+    wf__graph_frame nest;
+    if (outer != NULL) {
+        nest.graph = outer;
+        nest.outer = frames;
+        frames = &nest;
+    }
     running_graph = g;
     bypass = NULL;
     bool traced = wf__trace_enabled();
@@ -225,6 +243,8 @@ static void run_gtask(wf_graph *g, wf__gtask *t)
     }
     bypass = outer_bypass;
     running_graph = outer;
+    if (outer != NULL)
+        frames = nest.outer;
     release(g);
 }
 
@@ -352,12 +372,19 @@ bool wf_graph_is_idle(const wf_graph *g)
  * thread it must be. */
 void wf__graph_quiesce(wf_graph *g)
 {
+    /* Not a cancellation point (docs/graph.md, "Waiting"): cancelled in
+     * cond_wait, the thread would end holding idle_lock, and every later
+     * release would wait for it for ever; cancelled in a task it runs
+     * while it helps, it would end holding a caller slot and the task's
+     * count. */
+    int cancel_state = wf__nocancel_begin();
     bool helped = wf__wait_helping(g->pool, idle, g);
     /* Under the lock: the last releaser may still hold it (see release). */
     pthread_mutex_lock(&g->idle_lock);
     while (!helped && wf_load_acquire(&g->pending) != 0) /* or RESETTING */
         pthread_cond_wait(&g->idle, &g->idle_lock);
     pthread_mutex_unlock(&g->idle_lock);
+    wf__nocancel_end(cancel_state);
 }
 
 /* Nothing may run while a reset empties the nodes: wait until no work is
@@ -368,7 +395,7 @@ void wf__graph_quiesce(wf_graph *g)
  * reads RESETTING, or the hold's +1 makes the CAS fail. */
 int wf__graph_close(wf_graph *g)
 {
-    if (running_graph == g)
+    if (wf__graph_running_here(g))
         return WF_EPERM;
     long idle_count;
     do {
@@ -500,5 +527,31 @@ void wf__count_pulled(wf_node *from)
 
 bool wf__graph_running_here(const wf_graph *g)
 {
-    return running_graph == g;
+    if (running_graph == g)
+        return true;
+    for (const wf__graph_frame *f = frames; f; f = f->outer)
+        if (f->graph == g)
+            return true;
+    return false;
+}
+
+void wf__inline_body_begin(wf__graph_frame *f, wf_graph *g)
+{
+    f->graph = g;
+    f->outer = frames;
+    f->cancel_state = -1;
+    /* The outermost body on a thread that runs no graph task (a thread
+     * of the program's, a task that is not a graph's): from here until
+     * the put returns, the put holds what a cancelled thread would never
+     * give back.  Inner ones find it off already. */
+    if (running_graph == NULL && frames == NULL)
+        f->cancel_state = wf__nocancel_begin();
+    frames = f;
+}
+
+void wf__inline_body_end(wf__graph_frame *f)
+{
+    frames = f->outer;
+    if (f->cancel_state != -1)
+        wf__nocancel_end(f->cancel_state);
 }

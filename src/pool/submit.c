@@ -140,10 +140,17 @@ int wf_pool_wait_idle(wf_pool *pool)
         return WF_EPERM; /* it would wait for itself */
     if (wf__pool_forked(pool))
         return WF_ESTATE;
+    /* Not a cancellation point (docs/pool.md, "Threads"): cancelled in
+     * cond_wait, the thread would end holding idle_lock, and every root's
+     * end would wait for it for ever; cancelled in a task it runs while
+     * it helps, it would end holding a caller slot. */
+    int cancel_state = PTHREAD_CANCEL_ENABLE;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
     bool helped = wf__wait_helping(pool, no_roots, pool);
     pthread_mutex_lock(&pool->idle_lock); /* see wf__root_done */
     while (!helped && wf_load_acquire(&pool->roots) > 0)
         pthread_cond_wait(&pool->idle_cond, &pool->idle_lock);
     pthread_mutex_unlock(&pool->idle_lock);
+    pthread_setcancelstate(cancel_state, NULL);
     return 0;
 }

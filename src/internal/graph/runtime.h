@@ -41,8 +41,40 @@ void wf__body_end(wf_node *n, int result);
 void wf__count_offer(wf_node *from, wf_node *to, int r);
 void wf__count_pulled(wf_node *from);
 
-/* Is this thread running a task of g?  (Waiting for g would deadlock.) */
+/* Is a body or task of g on this thread's stack: a task it runs, one
+ * that runs a task of another graph inside it (a wait that helps), or a
+ * body run inline (below)?  Waiting for g would wait for itself. */
 bool wf__graph_running_here(const wf_graph *g);
+
+/* A body that runs on the calling thread outside g's tasks: a
+ * lightweight put's (function.c), an input node's pull (input.c).  From
+ * begin to end, wf__graph_running_here(g) is true on this thread; on a
+ * thread that runs no graph's task or body yet, cancellation is off
+ * meanwhile (docs/graph.md, "Waiting"): the put holds g's count and maybe
+ * a caller slot, which a cancelled thread would never give back.  The
+ * record lives on the caller's stack. */
+typedef struct wf__graph_frame {
+    wf_graph *graph;
+    struct wf__graph_frame *outer;
+    int cancel_state; /* what end restores; -1: left as it was */
+} wf__graph_frame;
+void wf__inline_body_begin(wf__graph_frame *f, wf_graph *g);
+void wf__inline_body_end(wf__graph_frame *f);
+
+/* weft's waits (wf_graph_wait_for_all, reset, the destroys) are not
+ * cancellation points: cancellation is off while they run (docs/graph.md,
+ * "Waiting", says why).  begin returns the state that end restores. */
+static inline int wf__nocancel_begin(void)
+{
+    int old = PTHREAD_CANCEL_ENABLE;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+    return old;
+}
+
+static inline void wf__nocancel_end(int old)
+{
+    pthread_setcancelstate(old, NULL);
+}
 
 /* Set up and tear down the runtime's part of a graph (its drainers). */
 int wf__runtime_init(wf_graph *g);

@@ -207,6 +207,11 @@ typedef struct wf__node_ops {
     /* Why the node is stuck, for debug mode (dot.c), or NULL: inside the
      * handler, as held. */
     const char *(*stuck)(wf_node *n);
+    /* A node that counts signals towards a round (continue_node): how
+     * many the round has so far, 0 when none, and of how many (*of).
+     * Inside the handler, as held: debug mode reports a round that an
+     * idle graph left part-way. */
+    size_t (*round)(wf_node *n, size_t *of);
     /* outside, at destroy: free kind-specific memory */
     void (*destroy)(wf_node *n);
 } wf__node_ops;
@@ -302,7 +307,8 @@ typedef struct wf__edges_op {
 typedef struct wf__held_op {
     wf__op op;
     size_t held;
-    const char *stuck; /* ops->stuck's answer */
+    const char *stuck;      /* ops->stuck's answer */
+    size_t round, round_of; /* ops->round's answer */
 } wf__held_op;
 
 /* Port i of n: its inputs, then its outputs. */
