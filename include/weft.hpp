@@ -26,7 +26,14 @@
  * parallel_invoke, join, graph::wait_for_all).  A loop or invoke goes on
  * with its other pieces meanwhile (later pieces of a loop are skipped); a
  * graph is cancelled, as by a body that returns an error, and needs
- * graph::reset() before it runs again.
+ * graph::reset() before it runs again (the reset also drops an exception
+ * that no wait_for_all reported).
+ *
+ * Lifetimes.  A weft::pool and the weft::graph objects made on it share
+ * the wf_pool: the last of them to go destroys it, whatever the order.
+ * One that cannot be destroyed then (a graph made through the C API
+ * still uses it) terminates the program with a message, as std::thread's
+ * destructor does, rather than leak the pool and its threads.
  *
  * Messages are copied byte by byte, as in C: a message type must be
  * trivially copyable (int, a struct of numbers, a pointer). */
@@ -37,6 +44,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -102,6 +110,17 @@ class exception_slot
     {
         return failed_.load(std::memory_order_relaxed);
     }
+    /* Forget the kept exception, if any. */
+    void clear() noexcept
+    {
+        std::exception_ptr ex;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            ex = std::move(ex_); /* released outside the lock */
+            ex_ = nullptr;
+            failed_.store(false, std::memory_order_relaxed);
+        }
+    }
     /* Throw the kept exception, if any, and forget it. */
     void rethrow()
     {
@@ -140,6 +159,45 @@ template <class T> constexpr void check_message()
                   "weft messages are copied as bytes: use a trivially "
                   "copyable type");
 }
+
+/* The wf_pool of a weft::pool, shared by that pool and the weft::graph
+ * objects made on it: the last of them to go destroys it.  A wf_pool that
+ * cannot be destroyed then, because a graph made through the C API still
+ * uses it (WF_EBUSY) or because the last owner goes on one of the pool's
+ * own threads (WF_EPERM), would leak with its threads: that terminates
+ * the program with a message instead, as std::thread's destructor does
+ * for a thread not joined.  A pool made before a fork() is left alone in
+ * the child (WF_ESTATE: its threads are the parent's). */
+class pool_owner
+{
+  public:
+    explicit pool_owner(wf_pool *p) noexcept : p_(p)
+    {
+    }
+    pool_owner(const pool_owner &) = delete;
+    pool_owner &operator=(const pool_owner &) = delete;
+    ~pool_owner()
+    {
+        int err = wf_pool_destroy(p_);
+        if (err == WF_EBUSY || err == WF_EPERM) {
+            std::fprintf(
+                stderr, "weft::pool: cannot destroy the pool: %s (%s)%s\n",
+                wf_strerror(err), wf_err_name(err),
+                err == WF_EBUSY ? "; a graph made through the C API still "
+                                  "uses it: destroy the graph first"
+                                : "; the last weft::pool or weft::graph "
+                                  "of this pool went on one of its threads");
+            std::terminate();
+        }
+    }
+    wf_pool *get() const noexcept
+    {
+        return p_;
+    }
+
+  private:
+    wf_pool *p_;
+};
 
 /* Calls a callable of type F through a void pointer (wf_parallel_invoke). */
 template <class F> void call_erased(void *f)
@@ -223,9 +281,14 @@ template <class F> spawned<std::decay_t<F>> spawn(F &&f)
     return spawned<std::decay_t<F>>(std::forward<F>(f));
 }
 
-/* A weft pool (wf_pool): created by the constructor, destroyed by the
- * destructor (which waits for its submitted tasks), or the default pool,
- * which is never destroyed.  Movable, not copyable. */
+/* A weft pool (wf_pool): created by the constructor, or the default pool,
+ * which is never destroyed.  A pool it created is destroyed (after its
+ * submitted tasks) when the last of this object and the weft::graph
+ * objects made on it goes, in whatever order they go: a graph keeps its
+ * pool's threads.  A wf_pool still used then by a graph made through the
+ * C API (wf_graph_create on get()) terminates the program with a message
+ * (std::terminate), as std::thread's destructor does: destroy such a
+ * graph first.  Movable, not copyable. */
 class pool
 {
   public:
@@ -235,12 +298,12 @@ class pool
     {
         wf_pool_config cfg = WF_POOL_CONFIG_INIT;
         cfg.threads = threads;
-        detail::check(wf_pool_create(&p_, &cfg));
+        create(cfg);
     }
     /* A new pool as cfg says. */
     explicit pool(const wf_pool_config &cfg)
     {
-        detail::check(wf_pool_create(&p_, &cfg));
+        create(cfg);
     }
     /* The default pool (wf_pool_default), not owned. */
     static pool default_pool()
@@ -248,17 +311,19 @@ class pool
         wf_pool *p = wf_pool_default();
         if (p == nullptr)
             throw error(WF_EAGAIN);
-        return pool(p, false);
+        return pool(p);
     }
-    pool(pool &&o) noexcept : p_(std::exchange(o.p_, nullptr)), owned_(o.owned_)
+    pool(pool &&o) noexcept
+        : p_(std::exchange(o.p_, nullptr)), owner_(std::move(o.owner_))
     {
     }
+    /* This object's pool goes (if no graph keeps it); it takes o's. */
     pool &operator=(pool &&o) noexcept
     {
         if (this != &o) {
             destroy();
             p_ = std::exchange(o.p_, nullptr);
-            owned_ = o.owned_;
+            owner_ = std::move(o.owner_);
         }
         return *this;
     }
@@ -370,24 +435,39 @@ class pool
     }
 
   private:
-    pool(wf_pool *p, bool owned) : p_(p), owned_(owned)
+    friend class graph; /* shares owner_ */
+
+    explicit pool(wf_pool *p) noexcept : p_(p) /* not owned */
     {
     }
+    void create(const wf_pool_config &cfg)
+    {
+        wf_pool *p = nullptr;
+        detail::check(wf_pool_create(&p, &cfg));
+        try {
+            owner_ = std::make_shared<detail::pool_owner>(p);
+        } catch (...) {
+            wf_pool_destroy(p);
+            throw;
+        }
+        p_ = p;
+    }
+    /* Let go of the pool; the last owner destroys it (pool_owner). */
     void destroy() noexcept
     {
-        if (p_ != nullptr && owned_)
-            wf_pool_destroy(p_);
         p_ = nullptr;
+        owner_.reset();
     }
 
     wf_pool *p_ = nullptr;
-    bool owned_ = true;
+    std::shared_ptr<detail::pool_owner> owner_; /* null: the default pool */
 };
 
 /* ---- graphs -------------------------------------------------------------- */
 
 /* A flow graph (wf_graph) on a pool; destroyed, after all its work, by the
- * destructor.  Movable, not copyable. */
+ * destructor.  A graph made on a weft::pool keeps that pool alive until
+ * the graph is destroyed (weft::pool).  Movable, not copyable. */
 class graph
 {
   public:
@@ -395,24 +475,32 @@ class graph
     graph() : graph(static_cast<wf_pool *>(nullptr))
     {
     }
-    /* A graph on p, which must outlive it. */
+    /* A graph on p's pool, which stays alive as long as the graph does,
+     * even when p goes first. */
     explicit graph(pool &p) : graph(p.get())
     {
+        pool_ = p.owner_;
     }
+    /* A graph on the C pool p (NULL: the default pool), which must
+     * outlive it. */
     explicit graph(wf_pool *p) : ex_(std::make_unique<detail::exception_slot>())
     {
         detail::check(wf_graph_create(&g_, p));
     }
     graph(graph &&o) noexcept
-        : g_(std::exchange(o.g_, nullptr)), ex_(std::move(o.ex_))
+        : g_(std::exchange(o.g_, nullptr)), ex_(std::move(o.ex_)),
+          pool_(std::move(o.pool_))
     {
     }
+    /* This object's graph goes first (and its pool, if nothing else keeps
+     * it); it takes o's. */
     graph &operator=(graph &&o) noexcept
     {
         if (this != &o) {
             destroy();
             g_ = std::exchange(o.g_, nullptr);
             ex_ = std::move(o.ex_);
+            pool_ = std::move(o.pool_);
         }
         return *this;
     }
@@ -438,11 +526,13 @@ class graph
         ex_->rethrow();
         detail::check(err);
     }
-    /* wf_graph_reset: empties the buffers, clears cancellation and errors
+    /* wf_graph_reset: waits for the work in flight, empties the buffers,
+     * clears cancellation and errors, the exception a body threw included
      * (WF_RESET_* flags, or-ed). */
     void reset(unsigned flags = WF_RESET_PROTOCOL)
     {
         detail::check(wf_graph_reset(g_, flags));
+        ex_->clear(); /* the bodies that could have thrown have returned */
     }
     /* wf_graph_cancel. */
     void cancel()
@@ -461,15 +551,18 @@ class graph
     }
 
   private:
+    /* The graph first: its tasks run on the pool. */
     void destroy() noexcept
     {
         if (g_ != nullptr)
             wf_graph_destroy(g_);
         g_ = nullptr;
+        pool_.reset();
     }
 
     wf_graph *g_ = nullptr;
     std::unique_ptr<detail::exception_slot> ex_;
+    std::shared_ptr<detail::pool_owner> pool_; /* null: not a weft::pool */
 };
 
 /* Any node: owns a wf_node and destroys it (wf_node_destroy, which waits

@@ -31,7 +31,13 @@
  *
  * Rules: a task is spawned and joined by the same thread; every spawned task
  * is joined exactly once, and a task body joins everything it spawned before
- * it returns (fork-join).  Frames may be reused after their join. */
+ * it returns (fork-join).  Frames may be reused after their join.  A body
+ * (a task's, wf_run's function, any function weft calls) leaves by
+ * returning: a longjmp or a C++ exception out of it skips weft's frames,
+ * and the thread stays marked as inside the pool (a later
+ * wf_pool_destroy from it returns WF_EPERM), its task never completes and
+ * its join waits for ever.  Catch inside the body and return an error
+ * (docs/pool.md, "Leaving a body"). */
 #ifndef WEFT_POOL_H
 #define WEFT_POOL_H
 
@@ -315,12 +321,18 @@ WF_API int wf_trace_start(const char *path);
 WF_API int wf_trace_stop(void);
 
 typedef struct wf_worker_stats {
-    uint64_t spawns;        /* tasks it spawned (wf_spawn, WF_SPAWN) that
-                               it published for thieves; a spawn that its
-                               own join ran before any thief asked is a
-                               call, and is not counted                    */
-    uint64_t tasks_run;     /* tasks it ran: its published spawns that no
-                               thief took, stolen and submitted tasks      */
+    uint64_t spawns;        /* tasks that entered the pool here: spawns
+                               (wf_spawn, WF_SPAWN) it published for
+                               thieves (a spawn that its own join ran
+                               before any thief asked is a call, and is
+                               not counted), tasks it spawned that nobody
+                               joins (wf_submit from a task, graph tasks,
+                               pipeline tokens), and submissions from
+                               outside it took from the queue            */
+    uint64_t tasks_run;     /* tasks it ran: its spawns that no thief
+                               took, and the tasks it stole; summed over
+                               the slots of a quiet pool, equal to the
+                               spawns                                      */
     uint64_t steals;        /* tasks it took from other workers' deques    */
     uint64_t failed_steals; /* polls that found nothing or lost a race     */
     uint64_t publishes;     /* times it moved private tasks to its deque   */

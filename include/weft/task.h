@@ -52,8 +52,12 @@
  *   - a body waits for what it spawned only by WF_SYNC: its frames not yet
  *     published stay on its worker while it blocks (wf_blocking_begin
  *     publishes wf_spawn's tasks, which it can find, not these).
- *   - a body leaves by returning: no longjmp and no C++ exception out of it
- *     (the pool would still count it as running; weft/pool.h).
+ *   - a body leaves by returning: no longjmp or C++ exception may leave a
+ *     typed body or WF_RUN's task.  The thread would stay marked as inside
+ *     the pool (a later wf_pool_destroy from it returns WF_EPERM), its
+ *     frames and unsynced spawns would be left behind, and whoever syncs
+ *     it would wait for ever.  Catch inside the body and return an error
+ *     value (docs/pool.md, "Leaving a body").
  * Frames come in segments of WF_TASK_SEGMENT slots, in one reservation of
  * address space per worker, mapped the first time the worker runs a typed
  * body and unmapped with the pool; like a thread's stack it holds memory

@@ -29,11 +29,19 @@
 #define WF__TSLOT_CHECK 16u /* spawned and not synced */
 #define WF__TSLOT_FREE 32u  /* no spawn pending */
 
-/* Counters written by one worker, read by wf_pool_stats (wf_counter_inc). */
+/* Counters written by one worker, read by wf_pool_stats (wf_counter_inc).
+ * A spawn is counted once, by its owner, and so is each task run, by its
+ * runner: joinable tasks when published (spawns) and, if a thief ran one,
+ * again when joined (lost); tasks that nobody joins (detached: wf_submit
+ * from a task, graph tasks, pipeline tokens) as their owner runs them
+ * (run_unjoined) or a thief takes them (wf__worker.given); a submission
+ * from outside by the slot that takes it from the queue (run_unjoined):
+ * it enters the pool there. */
 typedef struct wf__counters {
     _Atomic uint64_t steals, failed_steals, publishes, parks, wakes;
     _Atomic uint64_t run_stolen;   /* tasks of other workers it ran       */
-    _Atomic uint64_t run_external; /* submitted tasks it ran              */
+    _Atomic uint64_t run_unjoined; /* its detached tasks and submissions it
+                                      ran: each a spawn and a task run    */
     _Atomic uint64_t lost;         /* its own tasks that thieves ran      */
     _Atomic uint64_t spawns;       /* its joinable tasks it published     */
 } wf__counters;
@@ -67,6 +75,11 @@ typedef struct wf__worker {
     unsigned tdepth, tready;
     struct wf__tslot *tbp, *tend, *tstop;
     void *mem; /* what wf__alloc returned, for the aligned worker */
+    /* Its detached tasks that thieves took (wf__steal): spawns of its own
+     * that it does not run.  The one counter other threads write, by a
+     * relaxed RMW (a count, ordered with nothing), on a line of its own:
+     * the owner never writes it. */
+    _Alignas(WF_CACHE_LINE) _Atomic uint64_t given;
 } wf__worker;
 
 /* Submission queue for threads that are not workers (wf_run, wf_submit,

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Tracing (src/pool/trace.c): per-thread event buffers written out as a
- * Chrome trace by wf_trace_stop.  The pool records its stolen tasks,
- * parks and wf_run calls; graphs record bodies, tasks and message arrows
- * (src/graph/trace.c).  Never installed. */
+ * Chrome trace by wf_trace_stop.  The pool records its stolen and
+ * submitted tasks, parks, wf_run calls and pipeline stage calls; graphs
+ * record bodies, tasks and message arrows (src/graph/trace.c).  Never installed. */
 #ifndef WF_INTERNAL_TRACE_H
 #define WF_INTERNAL_TRACE_H
 
@@ -22,13 +22,15 @@ static inline bool wf__trace_enabled(void)
 }
 
 /* Span categories: a graph's node bodies and tasks, the pool's stolen
- * tasks, parks and wf_run calls. */
+ * and submitted tasks, parks and wf_run calls, a pipeline's stage calls. */
 enum {
     WF__TRACE_BODY = 'b',
     WF__TRACE_TASK = 't',
     WF__TRACE_STEAL = 's',
+    WF__TRACE_SUBMIT = 'q',
     WF__TRACE_PARK = 'p',
-    WF__TRACE_RUN = 'r'
+    WF__TRACE_RUN = 'r',
+    WF__TRACE_STAGE = 'l'
 };
 
 /* Record an event on this thread's track: begin ('B', with a name) or

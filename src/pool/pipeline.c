@@ -367,6 +367,22 @@ static pl_token *advance(pl_pipe *p, pl_token *tok, pl_token *woken)
     return woken != NULL ? woken : in;
 }
 
+/* Call stage s; in a trace, as a span named after its place (the first
+ * stage is 0).  The tokens' tasks get no span of their own: a stage call
+ * is the work, wherever its token runs. */
+static void *call_stage(pl_pipe *p, const pl_stage *s, void *item,
+                        wf_pipeline_ctl *ctl)
+{
+    if (!wf__trace_enabled())
+        return s->fn(item, s->ctx, ctl);
+    char name[32];
+    snprintf(name, sizeof name, "pipeline stage %zu", (size_t)(s - p->stage));
+    wf__trace_record('B', WF__TRACE_STAGE, name, 0);
+    item = s->fn(item, s->ctx, ctl);
+    wf__trace_record('E', WF__TRACE_STAGE, NULL, 0);
+    return item;
+}
+
 /* Run stage s on tok's item, unless the pipeline has halted: then the
  * item is dropped, once, and it only passes the stages that remain, so
  * that the serial stages' turns go on. */
@@ -380,7 +396,7 @@ static void stage_call(pl_pipe *p, const pl_stage *s, pl_token *tok)
             p->drop(tok->item, p->drop_ctx);
         return;
     }
-    tok->item = s->fn(tok->item, s->ctx, &p->ctl);
+    tok->item = call_stage(p, s, tok->item, &p->ctl);
 }
 
 /* Call the first stage.  False when the input has ended. */
@@ -391,7 +407,7 @@ static bool input_call(pl_pipe *p, pl_token *tok)
         return false;
     const pl_stage *s = &p->stage[0];
     p->in_ctl.stopped = false;
-    void *item = s->fn(NULL, s->ctx, &p->in_ctl);
+    void *item = call_stage(p, s, NULL, &p->in_ctl);
     if (p->in_ctl.stopped)
         return false;
     tok->item = item;

@@ -373,16 +373,17 @@ int wf_worker_index(void)
     return w ? (int)w->index : -1;
 }
 
-/* Snapshots of single-writer counters: relaxed loads. */
+/* Snapshots of the counters: relaxed loads.  How they add up:
+ * wf__counters in internal/pool.h. */
 static void stats_of(wf__worker *w, wf_worker_stats *out)
 {
     wf__counters *c = &w->stats;
     uint64_t spawns = wf_load_relaxed(&c->spawns);
+    uint64_t unjoined = wf_load_relaxed(&c->run_unjoined);
     *out = (wf_worker_stats){
-        .spawns = spawns,
+        .spawns = spawns + unjoined + wf_load_relaxed(&w->given),
         .tasks_run = spawns - wf_load_relaxed(&c->lost) +
-                     wf_load_relaxed(&c->run_stolen) +
-                     wf_load_relaxed(&c->run_external),
+                     wf_load_relaxed(&c->run_stolen) + unjoined,
         .steals = wf_load_relaxed(&c->steals),
         .failed_steals = wf_load_relaxed(&c->failed_steals),
         .publishes = wf_load_relaxed(&c->publishes),

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Tracing: a Chrome trace (the JSON "traceEvents" format that Perfetto
  * and chrome://tracing open) of what the threads do: the pool's stolen
- * tasks, parks and wf_run calls (worker.c, park.c, submit.c), and the
- * graphs' node bodies, tasks and message arrows (src/graph/trace.c).
+ * and submitted tasks, parks and wf_run calls (worker.c, park.c,
+ * submit.c), pipeline stage calls (pipeline.c), and the graphs' node
+ * bodies, tasks and message arrows (src/graph/trace.c).
  *
  * Each thread appends events to its own buffer, a list of chunks, with no
  * lock: the only shared words it touches are its buffer's `busy` flag and
@@ -33,7 +34,8 @@ typedef struct tr_event {
     uint64_t ts; /* ns since the session started */
     uint64_t id; /* flow id ('s', 'f') */
     char ph;     /* 'B', 'E', 's', 'f' */
-    char cat;    /* WF__TRACE_BODY, _TASK, _STEAL, _PARK, _RUN */
+    char cat;    /* WF__TRACE_BODY, _TASK, _STEAL, _SUBMIT, _PARK, _RUN,
+                    _STAGE */
     char name[NAME_MAX_LEN + 1];
 } tr_event;
 
@@ -193,6 +195,8 @@ static const char *cat_name(char cat)
     switch (cat) {
     case WF__TRACE_TASK: return "task";
     case WF__TRACE_STEAL: return "steal";
+    case WF__TRACE_SUBMIT: return "submit";
+    case WF__TRACE_STAGE: return "stage";
     case WF__TRACE_PARK: return "park";
     case WF__TRACE_RUN: return "run";
     default: return "body";

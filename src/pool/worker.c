@@ -54,12 +54,32 @@ wf_task *wf__steal(wf__worker *w, wf__worker *victim)
         /* A hint for the joiner's leapfrogging; relaxed, read relaxed. */
         wf_store_relaxed(&t->thief_, w);
         wf_counter_inc(&w->stats.steals);
+        /* Nobody joins a detached task, so its owner cannot learn that a
+         * thief ran it: the spawn is counted on the owner's row here. */
+        if (t->flags_ & WF__TASK_DETACHED)
+            wf_fetch_add_relaxed(&victim->given, 1);
         return t;
     }
     wf_counter_inc(&w->stats.failed_steals);
     if (r == WF_POLL_EMPTY)
         wf__ask_for_work(&victim->fast);
     return NULL;
+}
+
+/* The span a task gets in a trace (docs/pool.md, "Tracing"), from its
+ * flags: a submitted task (wf_submit, wf_run's and wf_spawn's from
+ * outside) wherever it runs, a fork-join task when a thief runs it.  A
+ * graph's tasks and a pipeline's tokens (detached) trace themselves, as
+ * node bodies and stage calls; a fork-join task run where it was spawned
+ * is a call, inside the span of what called it. */
+static const char *span_name(uint32_t flags, bool stolen, char *cat)
+{
+    if (flags & WF__TASK_ROOT) {
+        *cat = WF__TRACE_SUBMIT;
+        return "submitted task";
+    }
+    *cat = WF__TRACE_STEAL;
+    return stolen && !(flags & WF__TASK_DETACHED) ? "stolen task" : NULL;
 }
 
 /* Run t and settle it.  A joinable task is marked done: with a release and
@@ -73,10 +93,17 @@ static void run_task(wf__worker *w, wf_task *t, bool shared)
     uint32_t flags = t->flags_;
     if (flags & WF__TASK_QUEUED) /* started: wf_submit may take it again */
         t->flags_ = flags & ~WF__TASK_QUEUED;
+    char cat;
+    const char *span = span_name(flags, shared, &cat);
+    bool traced = span != NULL && wf__trace_enabled();
+    if (traced)
+        wf__trace_record('B', cat, span, 0);
     bool debug = w->pool->debug;
     wf_task *top = debug ? wf__debug_top(w) : NULL;
     wf_task_fn fn = t->fn;
     fn(t);
+    if (traced)
+        wf__trace_record('E', cat, NULL, 0);
     if (__builtin_expect(debug, 0))
         wf__debug_frame_exit(w, top, (const void *)fn,
                              __builtin_frame_address(0));
@@ -90,28 +117,29 @@ static void run_task(wf__worker *w, wf_task *t, bool shared)
         wf__root_done(w->pool);
 }
 
+/* The counters (wf__counters): a stolen task was counted as a spawn by
+ * its owner, and is a task run here. */
 void wf__run_stolen(wf__worker *w, wf_task *t)
 {
     wf_counter_inc(&w->stats.run_stolen);
-    /* A graph's tasks (detached) trace themselves, as their nodes. */
-    bool traced = wf__trace_enabled() && !(t->flags_ & WF__TASK_DETACHED);
-    if (traced)
-        wf__trace_record('B', WF__TRACE_STEAL, "stolen task", 0);
     run_task(w, t, true);
-    if (traced)
-        wf__trace_record('E', WF__TRACE_STEAL, NULL, 0);
 }
 
+/* A submission from outside enters the pool here: a spawn and a task run
+ * of this slot. */
 void wf__run_root(wf__worker *w, wf_task *t)
 {
-    wf_counter_inc(&w->stats.run_external);
+    wf_counter_inc(&w->stats.run_unjoined);
     run_task(w, t, true);
 }
 
+/* One of this slot's own tasks.  A joinable one was counted when it was
+ * published, or is a call (never published); a detached one is a spawn
+ * and a task run now. */
 void wf__run_own(wf__worker *w, wf_task *t)
 {
-    if (!wf__task_settle_fields(t)) /* detached: not counted as a spawn */
-        wf_counter_inc(&w->stats.run_external);
+    if (!wf__task_settle_fields(t))
+        wf_counter_inc(&w->stats.run_unjoined);
     run_task(w, t, false);
 }
 
