@@ -26,23 +26,35 @@ enum wf__tg_kind {
     WF__TG_MODULE,    /* ctx is the graph it runs */
 };
 
+/* A task: 128 bytes, two cache lines.  The first holds what running it
+ * and making it ready touch (a run of a built graph touches no other line
+ * of a task it does not spawn); the second what a spawn and building use. */
 struct wf_tg_task {
-    wf_task task; /* what the pool runs: first, so a wf_task * is a task */
-    wf_taskgraph *graph;
-    wf_tg_fn fn;
+    WF__ALIGNAS(64) wf_tg_fn fn;
     void *ctx;
-    /* Strong predecessors not yet done in this round.  Written relaxed
-     * before the round's first spawn (which publishes it) and by the task
-     * that makes this one ready, before it spawns or runs it. */
-    _Atomic uint32_t join;
-    uint32_t strong; /* strong predecessors: not conditions */
-    uint32_t npred;  /* all predecessors: 0 makes a source */
-    uint32_t nsucc, cap;
-    uint8_t kind; /* enum wf__tg_kind */
-    const char *name;
+    wf_taskgraph *graph;
     wf_tg_task **succ; /* inl until more than two */
     wf_tg_task *inl[2];
+    /* Strong predecessors not yet done in this round.  Written relaxed
+     * when the round is set up (its first spawn publishes it) and by the
+     * task that makes this one ready, before it spawns or runs it. */
+    _Atomic uint32_t join;
+    uint32_t strong; /* strong predecessors: not conditions */
+    uint32_t nsucc;
+    uint8_t kind; /* enum wf__tg_kind */
+    /* second line */
+    WF__ALIGNAS(64) wf_task task; /* what the pool runs (wf__tg_of) */
+    uint32_t npred;               /* all predecessors: 0 makes a source */
+    uint32_t cap;                 /* room in succ */
+    const char *name;
+    wf_tg_task *next_source; /* the graph's list of sources (run.c) */
 };
+
+/* The task whose wf_task is t. */
+static inline wf_tg_task *wf__tg_of(wf_task *t)
+{
+    return (wf_tg_task *)((char *)t - offsetof(wf_tg_task, task));
+}
 
 /* A subflow task's record, in its graph's arena. */
 struct wf__tg_subflow {
@@ -51,9 +63,11 @@ struct wf__tg_subflow {
     wf_taskgraph *child; /* made at its first run, cleared at each */
 };
 
+/* Allocated with room to align it (raw is what the allocator gave). */
 struct wf__tg_slab {
-    struct wf__tg_slab *next;
+    WF__ALIGNAS(64) struct wf__tg_slab *next;
     size_t used;
+    void *raw;
     wf_tg_task tasks[WF__TG_SLAB];
 };
 
@@ -82,6 +96,13 @@ struct wf_taskgraph {
     struct wf__tg_access *table; /* wf_tg_depend's, in the arena */
     size_t table_cap, table_used;
     int error; /* the first building error */
+    /* The counters need setting before the next round (the graph
+     * changed, has condition tasks, or a round failed), and the sources
+     * listing again; else the last round left every counter at its
+     * in-degree and the list is right.  Written while g does not run. */
+    bool dirty;
+    bool has_conditions;
+    wf_tg_task *sources;
     /* Graphs that its subflow tasks made, kept by wf_taskgraph_clear for
      * the subflows of its next tasks.  Pushed only while g does not run,
      * popped (by subflows, with a CAS) only while it runs: a pop never
@@ -91,10 +112,12 @@ struct wf_taskgraph {
     /* A run in progress: taken by a CAS from 0, given back by a release
      * store, so that each run sees what the one before it did. */
     _Atomic int running;
-    /* Tasks of this round ready or running (run.c). */
-    _Atomic long active;
-    /* The first error of this round's tasks; non-zero skips the rest. */
-    _Atomic int run_error;
+    /* Tasks of this round ready or running (run.c), on a line of its own:
+     * every spawn and every chain's end writes it. */
+    _Alignas(WF_CACHE_LINE) _Atomic long active;
+    /* The first error of this round's tasks; non-zero skips the rest.
+     * Read by every task. */
+    _Alignas(WF_CACHE_LINE) _Atomic int run_error;
 };
 
 /* The slab after s that holds tasks of g, or NULL: every task of g is

@@ -31,6 +31,21 @@ static struct wf__tg_slab *cache; /* under cache_lock */
  * only to skip the lock when the cache is empty. */
 static _Atomic size_t cached;
 
+/* Slabs are allocated with 63 bytes to spare, to align them for the
+ * tasks' cache lines. */
+#define SLAB_BYTES (sizeof(struct wf__tg_slab) + 63)
+
+static struct wf__tg_slab *slab_new(wf_taskgraph *g)
+{
+    void *raw = wf__alloc(g->a, SLAB_BYTES);
+    if (raw == NULL)
+        return NULL;
+    struct wf__tg_slab *s =
+        (struct wf__tg_slab *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+    s->raw = raw;
+    return s;
+}
+
 /* A slab for g: from the cache when g uses malloc, else new. */
 static struct wf__tg_slab *slab_get(wf_taskgraph *g)
 {
@@ -43,7 +58,7 @@ static struct wf__tg_slab *slab_get(wf_taskgraph *g)
         }
         pthread_mutex_unlock(&cache_lock);
     }
-    return s != NULL ? s : wf__alloc(g->a, sizeof(struct wf__tg_slab));
+    return s != NULL ? s : slab_new(g);
 }
 
 /* Free g's slabs, into the cache while it has room. */
@@ -64,7 +79,7 @@ static void slabs_put(wf_taskgraph *g)
     }
     for (struct wf__tg_slab *next; s != NULL; s = next) {
         next = s->next;
-        wf__free(g->a, s, sizeof *s);
+        wf__free(g->a, s->raw, SLAB_BYTES);
     }
     g->slabs = g->cur = NULL;
 }
@@ -172,6 +187,9 @@ int wf_taskgraph_clear(wf_taskgraph *g)
     if ((g->chunk = g->chunks) != NULL)
         g->chunk->used = 0;
     g->ntasks = 0;
+    g->dirty = true;
+    g->has_conditions = false;
+    g->sources = NULL;
     g->table = NULL;
     g->table_cap = g->table_used = 0;
     g->error = 0;
@@ -230,6 +248,8 @@ static wf_tg_task *add_task(wf_taskgraph *g, enum wf__tg_kind kind, wf_tg_fn fn,
     }
     wf_tg_task *t = &s->tasks[s->used++];
     memset(t, 0, sizeof *t);
+    g->dirty = true;
+    g->has_conditions |= kind == WF__TG_CONDITION;
     t->graph = g;
     t->fn = fn;
     t->ctx = ctx;
@@ -338,6 +358,7 @@ int wf_tg_precede(wf_tg_task *a, wf_tg_task *b)
     }
     a->succ[a->nsucc++] = b;
     b->npred++;
+    g->dirty = true;
     if (a->kind != WF__TG_CONDITION)
         b->strong++;
     return 0;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Running task graphs (weft/taskgraph.h) on the pool, through its hooks.
  *
- * One round: every task's join counter is set to its strong in-degree
- * (edges from tasks that are not conditions) and the sources (no
- * predecessor at all) are spawned.  A task that finishes decrements each
+ * One round: every task's join counter is at its strong in-degree (edges
+ * from tasks that are not conditions) and the sources (no predecessor at
+ * all) are spawned.  A task that finishes decrements each
  * successor's counter; the one that brings it to zero makes it ready, sets
  * it back to its in-degree (so that a loop through a condition may run it
  * again), runs the first ready successor itself (a chain never spawns)
@@ -102,6 +102,10 @@ static wf_tg_task *run_task(wf_taskgraph *g, wf_tg_task *t)
 {
     /* Relaxed: a hint to skip work once the round failed. */
     bool skip = wf_load_relaxed(&g->run_error) != 0;
+    /* The successors' first lines, which the work leaves time to fetch:
+     * in a graph larger than the cache each is a miss. */
+    for (uint32_t i = 0; i < t->nsucc && i < 4; i++)
+        __builtin_prefetch(t->succ[i], 1);
     int r = skip ? 0 : work(g, t);
     if (t->kind == WF__TG_CONDITION) {
         if (r < 0)
@@ -118,10 +122,12 @@ static wf_tg_task *run_task(wf_taskgraph *g, wf_tg_task *t)
     size_t n = 0;
     for (uint32_t i = 0; i < t->nsucc; i++) {
         wf_tg_task *s = t->succ[i];
-        /* Acquire and release: the last predecessor sees the others'
-         * writes, and s's run sees its own (seq_cst, the RMW that
-         * atomic.h names; one locked instruction on x86 either way). */
-        if (wf_fetch_add_seqcst(&s->join, (uint32_t)-1) != 1)
+        /* A task with one strong predecessor is ready when it is done:
+         * no count to keep.  Else acquire and release: the last
+         * predecessor sees the others' writes, and s's run sees its own
+         * (seq_cst, the RMW that atomic.h names; one locked instruction
+         * on x86 either way). */
+        if (s->strong > 1 && wf_fetch_add_seqcst(&s->join, (uint32_t)-1) != 1)
             continue;
         if (next == NULL) {
             next = ready(s);
@@ -140,7 +146,7 @@ static wf_tg_task *run_task(wf_taskgraph *g, wf_tg_task *t)
 
 static void exec(wf_task *wt)
 {
-    wf_tg_task *t = (wf_tg_task *)wt;
+    wf_tg_task *t = wf__tg_of(wt);
     wf_taskgraph *g = t->graph;
     while ((t = run_task(g, t)) != NULL) {
         /* t inherits the count of the task that made it ready */
@@ -154,28 +160,47 @@ static bool round_done(const void *g)
     return wf_load_acquire(&((const wf_taskgraph *)g)->active) == 0;
 }
 
+/* Set every counter to its in-degree and list the sources, oldest
+ * first.  Not needed after a round that ran every task once (each was
+ * set back as it became ready), unless conditions may have kept some
+ * from running. */
+static void set_up(wf_taskgraph *g)
+{
+    wf_tg_task **tail = &g->sources;
+    for (struct wf__tg_slab *s = g->slabs; s; s = wf__tg_slab_next(g, s))
+        for (size_t i = 0; i < s->used; i++) {
+            wf_tg_task *t = &s->tasks[i];
+            wf_store_relaxed(&t->join, t->strong);
+            if (t->npred == 0) {
+                *tail = t;
+                tail = &t->next_source;
+            }
+        }
+    *tail = NULL;
+    g->dirty = g->has_conditions;
+}
+
 /* One round, from a thread of g's pool: the sources are spawned, then
  * this thread runs tasks until the round is over. */
 static int run_round(wf_taskgraph *g)
 {
     wf_store_relaxed(&g->run_error, 0);
+    if (g->dirty)
+        set_up(g);
     long sources = 0;
-    for (struct wf__tg_slab *s = g->slabs; s; s = wf__tg_slab_next(g, s))
-        for (size_t i = 0; i < s->used; i++) {
-            wf_tg_task *t = &s->tasks[i];
-            wf_store_relaxed(&t->join, t->strong);
-            sources += t->npred == 0;
-        }
+    for (wf_tg_task *t = g->sources; t != NULL; t = t->next_source)
+        sources++;
     if (sources == 0)
         return 0;
     /* Before any task of the round can retire; this thread reads it. */
     wf_store_relaxed(&g->active, sources);
-    for (struct wf__tg_slab *s = g->slabs; s; s = wf__tg_slab_next(g, s))
-        for (size_t i = 0; i < s->used; i++)
-            if (s->tasks[i].npred == 0)
-                spawn(g, &s->tasks[i]);
+    for (wf_tg_task *t = g->sources; t != NULL; t = t->next_source)
+        spawn(g, t);
     wf__wait_helping(g->pool, round_done, g);
-    return wf_load_acquire(&g->run_error);
+    int err = wf_load_acquire(&g->run_error);
+    if (err != 0) /* tasks skipped: counters left part-way */
+        g->dirty = true;
+    return err;
 }
 
 typedef struct {
