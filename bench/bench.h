@@ -58,6 +58,8 @@ extern const bench_workload bench_pipeline;
 extern const bench_workload bench_g_chain, bench_g_broadcast,
     bench_g_join_queueing, bench_g_join_reserving, bench_g_join_key,
     bench_g_wavefront, bench_g_latency;
+extern const bench_workload bench_tg_wavefront, bench_tg_chain, bench_tg_tree,
+    bench_tg_level, bench_tg_rerun;
 
 /* splitmix64's finaliser: a cheap, well-mixed hash; uts, matmul and sum
  * draw their "random" data from it, so every run sees the same input. */

@@ -56,15 +56,28 @@ typedef struct {
 /* Flow-graph workloads run on weft (and weft-inpool) and oneTBB only;
  * weft-typed has fork-join kernels only. */
 static const workload_info workloads[] = {
-    {"fib", "forkjoin"},          {"nqueens", "forkjoin"},
-    {"uts", "forkjoin"},          {"matmul", "forkjoin"},
-    {"sum", "forkjoin"},          {"pfor", "forkjoin"},
-    {"reduce", "forkjoin"},       {"cilksort", "forkjoin"},
+    {"fib", "forkjoin"},
+    {"nqueens", "forkjoin"},
+    {"uts", "forkjoin"},
+    {"matmul", "forkjoin"},
+    {"sum", "forkjoin"},
+    {"pfor", "forkjoin"},
+    {"reduce", "forkjoin"},
+    {"cilksort", "forkjoin"},
     {"pipeline", "forkjoin"}, /* from main, as the graphs: bench/pipeline.c */
-    {"g_chain", "graph"},         {"g_broadcast", "graph"},
-    {"g_join_queueing", "graph"}, {"g_join_reserving", "graph"},
-    {"g_join_key", "graph"},      {"g_wavefront", "graph"},
+    {"g_chain", "graph"},
+    {"g_broadcast", "graph"},
+    {"g_join_queueing", "graph"},
+    {"g_join_reserving", "graph"},
+    {"g_join_key", "graph"},
+    {"g_wavefront", "graph"},
     {"g_latency", "graph"},
+    /* task graphs, from main; every system (bench/taskgraph.c) */
+    {"tg_wavefront", "forkjoin"},
+    {"tg_chain", "forkjoin"},
+    {"tg_tree", "forkjoin"},
+    {"tg_level", "forkjoin"},
+    {"tg_rerun", "forkjoin"},
 };
 #define N_WORKLOADS (sizeof workloads / sizeof workloads[0])
 static const char *const groups[] = {"forkjoin", "graph"};

@@ -57,6 +57,11 @@ static const bench_workload *const all_workloads[] = {
     &bench_g_wavefront,
     &bench_g_latency,
     &bench_pipeline,
+    &bench_tg_wavefront,
+    &bench_tg_chain,
+    &bench_tg_tree,
+    &bench_tg_level,
+    &bench_tg_rerun,
 };
 #define N_WORKLOADS (sizeof all_workloads / sizeof all_workloads[0])
 
