@@ -122,7 +122,8 @@ WF_API int wf_tg_name(wf_tg_task *t, const char *name);
 
 /* a runs before b: an edge from a to b (weak if a is a condition task).
  * Returns 0, or the error the graph then keeps: WF_EINVAL (NULL, the
- * same task, tasks of two graphs), WF_ENOMEM, WF_EBUSY (it runs). */
+ * same task, tasks of two graphs), WF_ENOMEM, WF_EBUSY (it runs),
+ * WF_ERANGE (b has 2^24 - 1 predecessors already). */
 WF_API int wf_tg_precede(wf_tg_task *a, wf_tg_task *b);
 
 /* How a task uses an address, for wf_tg_depend (OpenMP's depend types). */

@@ -26,9 +26,11 @@ enum wf__tg_kind {
     WF__TG_MODULE,    /* ctx is the graph it runs */
 };
 
-/* A task: 128 bytes, two cache lines.  The first holds what running it
- * and making it ready touch (a run of a built graph touches no other line
- * of a task it does not spawn); the second what a spawn and building use. */
+/* A task: 128 bytes, two cache lines.  The first holds what running it,
+ * making it ready and adding an edge touch (a run of a built graph
+ * touches no other line of a task it does not spawn); the second what a
+ * spawn uses, and names.  succ has room for the next power of two at or
+ * above nsucc, two at least (its arrays double as they fill). */
 struct wf_tg_task {
     WF__ALIGNAS(64) wf_tg_fn fn;
     void *ctx;
@@ -41,14 +43,16 @@ struct wf_tg_task {
     _Atomic uint32_t join;
     uint32_t strong; /* strong predecessors: not conditions */
     uint32_t nsucc;
-    uint8_t kind; /* enum wf__tg_kind */
+    uint32_t npred : 24; /* all predecessors: 0 makes a source */
+    uint32_t kind : 8;   /* enum wf__tg_kind */
     /* second line */
     WF__ALIGNAS(64) wf_task task; /* what the pool runs (wf__tg_of) */
-    uint32_t npred;               /* all predecessors: 0 makes a source */
-    uint32_t cap;                 /* room in succ */
     const char *name;
     wf_tg_task *next_source; /* the graph's list of sources (run.c) */
 };
+
+/* Predecessors a task may have (npred's width). */
+#define WF__TG_MAX_PRED ((1u << 24) - 1)
 
 /* The task whose wf_task is t. */
 static inline wf_tg_task *wf__tg_of(wf_task *t)

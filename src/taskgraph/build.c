@@ -20,8 +20,10 @@
 
 #include "internal/taskgraph.h"
 
-#define ARENA_CHUNK 4096 /* bytes per arena chunk, at least */
-#define CACHE_SLABS 4096 /* a 512 x 512 wavefront's tasks */
+#define ARENA_FIRST 4096  /* bytes of a graph's first arena chunk */
+#define ARENA_CHUNK 65536 /* of the next ones, which double up to this */
+#define CACHE_SLABS 4096  /* a 512 x 512 wavefront's tasks */
+#define CACHE_CHUNKS 256  /* 16 MB of successor arrays */
 
 /* ---- the slab cache ------------------------------------------------------ */
 
@@ -30,6 +32,9 @@ static struct wf__tg_slab *cache; /* under cache_lock */
 /* Slabs in the cache: written under the lock; read without it (relaxed)
  * only to skip the lock when the cache is empty. */
 static _Atomic size_t cached;
+/* Arena chunks of ARENA_CHUNK bytes, the same way. */
+static struct wf__tg_chunk *chunk_cache;
+static _Atomic size_t chunks_cached;
 
 /* Slabs are allocated with 63 bytes to spare, to align them for the
  * tasks' cache lines. */
@@ -86,6 +91,60 @@ static void slabs_put(wf_taskgraph *g)
 
 /* ---- the arena ----------------------------------------------------------- */
 
+/* A chunk of size bytes for g: a cached one when g uses malloc and size is
+ * ARENA_CHUNK, else new. */
+static struct wf__tg_chunk *chunk_get(wf_taskgraph *g, size_t size)
+{
+    struct wf__tg_chunk *c = NULL;
+    if (g->a == NULL && size == ARENA_CHUNK &&
+        wf_load_relaxed(&chunks_cached) > 0) {
+        pthread_mutex_lock(&cache_lock);
+        if ((c = chunk_cache) != NULL) {
+            chunk_cache = c->next;
+            wf_store_relaxed(&chunks_cached,
+                             wf_load_relaxed(&chunks_cached) - 1);
+        }
+        pthread_mutex_unlock(&cache_lock);
+    }
+    if (c == NULL && (c = wf__alloc(g->a, sizeof *c + size)) != NULL)
+        c->size = size;
+    return c;
+}
+
+/* Free g's chunks, the cacheable ones into the cache while it has room. */
+static void chunks_put(wf_taskgraph *g)
+{
+    struct wf__tg_chunk *keep = NULL, *c = g->chunks;
+    while (c != NULL) {
+        struct wf__tg_chunk *next = c->next;
+        if (g->a == NULL && c->size == ARENA_CHUNK) {
+            c->next = keep;
+            keep = c;
+        } else {
+            wf__free(g->a, c, sizeof *c + c->size);
+        }
+        c = next;
+    }
+    if (keep != NULL) {
+        pthread_mutex_lock(&cache_lock);
+        size_t n = wf_load_relaxed(&chunks_cached);
+        while (keep != NULL && n < CACHE_CHUNKS) {
+            struct wf__tg_chunk *next = keep->next;
+            keep->next = chunk_cache;
+            chunk_cache = keep;
+            keep = next;
+            n++;
+        }
+        wf_store_relaxed(&chunks_cached, n);
+        pthread_mutex_unlock(&cache_lock);
+    }
+    for (struct wf__tg_chunk *next; keep != NULL; keep = next) {
+        next = keep->next;
+        wf__free(g->a, keep, sizeof *keep + keep->size);
+    }
+    g->chunks = g->chunk = NULL;
+}
+
 /* n bytes from g's arena (aligned for any type), or NULL. */
 static void *arena_take(wf_taskgraph *g, size_t n)
 {
@@ -96,11 +155,14 @@ static void *arena_take(wf_taskgraph *g, size_t n)
         c->used = 0;
     }
     if (c == NULL || c->size - c->used < n) {
-        size_t size = n > ARENA_CHUNK ? n : ARENA_CHUNK;
-        struct wf__tg_chunk *fresh = wf__alloc(g->a, sizeof *fresh + size);
+        size_t size = c == NULL                ? ARENA_FIRST
+                      : c->size >= ARENA_CHUNK ? ARENA_CHUNK
+                                               : 2 * c->size;
+        if (size < n)
+            size = n;
+        struct wf__tg_chunk *fresh = chunk_get(g, size);
         if (fresh == NULL)
             return NULL;
-        fresh->size = size;
         fresh->used = 0;
         fresh->next = NULL;
         if (c != NULL) /* c is the last: spares come before new ones */
@@ -208,10 +270,7 @@ int wf_taskgraph_destroy(wf_taskgraph *g)
         wf_taskgraph_destroy(c);
     }
     slabs_put(g);
-    for (struct wf__tg_chunk *c = g->chunks, *next; c != NULL; c = next) {
-        next = c->next;
-        wf__free(g->a, c, sizeof *c + c->size);
-    }
+    chunks_put(g);
     wf__pool_graphs_add(g->pool, -1);
     wf__free(g->a, g, sizeof *g);
     return 0;
@@ -253,9 +312,8 @@ static wf_tg_task *add_task(wf_taskgraph *g, enum wf__tg_kind kind, wf_tg_fn fn,
     t->graph = g;
     t->fn = fn;
     t->ctx = ctx;
-    t->kind = (uint8_t)kind;
+    t->kind = kind;
     t->succ = t->inl;
-    t->cap = 2;
     g->ntasks++;
     return t;
 }
@@ -348,13 +406,15 @@ int wf_tg_precede(wf_tg_task *a, wf_tg_task *b)
         return keep_error(g, WF_EINVAL);
     if (wf__tg_busy(g))
         return keep_error(g, WF_EBUSY);
-    if (a->nsucc == a->cap) {
-        wf_tg_task **grown = arena_take(g, 2 * a->cap * sizeof *grown);
+    if (b->npred == WF__TG_MAX_PRED)
+        return keep_error(g, WF_ERANGE);
+    uint32_t n = a->nsucc;
+    if (n >= 2 && (n & (n - 1)) == 0) { /* full: 2, 4, 8... */
+        wf_tg_task **grown = arena_take(g, 2 * n * sizeof *grown);
         if (grown == NULL)
             return keep_error(g, WF_ENOMEM);
-        memcpy(grown, a->succ, a->nsucc * sizeof *grown);
+        memcpy(grown, a->succ, n * sizeof *grown);
         a->succ = grown;
-        a->cap *= 2;
     }
     a->succ[a->nsucc++] = b;
     b->npred++;
