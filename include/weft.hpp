@@ -42,6 +42,7 @@
 
 #include "weft.h"
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdio>
@@ -54,6 +55,7 @@
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace weft
 {
@@ -435,7 +437,8 @@ class pool
     }
 
   private:
-    friend class graph; /* shares owner_ */
+    friend class graph;     /* shares owner_ */
+    friend class taskgraph; /* likewise */
 
     explicit pool(wf_pool *p) noexcept : p_(p) /* not owned */
     {
@@ -562,6 +565,224 @@ class graph
 
     wf_graph *g_ = nullptr;
     std::unique_ptr<detail::exception_slot> ex_;
+    std::shared_ptr<detail::pool_owner> pool_; /* null: not a weft::pool */
+};
+
+/* ---- task graphs ---------------------------------------------------------- */
+
+/* A task of a weft::taskgraph (weft/taskgraph.h): a handle, copied freely,
+ * valid as long as its graph. */
+class task
+{
+  public:
+    /* This task runs before each of ts (wf_tg_precede). */
+    template <class... T> task &precede(const T &...ts)
+    {
+        (detail::check(wf_tg_precede(t_, ts.get())), ...);
+        return *this;
+    }
+    /* This task runs after each of ts. */
+    template <class... T> task &succeed(const T &...ts)
+    {
+        (detail::check(wf_tg_precede(ts.get(), t_)), ...);
+        return *this;
+    }
+    /* Its name in write_dot; name must outlive the graph. */
+    task &name(const char *name)
+    {
+        detail::check(wf_tg_name(t_, name));
+        return *this;
+    }
+    /* The C handle. */
+    wf_tg_task *get() const noexcept
+    {
+        return t_;
+    }
+
+  private:
+    friend class taskgraph;
+    explicit task(wf_tg_task *t) noexcept : t_(t)
+    {
+    }
+    wf_tg_task *t_;
+};
+
+/* A task graph (wf_taskgraph) whose tasks are callables:
+ *
+ *     weft::taskgraph tg;
+ *     auto [a, b, c] = tg.emplace([&] { load(); }, [&] { parse(); },
+ *                                 [&] { report(); });
+ *     a.precede(b);
+ *     b.precede(c);
+ *     tg.run();
+ *
+ * A task's callable returns nothing; a condition's returns the index of
+ * the successor to run (an int).  An exception a task throws fails the
+ * run, as an error code does in C, and run() throws it again.  Each
+ * callable is kept in a block of its own, with the graph.  The graph is
+ * destroyed with this object; one made on a weft::pool keeps that pool
+ * alive.  Movable, not copyable. */
+class taskgraph
+{
+  public:
+    /* A graph on the default pool. */
+    taskgraph() : taskgraph(static_cast<wf_pool *>(nullptr))
+    {
+    }
+    /* A graph on p's pool, which stays alive as long as the graph does. */
+    explicit taskgraph(pool &p) : taskgraph(p.get())
+    {
+        pool_ = p.owner_;
+    }
+    /* A graph on the C pool p (NULL: the default pool), which must
+     * outlive it. */
+    explicit taskgraph(wf_pool *p)
+        : ex_(std::make_unique<detail::exception_slot>())
+    {
+        wf_taskgraph_config cfg = WF_TASKGRAPH_CONFIG_INIT;
+        cfg.pool = p;
+        detail::check(wf_taskgraph_create(&g_, &cfg));
+    }
+    taskgraph(taskgraph &&o) noexcept
+        : g_(std::exchange(o.g_, nullptr)), ex_(std::move(o.ex_)),
+          work_(std::move(o.work_)), pool_(std::move(o.pool_))
+    {
+    }
+    taskgraph &operator=(taskgraph &&o) noexcept
+    {
+        if (this != &o) {
+            destroy();
+            g_ = std::exchange(o.g_, nullptr);
+            ex_ = std::move(o.ex_);
+            work_ = std::move(o.work_);
+            pool_ = std::move(o.pool_);
+        }
+        return *this;
+    }
+    taskgraph(const taskgraph &) = delete;
+    taskgraph &operator=(const taskgraph &) = delete;
+    ~taskgraph()
+    {
+        destroy();
+    }
+
+    /* The C handle. */
+    wf_taskgraph *get() const noexcept
+    {
+        return g_;
+    }
+
+    /* A task that calls f(). */
+    template <class F> task emplace(F &&f)
+    {
+        return add<false>(std::forward<F>(f));
+    }
+    /* Tasks that call each of fs, as an array (auto [a, b] = ...). */
+    template <class F, class G, class... H>
+    auto emplace(F &&f, G &&g, H &&...hs)
+    {
+        return std::array<task, 2 + sizeof...(H)>{
+            emplace(std::forward<F>(f)), emplace(std::forward<G>(g)),
+            emplace(std::forward<H>(hs))...};
+    }
+    /* A condition task: f() returns the index of the successor to run. */
+    template <class F> task condition(F &&f)
+    {
+        return add<true>(std::forward<F>(f));
+    }
+    /* A task with no work yet (wf_tg_placeholder). */
+    task placeholder()
+    {
+        return task(checked(wf_tg_placeholder(g_)));
+    }
+
+    /* Run the graph once (wf_tg_run), n times, or until done() is true
+     * (tested before each run); throws what a task threw, else
+     * weft::error for the first error. */
+    void run()
+    {
+        finish(wf_tg_run(g_));
+    }
+    void run_n(unsigned n)
+    {
+        finish(wf_tg_run_n(g_, n));
+    }
+    template <class P> void run_until(P &&done)
+    {
+        using Pn = std::remove_reference_t<P>;
+        finish(wf_tg_run_until(
+            g_,
+            [](void *p) {
+                return static_cast<bool>((*static_cast<Pn *>(p))());
+            },
+            &done));
+    }
+    /* wf_taskgraph_write_dot. */
+    void write_dot(FILE *f) const
+    {
+        detail::check(wf_taskgraph_write_dot(g_, f));
+    }
+
+  private:
+    struct work_base {
+        virtual ~work_base() = default;
+        detail::exception_slot *ex = nullptr;
+    };
+    template <class F> struct work final : work_base {
+        explicit work(F f) : f(std::move(f))
+        {
+        }
+        F f;
+    };
+
+    template <bool Condition, class F> task add(F &&f)
+    {
+        using W = work<std::decay_t<F>>;
+        auto w = std::make_unique<W>(std::forward<F>(f));
+        w->ex = ex_.get();
+        wf_tg_fn call = [](void *p) -> int {
+            W *w = static_cast<W *>(p);
+            try {
+                if constexpr (Condition) {
+                    return static_cast<int>(w->f());
+                } else {
+                    w->f();
+                    return 0;
+                }
+            } catch (...) {
+                w->ex->capture();
+                return WF_ECANCELED; /* run() throws the exception */
+            }
+        };
+        wf_tg_task *t = Condition ? wf_tg_condition(g_, call, w.get())
+                                  : wf_tg_emplace(g_, call, w.get());
+        checked(t);
+        work_.push_back(std::move(w));
+        return task(t);
+    }
+    wf_tg_task *checked(wf_tg_task *t)
+    {
+        if (t == nullptr)
+            throw error(wf_taskgraph_error(g_));
+        return t;
+    }
+    void finish(int err)
+    {
+        ex_->rethrow();
+        detail::check(err);
+    }
+    void destroy() noexcept
+    {
+        if (g_ != nullptr)
+            wf_taskgraph_destroy(g_);
+        g_ = nullptr;
+        work_.clear();
+        pool_.reset();
+    }
+
+    wf_taskgraph *g_ = nullptr;
+    std::unique_ptr<detail::exception_slot> ex_;
+    std::vector<std::unique_ptr<work_base>> work_;
     std::shared_ptr<detail::pool_owner> pool_; /* null: not a weft::pool */
 };
 
