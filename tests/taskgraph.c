@@ -28,7 +28,9 @@
  * depend       random programs of 200 tasks over 8 variables with random
  *              in/out/inout accesses: every access sees the version the
  *              program order gives, at 1, 2 and 4 threads.
- * clear        a cleared graph is built again without new memory. */
+ * clear        a cleared graph is built again without new memory.
+ * trace        a traced run has a span per task run, named as the task
+ *              ("task step"), or "task unnamed". */
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -760,12 +762,65 @@ static void clear(void)
     CHECK_EQ(c.live, 0);
 }
 
+/* ---- trace -------------------------------------------------------------- */
+
+static long count_named(const char *text, const char *name)
+{
+    char key[96];
+    snprintf(key, sizeof key, "\"name\":\"%s\"", name);
+    long n = 0;
+    for (const char *p = text; (p = strstr(p, key)) != NULL; p += strlen(key))
+        n++;
+    return n;
+}
+
+static void trace(void)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/weft_tg_trace_%d.json", (int)getpid());
+    wf_taskgraph *g;
+    CHECK_OK(wf_taskgraph_create(&g, NULL));
+    _Atomic int n = 0;
+    wf_tg_task *prev = NULL;
+    for (int i = 0; i < 20; i++) { /* 20 named "step", then 1 unnamed */
+        wf_tg_task *t = wf_tg_emplace(g, counts, &n);
+        wf_tg_name(t, "step");
+        if (prev)
+            wf_tg_precede(prev, t);
+        prev = t;
+    }
+    wf_tg_precede(prev, wf_tg_emplace(g, counts, &n));
+    CHECK_OK(wf_trace_start(path));
+    CHECK_OK(wf_tg_run_n(g, 3));
+    CHECK_OK(wf_trace_stop());
+    CHECK_EQ(atomic_load(&n), 3 * 21);
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    static char text[1 << 20];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    text[len] = '\0';
+    fclose(f);
+    remove(path);
+    CHECK_EQ(count_named(text, "task step"), 3 * 20);
+    CHECK_EQ(count_named(text, "task unnamed"), 3);
+    CHECK_OK(wf_taskgraph_destroy(g));
+}
+
 static const check_scenario scenarios[] = {
-    {"chain", chain},         {"wavefront", wavefront},     {"tree", tree},
-    {"condition", condition}, {"placeholder", placeholder}, {"errors", errors},
-    {"alloc", alloc},         {"concurrent", concurrent},   {"dot", dot},
-    {"subflow", subflow},     {"compose", compose},         {"depend", depend},
+    {"chain", chain},
+    {"wavefront", wavefront},
+    {"tree", tree},
+    {"condition", condition},
+    {"placeholder", placeholder},
+    {"errors", errors},
+    {"alloc", alloc},
+    {"concurrent", concurrent},
+    {"dot", dot},
+    {"subflow", subflow},
+    {"compose", compose},
+    {"depend", depend},
     {"clear", clear},
+    {"trace", trace},
 };
 
 int main(int argc, char **argv)

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "internal/taskgraph.h"
+#include "internal/trace.h"
 
 static void exec(wf_task *wt);
 
@@ -97,6 +98,16 @@ static int work(wf_taskgraph *g, wf_tg_task *t)
     }
 }
 
+/* work() inside a span of the trace (WEFT_TRACE, wf_trace_start): "task "
+ * and the task's name (wf_tg_name), or "task unnamed". */
+static int traced_work(wf_taskgraph *g, wf_tg_task *t)
+{
+    wf__trace_record('B', WF__TRACE_TASK, t->name ? t->name : "unnamed", 0);
+    int r = work(g, t);
+    wf__trace_record('E', WF__TRACE_TASK, NULL, 0);
+    return r;
+}
+
 /* Run t and return the successor to run next on this thread, or NULL. */
 static wf_tg_task *run_task(wf_taskgraph *g, wf_tg_task *t)
 {
@@ -106,7 +117,7 @@ static wf_tg_task *run_task(wf_taskgraph *g, wf_tg_task *t)
      * in a graph larger than the cache each is a miss. */
     for (uint32_t i = 0; i < t->nsucc && i < 4; i++)
         __builtin_prefetch(t->succ[i], 1);
-    int r = skip ? 0 : work(g, t);
+    int r = skip ? 0 : wf__trace_enabled() ? traced_work(g, t) : work(g, t);
     if (t->kind == WF__TG_CONDITION) {
         if (r < 0)
             fail(g, r);
