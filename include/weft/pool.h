@@ -363,7 +363,9 @@ struct wf__fast {
     /* Spawn's one test: sp below limit.  limit is `end`, or NULL once a
      * thief asks for work, so a full stack and a request both send the
      * spawn to its slow path (rule P2).  tlimit is the same for a typed
-     * spawn's frame: its segment's end, or NULL on a request (P9). */
+     * spawn's frame: its segment's end (in debug mode the first frame of
+     * all, so that every spawn takes the slow path), or NULL on a
+     * request (P9). */
     WF__ALIGNAS(WF_CACHE_LINE) WF__ATOMIC(wf_task **) limit;
     WF__ATOMIC(struct wf__tslot *) tlimit;
 };
