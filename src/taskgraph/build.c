@@ -306,14 +306,19 @@ static wf_tg_task *add_task(wf_taskgraph *g, enum wf__tg_kind kind, wf_tg_fn fn,
         g->cur = s;
     }
     wf_tg_task *t = &s->tasks[s->used++];
-    memset(t, 0, sizeof *t);
     g->dirty = true;
     g->has_conditions |= kind == WF__TG_CONDITION;
-    t->graph = g;
+    /* Every field a run or a build reads before writing it; the wf_task
+     * is set by its spawn, next_source by the round's set-up. */
     t->fn = fn;
     t->ctx = ctx;
-    t->kind = kind;
+    t->graph = g;
     t->succ = t->inl;
+    wf_store_relaxed(&t->join, 0); /* no run reads it yet */
+    t->strong = t->nsucc = 0;
+    t->npred = 0;
+    t->kind = kind;
+    t->name = NULL;
     g->ntasks++;
     return t;
 }
