@@ -192,6 +192,38 @@ static inline int check_child_stderr(void (*fn)(void *), void *arg, char *err,
     return st;
 }
 
+/* check_child_stderr for fn() run with WEFT_DEBUG=debug in the child's
+ * environment (set before the child makes its first pool). */
+typedef struct {
+    void (*fn)(void);
+    const char *debug;
+} check_debug_job;
+
+static inline void check_debug_child_main(void *arg)
+{
+    check_debug_job *j = (check_debug_job *)arg;
+    CHECK(setenv("WEFT_DEBUG", j->debug, 1) == 0);
+    j->fn();
+}
+
+static inline int check_child_debug(void (*fn)(void), const char *debug,
+                                    char *err, size_t n)
+{
+    check_debug_job j = {fn, debug};
+    return check_child_stderr(check_debug_child_main, &j, err, n);
+}
+
+/* How many events of a Chrome trace's text are named `name` exactly. */
+static inline long check_trace_count(const char *text, const char *name)
+{
+    char key[96];
+    snprintf(key, sizeof key, "\"name\":\"%s\"", name);
+    long n = 0;
+    for (const char *p = text; (p = strstr(p, key)) != NULL; p += strlen(key))
+        n++;
+    return n;
+}
+
 /* A pool of `threads` threads, all else default. */
 static inline wf_pool *check_pool(unsigned threads)
 {

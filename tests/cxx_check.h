@@ -16,4 +16,17 @@
         }                                                                      \
     } while (0)
 
+/* expr must throw an E, for which check (which may name it e) holds. */
+#define CHECK_THROWS(expr, E, check)                                           \
+    do {                                                                       \
+        bool thrown_ = false;                                                  \
+        try {                                                                  \
+            expr;                                                              \
+        } catch (const E &e) {                                                 \
+            thrown_ = true;                                                    \
+            CHECK(check);                                                      \
+        }                                                                      \
+        CHECK(thrown_);                                                        \
+    } while (0)
+
 #endif

@@ -89,26 +89,16 @@ static void errors()
     });
     auto b = tg.emplace([&] { after++; });
     a.precede(b);
-    bool thrown = false;
-    try {
-        tg.run();
-    } catch (const std::runtime_error &e) {
-        thrown = std::strcmp(e.what(), "broken target") == 0;
-    }
-    CHECK(thrown && after == 0);
+    CHECK_THROWS(tg.run(), std::runtime_error,
+                 std::strcmp(e.what(), "broken target") == 0);
+    CHECK(after == 0);
     fail = false;
     tg.run();
     CHECK(after == 1);
 
     weft::taskgraph other;
     auto o = other.emplace([] {});
-    bool refused = false;
-    try {
-        o.precede(a);
-    } catch (const weft::error &e) {
-        refused = e.code() == WF_EINVAL;
-    }
-    CHECK(refused);
+    CHECK_THROWS(o.precede(a), weft::error, e.code() == WF_EINVAL);
 }
 
 int main(int argc, char **argv)

@@ -25,19 +25,6 @@
 
 #include "cxx_check.h"
 
-/* expr must throw E; then `check` (an expression of e) must hold. */
-#define CHECK_THROWS(expr, E, check)                                           \
-    do {                                                                       \
-        bool thrown_ = false;                                                  \
-        try {                                                                  \
-            expr;                                                              \
-        } catch (const E &e) {                                                 \
-            thrown_ = true;                                                    \
-            CHECK(check);                                                      \
-        }                                                                      \
-        CHECK(thrown_);                                                        \
-    } while (0)
-
 static long fib_seq(int n)
 {
     long a = 0, b = 1;

@@ -36,30 +36,11 @@
 #include "fib_task.h"
 #include "graph_test.h"
 
-/* Run fn in a child with WEFT_DEBUG=debug; its stderr goes to err. */
-typedef struct {
-    void (*fn)(void);
-    const char *debug;
-} child_job;
-
-static void child_main(void *arg)
-{
-    child_job *j = arg;
-    CHECK(setenv("WEFT_DEBUG", j->debug, 1) == 0);
-    j->fn();
-}
-
-static int in_child(void (*fn)(void), const char *debug, char *err, size_t n)
-{
-    child_job j = {fn, debug};
-    return check_child_stderr(child_main, &j, err, n);
-}
-
 static void expect(void (*fn)(void), const char *debug, bool aborts,
                    const char *said)
 {
     char err[8192];
-    int st = in_child(fn, debug, err, sizeof err);
+    int st = check_child_debug(fn, debug, err, sizeof err);
     if (aborts)
         CHECK_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT,
                   "the child did not abort (status %#x); it said: %s", st, err);
@@ -299,7 +280,7 @@ static void stats_child(void)
 static void scenario_stats(void)
 {
     char err[8192];
-    int st = in_child(stats_child, "0", err, sizeof err);
+    int st = check_child_debug(stats_child, "0", err, sizeof err);
     CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child: %#x: %s", st, err);
     CHECK_MSG(strstr(err, "weft: a pool of 2 threads (WEFT_STATS)"), "%s", err);
     const char *total = strstr(err, "weft:   total");

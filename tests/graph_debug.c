@@ -99,26 +99,13 @@ static void complete_child(void)
 
 /* ---- running them -------------------------------------------------------- */
 
-typedef struct {
-    void (*fn)(void);
-    const char *debug;
-} child_job;
-
-static void child_main(void *arg)
-{
-    child_job *j = arg;
-    CHECK(setenv("WEFT_DEBUG", j->debug, 1) == 0);
-    j->fn();
-}
-
 /* Run fn in a child with WEFT_DEBUG=debug: it must exit 0, and its stderr
  * hold each of `said` (NULL-terminated), the first of them exactly once;
  * with none, no "weft:" line at all. */
 static void expect(void (*fn)(void), const char *debug, const char *const *said)
 {
     char err[8192];
-    child_job j = {fn, debug};
-    int st = check_child_stderr(child_main, &j, err, sizeof err);
+    int st = check_child_debug(fn, debug, err, sizeof err);
     CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
               "the child failed (status %#x): %s", st, err);
     if (said[0] == NULL) {

@@ -301,17 +301,6 @@ static char *read_trace(const char *path)
     return text;
 }
 
-/* How many events of the trace are named `name` exactly. */
-static long count_named(const char *text, const char *name)
-{
-    char key[96];
-    snprintf(key, sizeof key, "\"name\":\"%s\"", name);
-    long n = 0;
-    for (const char *p = text; (p = strstr(p, key)) != NULL; p += strlen(key))
-        n++;
-    return n;
-}
-
 static void pipeline_trace(void)
 {
     wf_pool *pool = make_pool();
@@ -323,9 +312,9 @@ static void pipeline_trace(void)
     run_pipeline(pool, &s, items);
     CHECK_ERR(wf_trace_stop(), 0);
     char *text = read_trace(path);
-    long in = count_named(text, "pipeline stage 0");
-    long mid = count_named(text, "pipeline stage 1");
-    long out = count_named(text, "pipeline stage 2");
+    long in = check_trace_count(text, "pipeline stage 0");
+    long mid = check_trace_count(text, "pipeline stage 1");
+    long out = check_trace_count(text, "pipeline stage 2");
     printf("  stage spans: %ld %ld %ld\n", in, mid, out);
     CHECK_EQ(in, items + 1);
     CHECK_EQ(mid, items);
@@ -345,7 +334,7 @@ static void submit_trace(void)
     submit_all(pool, &ran);
     CHECK_ERR(wf_trace_stop(), 0);
     char *text = read_trace(path);
-    long spans = count_named(text, "submitted task");
+    long spans = check_trace_count(text, "submitted task");
     printf("  submitted task spans: %ld\n", spans);
     CHECK_EQ(spans, M * (1 + K));
     free(text);

@@ -764,16 +764,6 @@ static void clear(void)
 
 /* ---- trace -------------------------------------------------------------- */
 
-static long count_named(const char *text, const char *name)
-{
-    char key[96];
-    snprintf(key, sizeof key, "\"name\":\"%s\"", name);
-    long n = 0;
-    for (const char *p = text; (p = strstr(p, key)) != NULL; p += strlen(key))
-        n++;
-    return n;
-}
-
 static void trace(void)
 {
     char path[64];
@@ -801,8 +791,8 @@ static void trace(void)
     text[len] = '\0';
     fclose(f);
     remove(path);
-    CHECK_EQ(count_named(text, "task step"), 3 * 20);
-    CHECK_EQ(count_named(text, "task unnamed"), 3);
+    CHECK_EQ(check_trace_count(text, "task step"), 3 * 20);
+    CHECK_EQ(check_trace_count(text, "task unnamed"), 3);
     CHECK_OK(wf_taskgraph_destroy(g));
 }
 
