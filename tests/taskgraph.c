@@ -30,7 +30,13 @@
  *              program order gives, at 1, 2 and 4 threads.
  * clear        a cleared graph is built again without new memory.
  * trace        a traced run has a span per task run, named as the task
- *              ("task step"), or "task unnamed". */
+ *              ("task step"), or "task unnamed".
+ * cancel       wf_tg_cancel from a task (the rest of the chain skipped)
+ *              and from another thread (an endless run_until ends); the
+ *              next run is clean.
+ * subflow_oom  every allocation of a subflow's first run fails in turn:
+ *              the run returns WF_ENOMEM, a later run succeeds, nothing
+ *              leaks. */
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -796,6 +802,111 @@ static void trace(void)
     CHECK_OK(wf_taskgraph_destroy(g));
 }
 
+/* ---- cancel ------------------------------------------------------------- */
+
+static wf_taskgraph *cancel_graph;
+
+static int cancels(void *ctx)
+{
+    (void)ctx;
+    return wf_tg_cancel(cancel_graph);
+}
+
+static bool never(void *ctx)
+{
+    (void)ctx;
+    return false;
+}
+
+static void *cancel_later(void *arg)
+{
+    (void)arg;
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    CHECK_OK(wf_tg_cancel(cancel_graph));
+    return NULL;
+}
+
+static void cancel(void)
+{
+    for (size_t k = 0; k < 3; k++) {
+        wf_pool *p = check_pool(threads[k]);
+        wf_taskgraph_config cfg = {.pool = p};
+        CHECK_OK(wf_taskgraph_create(&cancel_graph, &cfg));
+        _Atomic int n = 0;
+        wf_tg_task *prev = wf_tg_emplace(cancel_graph, counts, &n);
+        wf_tg_task *c = wf_tg_emplace(cancel_graph, cancels, NULL);
+        wf_tg_precede(prev, c);
+        prev = c;
+        for (int i = 0; i < 50; i++) { /* skipped after the cancel */
+            wf_tg_task *t = wf_tg_emplace(cancel_graph, counts, &n);
+            wf_tg_precede(prev, t);
+            prev = t;
+        }
+        CHECK_ERR(wf_tg_run_n(cancel_graph, 3), WF_ECANCELED);
+        CHECK_EQ(atomic_load(&n), 1); /* the one before, one round */
+        CHECK_OK(wf_taskgraph_destroy(cancel_graph));
+
+        /* An endless loop, ended from another thread. */
+        CHECK_OK(wf_taskgraph_create(&cancel_graph, &cfg));
+        loop_state s = {0};
+        wf_tg_task *body = wf_tg_emplace(cancel_graph, loop_body, &s);
+        wf_tg_task *again = wf_tg_condition(cancel_graph, pick, &s);
+        wf_tg_precede(body, again);
+        wf_tg_precede(again, body); /* branch 0, for ever */
+        wf_tg_precede(wf_tg_emplace(cancel_graph, loop_init, &s), body);
+        s.branch = 0;
+        pthread_t th;
+        CHECK(pthread_create(&th, NULL, cancel_later, NULL) == 0);
+        CHECK_ERR(wf_tg_run_until(cancel_graph, never, NULL), WF_ECANCELED);
+        CHECK(pthread_join(th, NULL) == 0);
+        CHECK(s.body_runs > 0);
+        s.branch = 1; /* past the last successor: the loop ends */
+        int before = s.body_runs;
+        CHECK_OK(wf_tg_run(cancel_graph)); /* the cancel is gone */
+        CHECK_EQ(s.body_runs, before + 1);
+        CHECK_OK(wf_taskgraph_destroy(cancel_graph));
+        CHECK_OK(wf_pool_destroy(p));
+    }
+    CHECK_ERR(wf_tg_cancel(NULL), WF_EINVAL);
+}
+
+/* ---- subflow_oom -------------------------------------------------------- */
+
+static void subflow_oom(void)
+{
+    wf_pool *p = check_pool(2);
+    counting c = {0, 0, 0};
+    wf_allocator a = {count_alloc, count_free, &c};
+    wf_taskgraph_config cfg = {.pool = p, .alloc = &a};
+    wf_taskgraph *g;
+    /* How many allocations building takes, and the first run. */
+    CHECK_OK(wf_taskgraph_create(&g, &cfg));
+    wf_tg_subflow(g, split, (void *)(intptr_t)4);
+    long built = atomic_load(&c.calls);
+    atomic_store(&sub_leaves, 0);
+    CHECK_OK(wf_tg_run(g));
+    long ran = atomic_load(&c.calls);
+    CHECK(ran > built); /* the subflows' graphs */
+    CHECK_OK(wf_taskgraph_destroy(g));
+    CHECK_EQ(atomic_load(&c.live), 0);
+    for (long k = built + 1; k <= ran; k++) {
+        atomic_store(&c.calls, 0);
+        atomic_store(&c.live, 0);
+        c.fail_at = k;
+        CHECK_OK(wf_taskgraph_create(&g, &cfg));
+        wf_tg_subflow(g, split, (void *)(intptr_t)4);
+        CHECK_ERR(wf_tg_run(g), WF_ENOMEM);
+        c.fail_at = 0; /* the next run has memory */
+        atomic_store(&sub_leaves, 0);
+        CHECK_OK(wf_tg_run(g));
+        CHECK_EQ(atomic_load(&sub_leaves), 16);
+        CHECK_OK(wf_taskgraph_destroy(g));
+        CHECK_EQ(atomic_load(&c.live), 0);
+    }
+    CHECK_OK(wf_pool_destroy(p));
+}
+
 static const check_scenario scenarios[] = {
     {"chain", chain},
     {"wavefront", wavefront},
@@ -811,6 +922,8 @@ static const check_scenario scenarios[] = {
     {"depend", depend},
     {"clear", clear},
     {"trace", trace},
+    {"cancel", cancel},
+    {"subflow_oom", subflow_oom},
 };
 
 int main(int argc, char **argv)

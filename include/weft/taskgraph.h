@@ -167,6 +167,13 @@ WF_API int wf_tg_run_n(wf_taskgraph *g, unsigned n);
  * it is true at once); stops at the first run that fails. */
 WF_API int wf_tg_run_until(wf_taskgraph *g, bool (*done)(void *ctx), void *ctx);
 
+/* Cancel g's run in progress, from any thread (a task of it included):
+ * tasks not yet started are skipped, and the run (wf_tg_run_n's and
+ * wf_tg_run_until's too) returns WF_ECANCELED unless a task failed first.
+ * A cancel before a run starts does not reach it.  Returns 0, or
+ * WF_EINVAL (NULL). */
+WF_API int wf_tg_cancel(wf_taskgraph *g);
+
 /* Write g in Graphviz's DOT language to f: a box per task (its name, or
  * its address), a diamond per condition task, dashed weak edges.  Returns
  * 0, or WF_EINVAL (NULL); a failed write shows in ferror(f). */

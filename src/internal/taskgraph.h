@@ -122,6 +122,8 @@ struct wf_taskgraph {
     /* The first error of this round's tasks; non-zero skips the rest.
      * Read by every task. */
     _Alignas(WF_CACHE_LINE) _Atomic int run_error;
+    /* wf_tg_cancel was called during this run: no further round. */
+    _Atomic int cancelled;
 };
 
 /* The slab after s that holds tasks of g, or NULL: every task of g is

@@ -195,7 +195,13 @@ static void set_up(wf_taskgraph *g)
  * this thread runs tasks until the round is over. */
 static int run_round(wf_taskgraph *g)
 {
-    wf_store_relaxed(&g->run_error, 0);
+    /* A cancel's CAS of the error comes after this exchange, and the
+     * round's tasks see it, or before it: then the exchange reads it
+     * (acquire, from the CAS's release), and so sees the cancel's store
+     * to `cancelled`, made before its CAS. */
+    wf_exchange_acqrel(&g->run_error, 0);
+    if (wf_load_acquire(&g->cancelled))
+        return WF_ECANCELED;
     if (g->dirty)
         set_up(g);
     long sources = 0;
@@ -242,9 +248,21 @@ static int run(wf_taskgraph *g, run_job *j)
         return WF_EBUSY;
     j->g = g;
     j->err = 0;
+    wf_store_relaxed(&g->cancelled, 0); /* before this run: not for it */
     wf_run(g->pool, run_rounds, j);
     wf_store_release(&g->running, 0);
     return j->err;
+}
+
+int wf_tg_cancel(wf_taskgraph *g)
+{
+    if (g == NULL)
+        return WF_EINVAL;
+    /* The flag stops the rounds still to come, the error the tasks of
+     * the round in progress (run_round says why one of the two is seen). */
+    wf_store_release(&g->cancelled, 1);
+    fail(g, WF_ECANCELED);
+    return 0;
 }
 
 int wf_tg_run(wf_taskgraph *g)
