@@ -107,6 +107,7 @@ struct wf_taskgraph {
     bool dirty;
     bool has_conditions;
     wf_tg_task *sources;
+    long nsources; /* in that list */
     /* Graphs that its subflow tasks made, kept by wf_taskgraph_clear for
      * the subflows of its next tasks.  Pushed only while g does not run,
      * popped (by subflows, with a CAS) only while it runs: a pop never

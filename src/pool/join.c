@@ -316,15 +316,15 @@ void wf__tsync_misuse(wf__tslot *s, wf__tslot *tp0, const char *name)
 static void tsync_marked(wf__worker *w, wf__tslot *s)
 {
     wf_task *t = &s->task;
-    if (wf__tseg_overflow_first(w, s)) {    /* private; back to the full one */
+    /* Private (never published): run it here.  The first frame of a
+     * segment entered on overflow then takes the body back to the full
+     * segment. */
+    bool overflow = wf__tseg_overflow_first(w, s);
+    if (overflow || (t->flags_ & WF__TSLOT_CHECK)) {
         t->flags_ = wf__tslot_idle_mark(w); /* its next spawn is private */
         t->fn(t);
-        wf__tseg_leave(&w->fast);
-        return;
-    }
-    if (t->flags_ & WF__TSLOT_CHECK) { /* debug mode's mark: private */
-        t->flags_ = wf__tslot_idle_mark(w);
-        t->fn(t);
+        if (overflow)
+            wf__tseg_leave(&w->fast);
         return;
     }
     /* Published.  Once it is synced, every frame from s up is free, and

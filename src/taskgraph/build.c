@@ -252,6 +252,7 @@ int wf_taskgraph_clear(wf_taskgraph *g)
     g->dirty = true;
     g->has_conditions = false;
     g->sources = NULL;
+    g->nsources = 0;
     g->table = NULL;
     g->table_cap = g->table_used = 0;
     g->error = 0;
@@ -265,6 +266,7 @@ int wf_taskgraph_destroy(wf_taskgraph *g)
     if (wf__tg_busy(g))
         return WF_EBUSY;
     keep_subflows(g);
+    /* Relaxed: g does not run, and this thread saw its last run end. */
     for (wf_taskgraph *c = wf_load_relaxed(&g->spares), *next; c; c = next) {
         next = c->spare_next;
         wf_taskgraph_destroy(c);

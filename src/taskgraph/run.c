@@ -178,13 +178,16 @@ static bool round_done(const void *g)
 static void set_up(wf_taskgraph *g)
 {
     wf_tg_task **tail = &g->sources;
+    g->nsources = 0;
     for (struct wf__tg_slab *s = g->slabs; s; s = wf__tg_slab_next(g, s))
         for (size_t i = 0; i < s->used; i++) {
             wf_tg_task *t = &s->tasks[i];
+            /* Relaxed: the round's first spawn publishes it. */
             wf_store_relaxed(&t->join, t->strong);
             if (t->npred == 0) {
                 *tail = t;
                 tail = &t->next_source;
+                g->nsources++;
             }
         }
     *tail = NULL;
@@ -204,16 +207,15 @@ static int run_round(wf_taskgraph *g)
         return WF_ECANCELED;
     if (g->dirty)
         set_up(g);
-    long sources = 0;
-    for (wf_tg_task *t = g->sources; t != NULL; t = t->next_source)
-        sources++;
-    if (sources == 0)
+    if (g->nsources == 0)
         return 0;
     /* Before any task of the round can retire; this thread reads it. */
-    wf_store_relaxed(&g->active, sources);
+    wf_store_relaxed(&g->active, g->nsources);
     for (wf_tg_task *t = g->sources; t != NULL; t = t->next_source)
         spawn(g, t);
     wf__wait_helping(g->pool, round_done, g);
+    /* Acquire, from the failing task's CAS (seq_cst): its writes are seen
+     * by the caller the error goes to. */
     int err = wf_load_acquire(&g->run_error);
     if (err != 0) /* tasks skipped: counters left part-way */
         g->dirty = true;
@@ -250,6 +252,8 @@ static int run(wf_taskgraph *g, run_job *j)
     j->err = 0;
     wf_store_relaxed(&g->cancelled, 0); /* before this run: not for it */
     wf_run(g->pool, run_rounds, j);
+    /* Release: the next run, or a build, sees what this one wrote
+     * (counters, sources, the spare graphs of subflows). */
     wf_store_release(&g->running, 0);
     return j->err;
 }
