@@ -343,7 +343,10 @@ int main(int argc, char **argv)
     printf("graph_fault: %ld allocations swept one at a time and from each "
            "on, %d messages a path, %u threads\n",
            runs[0], msgs, threads);
-    CHECK_MSG(runs[0] > 100,
+    /* Nodes, edges and edge lists come from the graph's slabs, a chunk
+     * for many; in debug mode (the sanitizer builds) each block is an
+     * allocation of its own, and the sweep reaches every one. */
+    CHECK_MSG(runs[0] > 60,
               "only %ld allocations: the program is not "
               "what this test means to sweep",
               runs[0]);

@@ -46,7 +46,8 @@ typedef wf__gtask runner;
 
 /* Laid out by use (internal/graph/types.h): a signal reads the base line
  * and the next one (its port, count, work, extra); a body run the line after
- * (body, ctx, the output port's edges) and the first runner's. */
+ * (body, ctx, the output port's edges) and the first runner's, which
+ * follows without padding: the node's block is a slab class smaller. */
 typedef struct cont_node {
     wf_node base;
     wf__port in;           /* its input port (cont_ops.in_offset) */
@@ -58,7 +59,7 @@ typedef struct cont_node {
     void *ctx;
     wf__port out;         /* its output port */
     runner *_Atomic more; /* slots 1 .. n_slots - 1 once made (add_runners) */
-    runner first __attribute__((aligned(64))); /* slot 0; its bit is 1 */
+    runner first;         /* slot 0; its bit is 1 */
     size_t out_size;
 } cont_node;
 
@@ -76,7 +77,7 @@ static runner *slot(cont_node *c, unsigned i)
  * input port: read from the port, whose line the sender loaded already). */
 static size_t threshold(cont_node *c, wf__port *in)
 {
-    /* Acquire pairs with the release store of n_edges in node_handle
+    /* Acquire pairs with the release store of n_edges in set_edges
      * (SET_EDGES); a signal racing with an edge edit counts against the
      * threshold before or after it, as it would under a lock. */
     return wf_load_acquire(&in->n_edges) + c->extra;
@@ -99,20 +100,21 @@ static void broadcast(cont_node *c, const void *msg)
         wf__push_broadcast(out, msg);
         return;
     }
-    /* Acquire pairs with the release store of the list in node_handle. */
+    /* Acquire pairs with the release store of the list in set_edges. */
     wf__edges *l = wf_load_acquire(&out->edges);
-    for (size_t i = 0; l && i < l->n; i++) {
-        /* The receiver from the list itself (wf__edges_far), not from the
-         * edge's record.  A continue node's input (cont_input, set before
-         * the node was published) never rejects, so its edges stay in
-         * push state (only a REJECT_PULL turns one to pull, G3): no need
-         * to read the state. */
-        wf__port *to = wf__edges_far(l)[i];
+    for (unsigned i = 0, n = wf__edges_count(l); i < n; i++) {
+        wf__edge *e = wf__edges_at(l, i);
+        if (e == NULL)
+            continue;
+        /* The receiver from the slot itself, not from the edge's record.
+         * A continue node's input (cont_input, set before the node was
+         * published) never rejects, so its edges stay in push state (only
+         * a REJECT_PULL turns one to pull, G3): no need to read it. */
+        wf__port *to = l->s[i].far;
         if (to->cont_input) {
             cont_put(to, msg);
             continue;
         }
-        wf__edge *e = l->e[i];
         /* Relaxed: as in wf__push_broadcast (a stale state costs one
          * rejected offer; G3 notifies every change). */
         if (wf_load_relaxed(&e->state) == WF__PUSH)

@@ -51,10 +51,12 @@ static void write_node(FILE *f, wf_node *n, bool counting)
 static void write_edges(FILE *f, wf_node *n)
 {
     for (unsigned i = 0; i < n->n_out; i++) {
-        /* Acquire pairs with the list's publication (node.c). */
+        /* Acquire pairs with the list's publication (edge.c). */
         wf__edges *l = wf_load_acquire(&n->out[i].edges);
-        for (size_t k = 0; l && k < l->n; k++) {
-            wf__edge *e = l->e[k];
+        for (unsigned k = 0, c = wf__edges_count(l); k < c; k++) {
+            wf__edge *e = wf__edges_at(l, k);
+            if (e == NULL)
+                continue;
             /* Relaxed: a snapshot; the state may change right after. */
             bool pull = wf_load_relaxed(&e->state) == WF__PULL;
             fprintf(f, "  n%u -> n%u [label=\"%s\"%s", wf__cold(n)->id,

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Ports, edges and the push/pull protocol between nodes (G3).
  *
- * An edge is shared by its two ends.  Each end lists it in an immutable
- * array published through the node's aggregator; edits copy the array
- * under the graph's topology lock, which also makes "does this edge exist"
- * and the two publications one step for other editors. */
+ * An edge is shared by its two ends.  Each end lists it in a slot of its
+ * port's list (internal/graph/types.h, wf__edges), edited through the
+ * node's aggregator: appended in place, cleared in place when removed,
+ * moved to a larger block when full.  Editors hold the graph's topology
+ * lock, which also makes "does this edge exist" and the two edits one
+ * step for other editors.  Records and lists come from the graph's slabs
+ * (mem.c). */
 #include "internal/graph/edge.h"
 #include "internal/graph/mem.h"
 #include "internal/graph/runtime.h"
@@ -52,101 +55,153 @@ size_t wf_port_msg_size(wf_port p)
 
 static wf__edges *load_list(wf__port *p)
 {
-    /* Acquire pairs with the release store in node_handle (SET_EDGES). */
+    /* Acquire pairs with the release store in set_edges. */
     return wf_load_acquire(&p->edges);
+}
+
+static wf__slabs *slabs_of(wf__port *p)
+{
+    return wf__cold(p->node)->slabs;
+}
+
+/* The slot of p's list that holds e, or -1. */
+static long slot_of(wf__port *p, wf__edge *e)
+{
+    wf__edges *l = load_list(p);
+    for (unsigned i = 0, n = wf__edges_count(l); i < n; i++)
+        if (wf__edges_at(l, i) == e)
+            return (long)i;
+    return -1;
 }
 
 static wf__edge *find_edge(wf__port *from, wf__port *to)
 {
     wf__edges *l = load_list(from);
-    for (size_t i = 0; l && i < l->n; i++)
-        if (l->e[i]->to == to)
-            return l->e[i];
+    for (unsigned i = 0, n = wf__edges_count(l); i < n; i++) {
+        wf__edge *e = wf__edges_at(l, i);
+        if (e && l->s[i].far == to)
+            return e;
+    }
     return NULL;
 }
 
-/* Inside the node's aggregator (G1): make e->list the port's list.  The
- * node applies every op of this type with this handler (publish), not
+static size_t list_bytes(unsigned cap)
+{
+    return sizeof(wf__edges) + cap * sizeof(wf__edge_slot);
+}
+
+void wf__edges_free(wf__slabs *s, wf__edges *l)
+{
+    if (l)
+        wf__slab_free(s, l, list_bytes(l->cap));
+}
+
+/* Inside the node's aggregator (G1): apply an edit to the port's list.
+ * The node applies every op of this type with this handler (publish), not
  * its own. */
 static void set_edges(void *self, wf__op *op)
 {
     wf_node *n = self;
-    wf__edges_op *e = (wf__edges_op *)op;
-    /* Relaxed: only the aggregator writes edges, and we are it. */
-    wf__edges *old = wf_load_relaxed(&e->port->edges);
-    /* Release pairs with the acquire loads of readers that walk the list
-     * outside the aggregator (wf__push_*, wf__pull_*). */
-    wf_store_release(&e->port->edges, e->list);
-    /* Release pairs with the acquire load in continue.c (threshold). */
-    wf_store_release(&e->port->n_edges, e->list ? e->list->n : 0);
-    if (!e->port->is_input)
-        e->port->push_hint = true; /* a new edge starts in push */
-    if (old) { /* a reader may still walk it: keep it (wf__edges) */
-        old->retired = wf__cold(n)->retired_lists;
-        wf__cold(n)->retired_lists = old;
+    wf__edges_op *o = (wf__edges_op *)op;
+    wf__port *p = o->port;
+    /* Relaxed: only the aggregator writes the list, and we are it. */
+    wf__edges *l = wf_load_relaxed(&p->edges);
+    size_t live = wf_load_relaxed(&p->n_edges);
+    if (o->list) {
+        /* Release pairs with the acquire loads of readers that walk the
+         * list outside the aggregator (wf__push_*, wf__pull_*). */
+        wf_store_release(&p->edges, o->list);
+        if (l) { /* a reader may still walk it: keep it (wf__edges) */
+            l->retired = wf__cold(n)->retired_lists;
+            wf__cold(n)->retired_lists = l;
+        }
+        live++;
+    } else if (o->add) {
+        unsigned i = wf_load_relaxed(&l->n);
+        l->s[i].far = p->is_input ? o->add->from : o->add->to;
+        wf_store_relaxed(&l->s[i].e, o->add);
+        /* Release: a reader that sees the new count sees the slot. */
+        wf_store_release(&l->n, i + 1);
+        live++;
+    } else {
+        /* Relaxed: a reader that still finds the edge may use it (it is
+         * kept, retired, until its sender is destroyed). */
+        wf_store_relaxed(&l->s[o->remove].e, NULL);
+        live--;
     }
+    /* Release pairs with the acquire load in continue.c (threshold). */
+    wf_store_release(&p->n_edges, live);
+    if (!p->is_input && (o->list || o->add))
+        p->push_hint = true; /* a new edge starts in push */
 }
 
-static void publish(wf__port *p, wf__edges *l)
+static void publish(wf__port *p, wf__edges_op *op)
 {
-    wf__edges_op op = {.op.type = WF__OP_SET_EDGES, .port = p, .list = l};
-    wf__agg_execute(&p->node->agg, &op.op, set_edges, p->node);
+    op->op.type = WF__OP_SET_EDGES;
+    op->port = p;
+    wf__agg_execute(&p->node->agg, &op->op, set_edges, p->node);
 }
 
-/* A block for an edge list of up to cap edges (and their far ends). */
-static wf__edges *list_alloc(wf__port *p, size_t cap)
-{
-    wf__edges *l = wf__mem_alloc(wf__node_mem(p->node),
-                                 sizeof *l + 2 * cap * sizeof l->e[0]);
-    if (l)
-        l->retired = NULL;
-    return l;
-}
-
-/* Fill l with p's list, plus e (add) or less e. */
-static wf__edges *edited(wf__edges *l, wf__port *p, wf__edge *e, bool add)
+/* Room to append to p's list: NULL when its block has a free slot, else
+ * a new block holding its live slots, with room for as many again (a
+ * block fills its slab class).  Under the topology lock, which keeps the
+ * list as it is until the append is published.  *fail: no memory. */
+static wf__edges *room(wf__port *p, bool *fail)
 {
     wf__edges *old = load_list(p);
-    size_t n = old ? old->n : 0;
-    l->n = 0;
-    for (size_t i = 0; i < n; i++)
-        if (old->e[i] != e)
-            l->e[l->n++] = old->e[i];
-    if (add)
-        l->e[l->n++] = e;
-    for (size_t i = 0; i < l->n; i++) /* wf__edges: the far ends */
-        wf__edges_far(l)[i] = p->is_input ? l->e[i]->from : l->e[i]->to;
-    return l;
-}
-
-/* Removing an edge must not need memory: destroying a node or clearing
- * the edges cannot fail.  So every edge added to a port brings a spare
- * block for a later removal, sized for the list it makes (k edges for
- * the k-th): the spares form a stack under the topology lock whose i-th
- * block from the bottom holds at least i edges, one per edge listed.  A
- * removal from n edges pops the top (at least n, n - 1 needed), leaving
- * blocks 1 .. n - 1 for the edges that remain; an addition pushes a block
- * of n + 1.  The invariant holds either way. */
-static void spare_push(wf__port *p, wf__edges *l)
-{
-    l->retired = p->spares;
-    p->spares = l;
-}
-
-static wf__edges *spare_pop(wf__port *p)
-{
-    wf__edges *l = p->spares;
-    if (l == NULL)
-        WF_BUG("an edge without its spare list block");
-    p->spares = l->retired;
+    unsigned n = wf__edges_count(old);
+    if (old && n < old->cap)
+        return NULL;
+    size_t live = wf_load_relaxed(&p->n_edges); /* under topo: settled */
+    size_t want = 2 * live + 1;
+    size_t bytes = wf__slab_block_size(list_bytes((unsigned)want));
+    if (bytes < 64) /* a line: three edges, as most ports have at most */
+        bytes = 64;
+    unsigned cap =
+        bytes > WF__SLAB_MAX
+            ? (unsigned)want
+            : (unsigned)((bytes - sizeof(wf__edges)) / sizeof(wf__edge_slot));
+    wf__edges *l = wf__slab_alloc(slabs_of(p), list_bytes(cap));
+    if (l == NULL) {
+        *fail = true;
+        return NULL;
+    }
+    l->cap = cap;
     l->retired = NULL;
+    unsigned k = 0;
+    for (unsigned i = 0; i < n; i++) {
+        wf__edge *e = wf__edges_at(old, i);
+        if (e) {
+            wf_store_relaxed(&l->s[k].e, e); /* not shared yet */
+            l->s[k++].far = old->s[i].far;
+        }
+    }
+    wf_store_relaxed(&l->n, k); /* published with the list */
     return l;
 }
 
-/* Take e out of p's list, with no allocation. */
+/* Append e to p's list, in the block that room() gave (or in place). */
+static void list_add(wf__port *p, wf__edges *fresh, wf__edge *e)
+{
+    wf__edges_op op = {.add = e, .list = fresh};
+    if (fresh) {
+        unsigned k = wf_load_relaxed(&fresh->n);
+        wf_store_relaxed(&fresh->s[k].e, e); /* not shared yet */
+        fresh->s[k].far = p->is_input ? e->from : e->to;
+        wf_store_relaxed(&fresh->n, k + 1);
+    }
+    publish(p, &op);
+}
+
+/* Take e out of p's list: its slot is cleared, with no allocation, so
+ * that destroying a node or removing an edge cannot fail. */
 static void unlist(wf__port *p, wf__edge *e)
 {
-    publish(p, edited(spare_pop(p), p, e, false));
+    long i = slot_of(p, e);
+    if (i < 0)
+        WF_BUG("an edge missing from its port's list");
+    wf__edges_op op = {.remove = (unsigned)i};
+    publish(p, &op);
 }
 
 static int check_pair(wf_port from, wf_port to, wf__port **fp, wf__port **tp)
@@ -161,32 +216,33 @@ static int check_pair(wf_port from, wf_port to, wf__port **fp, wf__port **tp)
     return (*fp)->size == (*tp)->size ? 0 : WF_ESIZE;
 }
 
-/* The blocks an edge from fp to tp needs: its record, each end's new list
- * and each end's spare (see spare_push); false, with none kept, when one
- * cannot be had. */
-typedef struct {
-    wf__edge *e;
-    wf__edges *list[2], *spare[2];
-} edge_blocks;
-
-static bool blocks_alloc(edge_blocks *b, wf__port *end[2])
+/* Under the topology lock: the edge's record and room in both lists, or
+ * WF_ENOMEM with nothing kept; then the edge, listed at both ends. */
+static int add_edge(wf__port *fp, wf__port *tp, wf__edge **out)
 {
-    const wf_allocator *mem = wf__node_mem(end[0]->node); /* the graph's */
-    bool ok = (b->e = wf__mem_calloc(mem, 1, sizeof *b->e)) != NULL;
-    for (int i = 0; i < 2; i++) {
-        wf__edges *l = load_list(end[i]);
-        size_t n = (l ? l->n : 0) + 1;
-        ok = ok && (b->list[i] = list_alloc(end[i], n)) != NULL &&
-             (b->spare[i] = list_alloc(end[i], n)) != NULL;
+    wf__port *end[2] = {tp, fp};
+    wf__slabs *s = slabs_of(fp);
+    wf__edges *fresh[2] = {NULL, NULL};
+    bool fail = false;
+    wf__edge *e = wf__slab_alloc(s, sizeof *e);
+    for (int i = 0; i < 2 && e; i++)
+        fresh[i] = room(end[i], &fail);
+    if (e == NULL || fail) {
+        wf__slab_free(s, e, sizeof *e);
+        for (int i = 0; i < 2; i++)
+            wf__edges_free(s, fresh[i]);
+        return WF_ENOMEM;
     }
-    if (!ok) {
-        wf__mem_free(mem, b->e);
-        for (int i = 0; i < 2; i++) {
-            wf__mem_free(mem, b->list[i]);
-            wf__mem_free(mem, b->spare[i]);
-        }
-    }
-    return ok;
+    e->from = fp;
+    e->to = tp;
+    e->retired = NULL;
+    wf_store_relaxed(&e->state, WF__PUSH); /* published below */
+    /* Receiver first: once the sender lists the edge it may push and the
+     * receiver may need to pull back along it. */
+    for (int i = 0; i < 2; i++)
+        list_add(end[i], fresh[i], e);
+    *out = e;
+    return 0;
 }
 
 int wf_make_edge_ports(wf_port from, wf_port to)
@@ -200,31 +256,16 @@ int wf_make_edge_ports(wf_port from, wf_port to)
     if (fp->node == tp->node)
         return WF_EINVAL;
     wf_graph *g = wf__node_graph(from.node);
-    wf__port *end[2] = {tp, fp};
-    edge_blocks b = {0};
+    wf__edge *e = NULL;
     pthread_mutex_lock(&g->topo);
-    if (find_edge(fp, tp)) {
-        err = WF_EEXIST;
-    } else if (!blocks_alloc(&b, end)) {
-        err = WF_ENOMEM;
-    } else {
-        b.e->from = fp;
-        b.e->to = tp;
-        wf_store_relaxed(&b.e->state, WF__PUSH); /* published below */
-        /* Receiver first: once the sender lists the edge it may push and
-         * the receiver may need to pull back along it. */
-        for (int i = 0; i < 2; i++) {
-            spare_push(end[i], b.spare[i]);
-            publish(end[i], edited(b.list[i], end[i], b.e, true));
-        }
-    }
+    err = find_edge(fp, tp) ? WF_EEXIST : add_edge(fp, tp, &e);
     pthread_mutex_unlock(&g->topo);
     /* A buffering sender offers what it holds to its new successor.  The
      * edge stays valid after a concurrent remove (it is retired, not
      * freed, until the sender is destroyed). */
     const wf__node_ops *ops = fp->node->ops;
     if (err == 0 && ops->new_succ)
-        ops->new_succ(fp, b.e);
+        ops->new_succ(fp, e);
     else if (err == 0 && ops->succ_push)
         ops->succ_push(fp);
     return err;
@@ -244,7 +285,7 @@ int wf_remove_edge_ports(wf_port from, wf_port to)
     } else {
         unlist(fp, e); /* sender first: no new push along e */
         unlist(tp, e);
-        /* A push or pull that loaded an old list may still use e: keep it
+        /* A push or pull that loaded the slot may still use e: keep it
          * until the sender is destroyed. */
         e->retired = wf__cold(fp->node)->retired_edges;
         wf__cold(fp->node)->retired_edges = e;
@@ -253,24 +294,24 @@ int wf_remove_edge_ports(wf_port from, wf_port to)
     return err;
 }
 
-/* Remove every edge of n from its neighbours' lists and its own, and free
- * the edges; the caller holds the topology lock (or the graph is gone).
- * Needs no memory (spare_push).  No edge joins two ports of one node
+/* Remove every edge of n from its neighbours' lists, and free the edges;
+ * the caller holds the topology lock (or the graph is gone), and nothing
+ * runs.  Needs no memory (unlist).  No edge joins two ports of one node
  * (wf_make_edge_ports), so the far end is always a neighbour's. */
 void wf__edges_detach_all(wf_node *n)
 {
     for (unsigned i = 0; i < n->n_in + n->n_out; i++) {
         wf__port *p = wf__node_port(n, i);
         wf__edges *l = load_list(p);
-        for (size_t k = 0; l && k < l->n; k++) {
-            wf__edge *e = l->e[k];
+        for (unsigned k = 0, c = wf__edges_count(l); k < c; k++) {
+            wf__edge *e = wf__edges_at(l, k);
+            if (e == NULL)
+                continue;
             unlist(p->is_input ? e->from : e->to, e);
-            wf__mem_free(wf__node_mem(n), e);
+            wf__edges_op op = {.remove = k}; /* n's own slot */
+            publish(p, &op);
+            wf__slab_free(slabs_of(p), e, sizeof *e);
         }
-        if (l)
-            publish(p, NULL); /* n's own list: none, no block needed */
-        while (p->spares)
-            wf__mem_free(wf__node_mem(n), spare_pop(p));
     }
 }
 
@@ -278,9 +319,12 @@ void wf__edges_reset(wf_node *n)
 {
     for (unsigned i = 0; i < n->n_out; i++) {
         wf__edges *l = load_list(&n->out[i]);
-        for (size_t k = 0; l && k < l->n; k++)
+        for (unsigned k = 0, c = wf__edges_count(l); k < c; k++) {
+            wf__edge *e = wf__edges_at(l, k);
             /* Quiescent graph (reset waited): no one else reads it now. */
-            wf_store_relaxed(&l->e[k]->state, WF__PUSH);
+            if (e)
+                wf_store_relaxed(&e->state, WF__PUSH);
+        }
         n->out[i].push_hint = true; /* quiescent too */
     }
 }
@@ -305,10 +349,11 @@ int wf__push_single(wf__port *out, const void *msg)
     /* Edge states are read relaxed here and below: a stale state costs one
      * rejected offer or one failed pull, and each switch is followed by a
      * notice through the other node's aggregator (G3). */
-    for (size_t i = 0; l && i < l->n; i++)
-        if (wf_load_relaxed(&l->e[i]->state) == WF__PUSH &&
-            wf__offer(l->e[i], msg))
+    for (unsigned i = 0, n = wf__edges_count(l); i < n; i++) {
+        wf__edge *e = wf__edges_at(l, i);
+        if (e && wf_load_relaxed(&e->state) == WF__PUSH && wf__offer(e, msg))
             return 1;
+    }
     return 0;
 }
 
@@ -330,9 +375,10 @@ static void back_to_push(wf__edge *e)
 int wf__pull_get(wf__port *in, void *msg)
 {
     wf__edges *l = load_list(in);
-    for (size_t i = 0; l && i < l->n; i++) {
-        wf__edge *e = l->e[i];
-        if (wf_load_relaxed(&e->state) != WF__PULL) /* see push_single */
+    for (unsigned i = 0, n = wf__edges_count(l); i < n; i++) {
+        wf__edge *e = wf__edges_at(l, i);
+        if (e == NULL ||
+            wf_load_relaxed(&e->state) != WF__PULL) /* see push_single */
             continue;
         const wf__node_ops *ops = e->from->node->ops;
         if (ops->get && ops->get(e->from, msg) == 1) {
@@ -353,9 +399,10 @@ int wf__pull_get(wf__port *in, void *msg)
 wf__edge *wf__pull_reserve(wf__port *in, void *msg)
 {
     wf__edges *l = load_list(in);
-    for (size_t i = 0; l && i < l->n; i++) {
-        wf__edge *e = l->e[i];
-        if (wf_load_relaxed(&e->state) != WF__PULL) /* see push_single */
+    for (unsigned i = 0, n = wf__edges_count(l); i < n; i++) {
+        wf__edge *e = wf__edges_at(l, i);
+        if (e == NULL ||
+            wf_load_relaxed(&e->state) != WF__PULL) /* see push_single */
             continue;
         const wf__node_ops *ops = e->from->node->ops;
         if (ops->reserve && ops->reserve(e->from, msg) == 1)

@@ -41,6 +41,10 @@ int wf_graph_create_with(wf_graph **out, const wf_graph_config *cfg)
         return WF_ENOMEM;
     g->pool = pool;
     g->mem = mem;
+    if ((g->slabs = wf__slabs_create(&mem, wf__pool_debug(pool))) == NULL) {
+        wf__mem_free(&mem, g);
+        return WF_ENOMEM;
+    }
     wf__pool_graphs_add(pool, 1); /* see wf_pool_destroy */
     static pthread_once_t counts_once = PTHREAD_ONCE_INIT;
     pthread_once(&counts_once, read_counts_env);
@@ -68,6 +72,7 @@ fail_idle_lock:
     wf__runtime_fini(g);
 fail_drainers:
     wf__pool_graphs_add(pool, -1);
+    wf__slabs_drop(g->slabs);
     wf__mem_free(&mem, g);
     return WF_ENOMEM;
 }
@@ -78,7 +83,7 @@ fail_drainers:
 static bool has_successor(wf_node *n)
 {
     for (unsigned i = 0; i < n->n_out; i++)
-        /* Acquire pairs with the release store in node_handle. */
+        /* Acquire pairs with the release store in set_edges (edge.c). */
         if (wf_load_acquire(&n->out[i].n_edges) > 0)
             return true;
     return false;
@@ -255,6 +260,7 @@ int wf_graph_destroy(wf_graph *g)
     pthread_cond_destroy(&g->idle);
     pthread_mutex_destroy(&g->idle_lock);
     wf__runtime_fini(g);
+    wf__slabs_drop(g->slabs); /* the nodes left hold theirs */
     wf_pool *pool = g->pool;
     wf_allocator mem = g->mem;
     wf__mem_free(&mem, g);

@@ -2,9 +2,11 @@
 /* What every node shares: creation with its ports, the aggregator handler
  * for the common operations, and the public wf_node_* calls (names,
  * priorities, callbacks, destruction). */
-#include "internal/graph/node.h"
+#include <limits.h>
+
 #include "internal/graph/edge.h"
 #include "internal/graph/mem.h"
+#include "internal/graph/node.h"
 #include "internal/graph/runtime.h"
 #include "internal/graph/types.h"
 #include "internal/pool_hooks.h"
@@ -84,11 +86,15 @@ int wf__node_create(wf_node **out, wf_graph *g, size_t size,
      * unless the kind has room for them. */
     size_t bytes = sizeof(wf__node_cold) + size +
                    (ops->in_offset ? 0 : (n_in + n_out) * sizeof(wf__port));
-    char *block = wf__mem_alloc_aligned(&g->mem, bytes, 64);
+    if (bytes > UINT_MAX)
+        return WF_ENOMEM;
+    char *block = wf__slab_alloc(g->slabs, bytes);
     if (block == NULL)
         return WF_ENOMEM;
     memset(block, 0, bytes);
-    ((wf__node_cold *)block)->mem = g->mem;
+    wf__slabs_hold(g->slabs);
+    ((wf__node_cold *)block)->slabs = g->slabs;
+    ((wf__node_cold *)block)->block_size = (unsigned)bytes;
     wf_node *n = (wf_node *)(block + sizeof(wf__node_cold));
     wf__port *ports = (wf__port *)((char *)n + size);
     n->ops = ops;
@@ -118,36 +124,29 @@ void wf__node_publish(wf_node *n)
     pthread_mutex_unlock(&g->topo);
 }
 
-static void free_retired(wf_node *n)
-{
-    while (wf__cold(n)->retired_lists) {
-        wf__edges *l = wf__cold(n)->retired_lists;
-        wf__cold(n)->retired_lists = l->retired;
-        wf__mem_free(wf__node_mem(n), l);
-    }
-    while (wf__cold(n)->retired_edges) {
-        wf__edge *e = wf__cold(n)->retired_edges;
-        wf__cold(n)->retired_edges = e->retired;
-        wf__mem_free(wf__node_mem(n), e);
-    }
-}
-
 void wf__node_free(wf_node *n)
 {
     if (n->ops->destroy)
         n->ops->destroy(n);
-    wf_allocator mem = *wf__node_mem(n); /* in the block it frees */
+    wf__node_cold *c = wf__cold(n);
+    wf__slabs *s = c->slabs;
     for (unsigned i = 0; i < n->n_in + n->n_out; i++) {
         wf__port *p = wf__node_port(n, i);
-        wf__mem_free(&mem, wf_load_relaxed(&p->edges)); /* unshared */
-        for (wf__edges *l = p->spares, *next; l; l = next) {
-            next = l->retired;
-            wf__mem_free(&mem, l);
-        }
+        wf__edges_free(s, wf_load_relaxed(&p->edges)); /* unshared */
     }
-    free_retired(n);
-    wf__mem_free(&mem, wf__cold(n)->name);
-    wf__mem_free(&mem, wf__cold(n));
+    while (c->retired_lists) {
+        wf__edges *l = c->retired_lists;
+        c->retired_lists = l->retired;
+        wf__edges_free(s, l);
+    }
+    while (c->retired_edges) {
+        wf__edge *e = c->retired_edges;
+        c->retired_edges = e->retired;
+        wf__slab_free(s, e, sizeof *e);
+    }
+    wf__mem_free(&s->mem, c->name);
+    wf__slab_free(s, c, c->block_size);
+    wf__slabs_drop(s); /* last: may free the slabs */
 }
 
 int wf_node_destroy(wf_node *n)

@@ -47,14 +47,16 @@ WF__HOT_INLINE bool wf__offer(wf__edge *e, const void *msg)
  * states are read relaxed: a stale state costs one rejected offer, and
  * each switch is followed by a notice through the other node's
  * aggregator (G3).  Acquire on the list pairs with the release store in
- * node_handle (SET_EDGES). */
+ * set_edges (edge.c). */
 WF__HOT_INLINE int wf__push_broadcast_inline(wf__port *out, const void *msg)
 {
     wf__edges *l = wf_load_acquire(&out->edges);
     int accepted = 0;
-    for (size_t i = 0; l && i < l->n; i++)
-        if (wf_load_relaxed(&l->e[i]->state) == WF__PUSH)
-            accepted += wf__offer(l->e[i], msg);
+    for (unsigned i = 0, n = wf__edges_count(l); i < n; i++) {
+        wf__edge *e = wf__edges_at(l, i);
+        if (e && wf_load_relaxed(&e->state) == WF__PUSH)
+            accepted += wf__offer(e, msg);
+    }
     return accepted;
 }
 /* Pull helpers for receivers: try each in-edge in pull state; a sender that
@@ -66,18 +68,22 @@ wf__edge *wf__pull_reserve(wf__port *in, void *msg);
  * Inline: a store asks after most of its operations. */
 static inline bool wf__has_edge(wf__port *p, int state)
 {
-    /* Acquire pairs with the release store in node_handle (SET_EDGES). */
+    /* Acquire pairs with the release store in set_edges (edge.c). */
     wf__edges *l = wf_load_acquire(&p->edges);
-    for (size_t i = 0; l && i < l->n; i++)
+    for (unsigned i = 0, n = wf__edges_count(l); i < n; i++) {
+        wf__edge *e = wf__edges_at(l, i);
         /* Relaxed: a stale state is corrected by the notification that
          * follows every change (G3). */
-        if (wf_load_relaxed(&l->e[i]->state) == state)
+        if (e && wf_load_relaxed(&e->state) == state)
             return true;
+    }
     return false;
 }
 /* Turn every edge of the node back to push (reset). */
 void wf__edges_reset(wf_node *n);
 /* Remove every edge of n from its neighbours and free them (destroy). */
 void wf__edges_detach_all(wf_node *n);
+/* Free an edge list block (a port's, or a retired one) to the slabs. */
+void wf__edges_free(wf__slabs *s, wf__edges *l);
 
 #endif /* WF_GRAPH_EDGE_H */

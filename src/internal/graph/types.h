@@ -49,6 +49,7 @@
 
 #include "internal/atomic.h"
 #include "internal/graph/agg.h"
+#include "internal/graph/mem.h"
 #include "internal/trace.h"
 #include "internal/util.h"
 #include "weft/graph.h"
@@ -66,6 +67,7 @@ typedef struct wf__gtask wf__gtask;
 struct wf_graph {
     wf_pool *pool;
     wf_allocator mem; /* wf_graph_config.alloc, or malloc's  */
+    wf__slabs *slabs; /* nodes, edges and edge lists (mem.c)  */
     _Atomic int cancelled;
     _Atomic int counting;      /* wf_graph_set_counting: DOT counts on  */
     _Atomic int error;         /* first negative code from a body     */
@@ -117,21 +119,43 @@ typedef struct wf__edge {
     struct wf__edge *retired;
 } wf__edge;
 
-/* An edge list is immutable once published; an edit publishes a copy and
- * keeps the old one until the node is destroyed, so a forwarder may walk
- * a list it loaded without holding anything.  After e[0 .. n-1] it holds
- * each edge's other end, wf__edges_far(l)[i] (e[i]->to for an out-list,
- * e[i]->from for an in-list): a sender signalling continue nodes reads
- * the list's line and the receivers', not one line per edge record. */
+/* A port's edge list: slots appended in place, each an edge and its
+ * far end (e->to for an out-list, e->from for an in-list), so that a
+ * sender signalling continue nodes reads the list's line and the
+ * receivers', not one line per edge record.  Only the port's node, in its
+ * aggregator (G1), appends a slot (then publishes n with a release store)
+ * or removes an edge, by clearing its slot's `e` for good: a reader that
+ * walks slots 0 .. n - 1 outside the aggregator sees each slot either
+ * live or removed, never another edge in it.  A slot's far end never
+ * changes.  An append that finds the block full publishes a new one that
+ * holds the live slots, and the old one is kept until the node is
+ * destroyed, for readers still walking it (wf__edges_count / _at). */
+typedef struct wf__edge_slot {
+    struct wf__edge *_Atomic e; /* NULL once removed */
+    wf__port *far;
+} wf__edge_slot;
+
 typedef struct wf__edges {
-    size_t n;
+    _Atomic unsigned n; /* slots used, live or removed */
+    unsigned cap;
     struct wf__edges *retired;
-    wf__edge *e[];
+    wf__edge_slot s[];
 } wf__edges;
 
-static inline wf__port **wf__edges_far(wf__edges *l)
+/* The slots of l a reader may walk: 0 .. count - 1 (0 for no list).
+ * Acquire pairs with the release store of n in set_edges (edge.c): the
+ * slots below it are filled. */
+static inline unsigned wf__edges_count(wf__edges *l)
 {
-    return (wf__port **)&l->e[l->n];
+    return l ? wf_load_acquire(&l->n) : 0;
+}
+
+/* Slot i's edge, or NULL once removed.  Relaxed: the edge was published
+ * with n (wf__edges_count); a removal read late costs one use of an edge
+ * that is kept until its sender is destroyed. */
+static inline struct wf__edge *wf__edges_at(wf__edges *l, unsigned i)
+{
+    return wf_load_relaxed(&l->s[i].e);
 }
 
 struct wf__port {
@@ -139,7 +163,7 @@ struct wf__port {
      * n_edges, cont_input) and a sender from its output (edges). */
     wf_node *node;
     wf__edges *_Atomic edges; /* successors / predecessors; NULL = none */
-    /* edges->n, published after each list (SET_EDGES): a continue node
+    /* Live edges, published after each edit (SET_EDGES): a continue node
      * reads its threshold from its own port, one line fewer per signal. */
     _Atomic size_t n_edges;
     size_t size; /* message size */
@@ -155,9 +179,6 @@ struct wf__port {
     /* A continue node's input: its senders signal it with a direct call
      * (continue.c), found from the port alone, without the node's line. */
     bool cont_input;
-    /* Blocks kept for removing edges without memory (edge.c, spare_push);
-     * under graph->topo. */
-    struct wf__edges *spares;
 };
 
 /* What put answers. */
@@ -234,7 +255,8 @@ struct wf_node {
 /* What messages and bodies do not read (names, lists, DOT, callbacks,
  * counters, trace): the block just before the node, wf__cold(n). */
 typedef struct wf__node_cold {
-    wf_allocator mem;     /* the graph's: for the node's memory (mem.c) */
+    wf__slabs *slabs;     /* the graph's; the node holds a reference */
+    unsigned block_size;  /* of the node's block, for wf__slab_free */
     char *name;           /* under graph->topo */
     unsigned id;          /* DOT node id */
     char auto_name[32];   /* "kind#id", the name when it has none */
@@ -265,7 +287,7 @@ static inline wf__node_cold *wf__cold(const wf_node *n)
 /* The allocator of n's memory (mem.c). */
 static inline const wf_allocator *wf__node_mem(const wf_node *n)
 {
-    return &wf__cold(n)->mem;
+    return &wf__cold(n)->slabs->mem;
 }
 
 /* True when the node's graph is cancelled or gone: stop starting work.
@@ -298,10 +320,13 @@ static inline bool wf__observed(const wf_node *n)
 /* Common operation types; kind-specific ones start at WF__OP_KIND. */
 enum { WF__OP_SET_EDGES = 1, WF__OP_RESET, WF__OP_HELD, WF__OP_KIND = 100 };
 
+/* An edit of a port's edge list (edge.c), applied by its node (G1). */
 typedef struct wf__edges_op {
     wf__op op;
     wf__port *port;
-    wf__edges *list; /* the new list; the old one is retired */
+    wf__edge *add; /* append this edge; else clear slot `remove` */
+    unsigned remove;
+    wf__edges *list; /* non-NULL: publish it (the live slots, then add) */
 } wf__edges_op;
 
 typedef struct wf__held_op {
