@@ -48,6 +48,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -570,11 +571,21 @@ class graph
 
 /* ---- task graphs ---------------------------------------------------------- */
 
-/* A task of a weft::taskgraph (weft/taskgraph.h): a handle, copied freely,
- * valid as long as its graph. */
+class subflow;
+namespace detail
+{
+class tg_builder;
+} // namespace detail
+
+/* A task of a weft::taskgraph or of a weft::subflow (weft/taskgraph.h): a
+ * handle, copied freely, valid as long as its graph (a subflow's tasks:
+ * until that subflow runs again).  A task made by the default constructor
+ * is empty, to be assigned (std::vector<weft::task> v(n), then v[i] =
+ * tg.emplace(...)); every call on it throws weft::error (WF_EINVAL). */
 class task
 {
   public:
+    task() noexcept = default;
     /* This task runs before each of ts (wf_tg_precede). */
     template <class... T> task &precede(const T &...ts)
     {
@@ -587,25 +598,247 @@ class task
         (detail::check(wf_tg_precede(ts.get(), t_)), ...);
         return *this;
     }
+    /* Its data dependencies (wf_tg_depend), as OpenMP's depend clauses:
+     * t.depend({weft::in(&a), weft::inout(&b)}) runs t after the tasks
+     * given dependencies before it that wrote a, or read or wrote b.  Once
+     * per task, in the order the tasks must appear to run. */
+    task &depend(std::initializer_list<wf_tg_dep> deps)
+    {
+        detail::check(wf_tg_depend(t_, deps.size(), deps.begin()));
+        return *this;
+    }
     /* Its name in write_dot; name must outlive the graph. */
     task &name(const char *name)
     {
         detail::check(wf_tg_name(t_, name));
         return *this;
     }
-    /* The C handle. */
+    /* The C handle (NULL: an empty task). */
     wf_tg_task *get() const noexcept
     {
         return t_;
     }
 
   private:
-    friend class taskgraph;
+    friend class detail::tg_builder;
     explicit task(wf_tg_task *t) noexcept : t_(t)
     {
     }
-    wf_tg_task *t_;
+    wf_tg_task *t_ = nullptr;
 };
+
+/* The accesses of task::depend: the task reads *p, writes it, or both
+ * (WF_TG_IN, WF_TG_OUT, WF_TG_INOUT). */
+inline wf_tg_dep in(const void *p) noexcept
+{
+    return wf_tg_dep{p, WF_TG_IN};
+}
+inline wf_tg_dep out(const void *p) noexcept
+{
+    return wf_tg_dep{p, WF_TG_OUT};
+}
+inline wf_tg_dep inout(const void *p) noexcept
+{
+    return wf_tg_dep{p, WF_TG_INOUT};
+}
+
+namespace detail
+{
+
+/* A task's callable, kept as long as the task can run. */
+struct tg_work {
+    virtual ~tg_work() = default;
+};
+
+/* The callables of one graph's tasks, and where the exceptions they throw
+ * go: the weft::taskgraph's slot, for the tasks of its subflows too. */
+struct tg_store {
+    exception_slot *ex = nullptr;
+    std::vector<std::unique_ptr<tg_work>> works;
+};
+
+/* The callable of a task or a condition task. */
+template <class F> struct tg_task_work final : tg_work {
+    tg_task_work(F fn, exception_slot *slot) : f(std::move(fn)), ex(slot)
+    {
+    }
+    F f;
+    exception_slot *ex;
+};
+
+/* The callable of a subflow task, and those of the tasks it added at its
+ * last run: freed when it runs again, once the C graph it builds in has
+ * been emptied (wf_tg_subflow), or with the task's graph. */
+template <class F> struct tg_subflow_work final : tg_work {
+    tg_subflow_work(F fn, exception_slot *slot) : f(std::move(fn))
+    {
+        children.ex = slot;
+    }
+    F f;
+    tg_store children;
+};
+
+/* Adding tasks, shared by weft::taskgraph and weft::subflow (Taskflow's
+ * FlowBuilder). */
+class tg_builder
+{
+  public:
+    /* The C handle. */
+    wf_taskgraph *get() const noexcept
+    {
+        return g_;
+    }
+
+    /* A task that calls f(); or, when f takes a weft::subflow &, a subflow
+     * task: each time it runs, f(sf) adds tasks and edges to sf, and they
+     * all run before the task's successors (wf_tg_subflow). */
+    template <class F> task emplace(F &&f)
+    {
+        if constexpr (std::is_invocable_v<std::decay_t<F> &, subflow &>)
+            return add_subflow(std::forward<F>(f));
+        else
+            return add<false>(std::forward<F>(f));
+    }
+    /* A task for each of fs, as an array (auto [a, b] = ...). */
+    template <class F, class G, class... H>
+    auto emplace(F &&f, G &&g, H &&...hs)
+    {
+        return std::array<task, 2 + sizeof...(H)>{
+            emplace(std::forward<F>(f)), emplace(std::forward<G>(g)),
+            emplace(std::forward<H>(hs))...};
+    }
+    /* A condition task: f() returns the index of the successor to run. */
+    template <class F> task condition(F &&f)
+    {
+        return add<true>(std::forward<F>(f));
+    }
+    /* A task with no work (wf_tg_placeholder): a point to join at. */
+    task placeholder()
+    {
+        wf_tg_task *t = wf_tg_placeholder(g_);
+        if (t == nullptr)
+            fail();
+        return task(t);
+    }
+
+  protected:
+    tg_builder() noexcept = default;
+    tg_builder(wf_taskgraph *g, tg_store *store) noexcept : g_(g), store_(store)
+    {
+    }
+
+    wf_taskgraph *g_ = nullptr;
+    tg_store *store_ = nullptr; /* null: a moved-from weft::taskgraph */
+
+  private:
+    template <bool Condition, class F> task add(F &&f)
+    {
+        using W = tg_task_work<std::decay_t<F>>;
+        tg_store &s = store();
+        /* Kept first: a task never points to a callable that is not. */
+        s.works.push_back(std::make_unique<W>(std::forward<F>(f), s.ex));
+        wf_tg_fn call = [](void *p) -> int {
+            W *w = static_cast<W *>(p);
+            try {
+                if constexpr (Condition) {
+                    return static_cast<int>(w->f());
+                } else {
+                    w->f();
+                    return 0;
+                }
+            } catch (...) {
+                w->ex->capture();
+                return WF_ECANCELED; /* run() throws the exception */
+            }
+        };
+        void *ctx = static_cast<W *>(s.works.back().get());
+        return made(Condition ? wf_tg_condition(g_, call, ctx)
+                              : wf_tg_emplace(g_, call, ctx),
+                    s);
+    }
+    template <class F> task add_subflow(F &&f); /* after weft::subflow */
+
+    tg_store &store()
+    {
+        if (store_ == nullptr)
+            throw error(WF_EINVAL);
+        return *store_;
+    }
+    /* The task t, or (NULL) the graph's error, its callable dropped. */
+    task made(wf_tg_task *t, tg_store &s)
+    {
+        if (t == nullptr) {
+            s.works.pop_back();
+            fail();
+        }
+        return task(t);
+    }
+    [[noreturn]] void fail() const
+    {
+        int err = wf_taskgraph_error(g_);
+        throw error(err < 0 ? err : WF_EINVAL);
+    }
+};
+
+} // namespace detail
+
+/* The graph that a subflow task builds each time it runs: the callable
+ * given to emplace takes a weft::subflow & and adds tasks and edges to it
+ * as to a weft::taskgraph (emplace, subflows in subflows included,
+ * condition, placeholder; a task's precede, succeed, depend, name):
+ *
+ *     tg.emplace([&](weft::subflow &sf) {         // built as it runs
+ *         auto [a, b] = sf.emplace([&] { left(); }, [&] { right(); });
+ *         sf.emplace([&] { merge(); }).succeed(a, b);
+ *     });
+ *
+ * All its tasks run, once the callable returns, before the subflow
+ * task's successors (the join is implicit; there is no detach).  The
+ * subflow, its tasks and their callables last until the subflow task runs
+ * again or its graph goes: keep no reference to them past the call, and
+ * no data its tasks use on the callable's stack.  An edge to a task of
+ * another graph throws weft::error.  An exception the callable or one of
+ * the subflow's tasks throws fails the run, and run() throws it. */
+class subflow : public detail::tg_builder
+{
+  public:
+    subflow(const subflow &) = delete;
+    subflow &operator=(const subflow &) = delete;
+
+  private:
+    friend class detail::tg_builder;
+    subflow(wf_taskgraph *sub, detail::tg_store *store) noexcept
+        : tg_builder(sub, store)
+    {
+    }
+};
+
+namespace detail
+{
+
+template <class F> task tg_builder::add_subflow(F &&f)
+{
+    using W = tg_subflow_work<std::decay_t<F>>;
+    tg_store &s = store();
+    s.works.push_back(std::make_unique<W>(std::forward<F>(f), s.ex));
+    wf_tg_subflow_fn call = [](wf_taskgraph *sub, void *p) -> int {
+        W *w = static_cast<W *>(p);
+        /* weft emptied sub for this run: the last run's callables go. */
+        w->children.works.clear();
+        try {
+            subflow sf(sub, &w->children);
+            w->f(sf);
+            return 0;
+        } catch (...) {
+            w->children.ex->capture();
+            return WF_ECANCELED; /* run() throws the exception */
+        }
+    };
+    void *ctx = static_cast<W *>(s.works.back().get());
+    return made(wf_tg_subflow(g_, call, ctx), s);
+}
+
+} // namespace detail
 
 /* A task graph (wf_taskgraph) whose tasks are callables:
  *
@@ -617,12 +850,14 @@ class task
  *     tg.run();
  *
  * A task's callable returns nothing; a condition's returns the index of
- * the successor to run (an int).  An exception a task throws fails the
- * run, as an error code does in C, and run() throws it again.  Each
- * callable is kept in a block of its own, with the graph.  The graph is
+ * the successor to run (an int); a subflow's takes a weft::subflow & and
+ * builds a graph that runs as part of the task (weft::subflow).  An
+ * exception a task throws fails the run, as an error code does in C, and
+ * run() throws it again.  Each callable is kept in a block of its own,
+ * with the graph, until clear() or the destructor.  The graph is
  * destroyed with this object; one made on a weft::pool keeps that pool
  * alive.  Movable, not copyable. */
-class taskgraph
+class taskgraph : public detail::tg_builder
 {
   public:
     /* A graph on the default pool. */
@@ -636,16 +871,18 @@ class taskgraph
     }
     /* A graph on the C pool p (NULL: the default pool), which must
      * outlive it. */
-    explicit taskgraph(wf_pool *p)
-        : ex_(std::make_unique<detail::exception_slot>())
+    explicit taskgraph(wf_pool *p) : root_(std::make_unique<root>())
     {
+        root_->store.ex = &root_->ex;
+        store_ = &root_->store;
         wf_taskgraph_config cfg = WF_TASKGRAPH_CONFIG_INIT;
         cfg.pool = p;
         detail::check(wf_taskgraph_create(&g_, &cfg));
     }
     taskgraph(taskgraph &&o) noexcept
-        : g_(std::exchange(o.g_, nullptr)), ex_(std::move(o.ex_)),
-          work_(std::move(o.work_)), pool_(std::move(o.pool_))
+        : tg_builder(std::exchange(o.g_, nullptr),
+                     std::exchange(o.store_, nullptr)),
+          root_(std::move(o.root_)), pool_(std::move(o.pool_))
     {
     }
     taskgraph &operator=(taskgraph &&o) noexcept
@@ -653,8 +890,8 @@ class taskgraph
         if (this != &o) {
             destroy();
             g_ = std::exchange(o.g_, nullptr);
-            ex_ = std::move(o.ex_);
-            work_ = std::move(o.work_);
+            store_ = std::exchange(o.store_, nullptr);
+            root_ = std::move(o.root_);
             pool_ = std::move(o.pool_);
         }
         return *this;
@@ -664,36 +901,6 @@ class taskgraph
     ~taskgraph()
     {
         destroy();
-    }
-
-    /* The C handle. */
-    wf_taskgraph *get() const noexcept
-    {
-        return g_;
-    }
-
-    /* A task that calls f(). */
-    template <class F> task emplace(F &&f)
-    {
-        return add<false>(std::forward<F>(f));
-    }
-    /* Tasks that call each of fs, as an array (auto [a, b] = ...). */
-    template <class F, class G, class... H>
-    auto emplace(F &&f, G &&g, H &&...hs)
-    {
-        return std::array<task, 2 + sizeof...(H)>{
-            emplace(std::forward<F>(f)), emplace(std::forward<G>(g)),
-            emplace(std::forward<H>(hs))...};
-    }
-    /* A condition task: f() returns the index of the successor to run. */
-    template <class F> task condition(F &&f)
-    {
-        return add<true>(std::forward<F>(f));
-    }
-    /* A task with no work yet (wf_tg_placeholder). */
-    task placeholder()
-    {
-        return task(checked(wf_tg_placeholder(g_)));
     }
 
     /* Run the graph once (wf_tg_run), n times, or until done() is true
@@ -717,6 +924,14 @@ class taskgraph
             },
             &done));
     }
+    /* Remove every task and edge, and free their callables
+     * (wf_taskgraph_clear): the graph's memory serves the next ones.  The
+     * handles of the old tasks are invalid. */
+    void clear()
+    {
+        detail::check(wf_taskgraph_clear(g_));
+        store_->works.clear();
+    }
     /* wf_taskgraph_write_dot. */
     void write_dot(FILE *f) const
     {
@@ -724,51 +939,15 @@ class taskgraph
     }
 
   private:
-    struct work_base {
-        virtual ~work_base() = default;
-        detail::exception_slot *ex = nullptr;
-    };
-    template <class F> struct work final : work_base {
-        explicit work(F f) : f(std::move(f))
-        {
-        }
-        F f;
+    struct root {
+        detail::exception_slot ex;
+        detail::tg_store store;
     };
 
-    template <bool Condition, class F> task add(F &&f)
-    {
-        using W = work<std::decay_t<F>>;
-        auto w = std::make_unique<W>(std::forward<F>(f));
-        w->ex = ex_.get();
-        wf_tg_fn call = [](void *p) -> int {
-            W *w = static_cast<W *>(p);
-            try {
-                if constexpr (Condition) {
-                    return static_cast<int>(w->f());
-                } else {
-                    w->f();
-                    return 0;
-                }
-            } catch (...) {
-                w->ex->capture();
-                return WF_ECANCELED; /* run() throws the exception */
-            }
-        };
-        wf_tg_task *t = Condition ? wf_tg_condition(g_, call, w.get())
-                                  : wf_tg_emplace(g_, call, w.get());
-        checked(t);
-        work_.push_back(std::move(w));
-        return task(t);
-    }
-    wf_tg_task *checked(wf_tg_task *t)
-    {
-        if (t == nullptr)
-            throw error(wf_taskgraph_error(g_));
-        return t;
-    }
     void finish(int err)
     {
-        ex_->rethrow();
+        if (root_ != nullptr)
+            root_->ex.rethrow();
         detail::check(err);
     }
     void destroy() noexcept
@@ -776,13 +955,12 @@ class taskgraph
         if (g_ != nullptr)
             wf_taskgraph_destroy(g_);
         g_ = nullptr;
-        work_.clear();
+        store_ = nullptr;
+        root_.reset(); /* the callables, once no task can call them */
         pool_.reset();
     }
 
-    wf_taskgraph *g_ = nullptr;
-    std::unique_ptr<detail::exception_slot> ex_;
-    std::vector<std::unique_ptr<work_base>> work_;
+    std::unique_ptr<root> root_;
     std::shared_ptr<detail::pool_owner> pool_; /* null: not a weft::pool */
 };
 
