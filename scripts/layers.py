@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""The flow graph's files form layers: check that its includes and its
+"""A component's files form layers: check that its includes and its
 cross-file calls have no cycle.
 
-    python3 scripts/layers.py SRC_DIR OBJECT...
+    python3 scripts/layers.py ROOT NAME PREFIX INCLUDE_DIRS OBJECT...
 
-SRC_DIR is the repository's src/; the objects are the library's (the
-build's weft_static objects, as ctest passes them).  A file of src/graph
-may call a function of another only if that one does not call it back,
-directly or through others: the calls, read from the objects' symbol
-tables (nm), and the #include lines of src/graph and src/internal/graph
-must each form a DAG.  Prints the layers, lowest first, and exits 1 with
-the cycle when there is one.
+ROOT is the repository; NAME names the component in the report; PREFIX
+picks its files among the objects' (an object's unit is its path below
+its target's CMakeFiles/NAME.dir/, without .c.o: "src/graph/edge" for
+weft_static's objects); INCLUDE_DIRS (comma-separated, relative to ROOT)
+hold its sources and private headers.  A file may call a function of
+another only if that one does not call it back, directly or through
+others: the calls, read from the objects' symbol tables (nm), and the
+#include lines of the files in INCLUDE_DIRS must each form a DAG.
+Prints the layers, lowest first, and exits 1 with the cycle when there
+is one.
 """
 
 import collections
@@ -36,8 +39,8 @@ def symbols(obj):
 
 
 def unit(obj):
-    """src/graph/edge.c.o -> graph/edge"""
-    m = re.search(r'src/(.+?)\.c\.o$', obj)
+    """.../weft_static.dir/src/graph/edge.c.o -> src/graph/edge"""
+    m = re.search(r'\.dir/(.+?)\.c\.o$', obj)
     return m.group(1) if m else os.path.basename(obj)
 
 
@@ -54,18 +57,28 @@ def call_graph(objs):
     return edges
 
 
-def include_graph(src):
+def include_graph(root, dirs):
+    """Includes between the files of dirs, by path relative to root."""
+    files = []
+    for d in dirs:
+        for base, _, names in os.walk(os.path.join(root, d)):
+            files += [os.path.relpath(os.path.join(base, n), root)
+                      for n in sorted(names) if n.endswith(('.c', '.h'))]
     edges = collections.defaultdict(set)
-    for folder in ('graph', 'internal/graph'):
-        d = os.path.join(src, folder)
-        for name in sorted(os.listdir(d)):
-            path = os.path.join(d, name)
-            me = os.path.relpath(path, src)
-            for line in open(path):
-                m = re.match(r'#include "([^"]+)"', line)
-                if m:
-                    edges[me].add(m.group(1))
-    return edges
+    for me in files:
+        here = os.path.dirname(me)
+        for line in open(os.path.join(root, me)):
+            m = re.match(r'#include "([^"]+)"', line)
+            if not m:
+                continue
+            # Beside the file, else below some include directory.
+            near = os.path.normpath(os.path.join(here, m.group(1)))
+            hits = [f for f in files
+                    if f == near or f.endswith('/' + m.group(1))]
+            if hits:
+                edges[me].add(hits[0])
+        edges.setdefault(me, set())
+    return edges, set(files)
 
 
 def layers(edges, keep):
@@ -113,16 +126,15 @@ def report(title, edges, keep):
 
 
 def main():
-    if len(sys.argv) < 3:
+    if len(sys.argv) < 6:
         sys.exit(__doc__)
-    src = sys.argv[1]
+    root, name, prefix, dirs = sys.argv[1:5]
     # A CMake list may come as one argument: "a.o;b.o".
-    objs = [o for arg in sys.argv[2:] for o in arg.split(';') if o]
-    ok = report('calls between src/graph files', call_graph(objs),
-                lambda n: n.startswith('graph/'))
-    ok &= report('includes of src/graph and src/internal/graph',
-                 include_graph(src),
-                 lambda n: 'graph/' in n)
+    objs = [o for arg in sys.argv[5:] for o in arg.split(';') if o]
+    ok = report('%s: calls between files' % name, call_graph(objs),
+                lambda n: n.startswith(prefix))
+    edges, files = include_graph(root, dirs.split(','))
+    ok &= report('%s: includes' % name, edges, lambda n: n in files)
     sys.exit(0 if ok else 1)
 
 
