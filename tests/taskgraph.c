@@ -526,6 +526,18 @@ static void concurrent(void)
 
 /* ---- dot ---------------------------------------------------------------- */
 
+/* g in DOT, in last_dot (the caller frees it). */
+static char *last_dot;
+static char *dot_text(const wf_taskgraph *g)
+{
+    size_t len = 0;
+    FILE *f = open_memstream(&last_dot, &len);
+    CHECK(f != NULL);
+    CHECK_OK(wf_taskgraph_write_dot(g, f));
+    fclose(f);
+    return last_dot;
+}
+
 static void dot(void)
 {
     wf_taskgraph *g;
@@ -548,6 +560,26 @@ static void dot(void)
     CHECK(strstr(text, "[style=dashed]") != NULL);
     free(text);
     CHECK_ERR(wf_taskgraph_write_dot(NULL, stdout), WF_EINVAL);
+    /* Tasks added after a clear, in the cleared tasks' memory, have no
+     * name until named, before and after another task is. */
+    CHECK_OK(wf_taskgraph_clear(g));
+    wf_tg_task *x = wf_tg_emplace(g, loop_body, &s);
+    CHECK(x != NULL);
+    CHECK(strstr(dot_text(g), "compile") == NULL);
+    free(last_dot);
+    wf_tg_task *y = wf_tg_emplace(g, loop_body, &s);
+    wf_tg_name(y, "fresh");
+    wf_tg_task *z = wf_tg_emplace(g, loop_body, &s);
+    CHECK(z != NULL);
+    text = dot_text(g);
+    CHECK(strstr(text, "compile") == NULL && strstr(text, "again?") == NULL);
+    CHECK(strstr(text, "label=\"fresh\"") != NULL);
+    char unnamed[64];
+    snprintf(unnamed, sizeof unnamed, "label=\"%p\"", (void *)z);
+    CHECK(strstr(text, unnamed) != NULL);
+    snprintf(unnamed, sizeof unnamed, "label=\"%p\"", (void *)x);
+    CHECK(strstr(text, unnamed) != NULL);
+    free(last_dot);
     CHECK_OK(wf_taskgraph_destroy(g));
 }
 

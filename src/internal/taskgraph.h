@@ -43,16 +43,30 @@ struct wf_tg_task {
     _Atomic uint32_t join;
     uint32_t strong; /* strong predecessors: not conditions */
     uint32_t nsucc;
-    uint32_t npred : 24; /* all predecessors: 0 makes a source */
-    uint32_t kind : 8;   /* enum wf__tg_kind */
-    /* second line */
+    /* All predecessors (0 makes a source) in the low 24 bits, the kind
+     * above them: a word rather than bitfields, so that an edge adds one
+     * to it in one instruction. */
+    uint32_t bits;
+    /* second line: a build writes nothing here (a run only for a task
+     * it spawns), so that building a graph touches one line per task */
     WF__ALIGNAS(64) wf_task task; /* what the pool runs (wf__tg_of) */
-    const char *name;
-    wf_tg_task *next_source; /* the graph's list of sources (run.c) */
+    const char *name;             /* valid once the graph is `named` */
+    wf_tg_task *next_source;      /* the graph's list of sources (run.c) */
 };
 
-/* Predecessors a task may have (npred's width). */
+/* Predecessors a task may have (the width of npred in bits). */
 #define WF__TG_MAX_PRED ((1u << 24) - 1)
+#define WF__TG_KIND_SHIFT 24
+
+static inline uint32_t wf__tg_npred(const wf_tg_task *t)
+{
+    return t->bits & WF__TG_MAX_PRED;
+}
+
+static inline enum wf__tg_kind wf__tg_kind(const wf_tg_task *t)
+{
+    return (enum wf__tg_kind)((t->bits >> WF__TG_KIND_SHIFT) & 0x7f);
+}
 
 /* The task whose wf_task is t. */
 static inline wf_tg_task *wf__tg_of(wf_task *t)
@@ -106,6 +120,10 @@ struct wf_taskgraph {
      * in-degree and the list is right.  Written while g does not run. */
     bool dirty;
     bool has_conditions;
+    bool has_subflows; /* a destroy or clear looks for their graphs */
+    /* A task was named since g was made or cleared: every task's name is
+     * set (NULL if not named).  Until then none is, nor read. */
+    bool named;
     wf_tg_task *sources;
     long nsources; /* in that list */
     /* Graphs that its subflow tasks made, kept by wf_taskgraph_clear for
@@ -126,6 +144,12 @@ struct wf_taskgraph {
     /* wf_tg_cancel was called during this run: no further round. */
     _Atomic int cancelled;
 };
+
+/* t's name, or NULL. */
+static inline const char *wf__tg_name(const wf_tg_task *t)
+{
+    return t->graph->named ? t->name : NULL;
+}
 
 /* The slab after s that holds tasks of g, or NULL: every task of g is
  *   for (s = g->slabs; s != NULL; s = wf__tg_slab_next(g, s))

@@ -145,10 +145,9 @@ static void chunks_put(wf_taskgraph *g)
     g->chunks = g->chunk = NULL;
 }
 
-/* n bytes from g's arena (aligned for any type), or NULL. */
-static void *arena_take(wf_taskgraph *g, size_t n)
+/* arena_take when the current chunk is full (or there is none). */
+static __attribute__((noinline)) void *arena_refill(wf_taskgraph *g, size_t n)
 {
-    n = (n + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
     struct wf__tg_chunk *c = g->chunk;
     while (c != NULL && c->size - c->used < n && c->next != NULL) {
         c = c->next; /* a spare chunk that clear left */
@@ -172,6 +171,18 @@ static void *arena_take(wf_taskgraph *g, size_t n)
         c = fresh;
     }
     g->chunk = c;
+    void *p = c->data + c->used;
+    c->used += n;
+    return p;
+}
+
+/* n bytes from g's arena (aligned for any type), or NULL. */
+static inline void *arena_take(wf_taskgraph *g, size_t n)
+{
+    n = (n + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
+    struct wf__tg_chunk *c = g->chunk;
+    if (c == NULL || c->size - c->used < n)
+        return arena_refill(g, n);
     void *p = c->data + c->used;
     c->used += n;
     return p;
@@ -214,10 +225,13 @@ int wf_taskgraph_create(wf_taskgraph **out, const wf_taskgraph_config *cfg)
  * of the tasks g gets next (wf__tg_spare).  g does not run. */
 static void keep_subflows(wf_taskgraph *g)
 {
+    if (!g->has_subflows) /* no task to look at */
+        return;
     for (struct wf__tg_slab *s = g->slabs; s; s = wf__tg_slab_next(g, s))
         for (size_t i = 0; i < s->used; i++) {
             struct wf__tg_subflow *sf = s->tasks[i].ctx;
-            if (s->tasks[i].kind != WF__TG_SUBFLOW || sf->child == NULL)
+            if (wf__tg_kind(&s->tasks[i]) != WF__TG_SUBFLOW ||
+                sf->child == NULL)
                 continue;
             /* Relaxed: no run reads the stack now; the next run's start
              * (wf_run) publishes it. */
@@ -250,7 +264,7 @@ int wf_taskgraph_clear(wf_taskgraph *g)
         g->chunk->used = 0;
     g->ntasks = 0;
     g->dirty = true;
-    g->has_conditions = false;
+    g->has_conditions = g->has_subflows = g->named = false;
     g->sources = NULL;
     g->nsources = 0;
     g->table = NULL;
@@ -280,6 +294,29 @@ int wf_taskgraph_destroy(wf_taskgraph *g)
 
 /* ---- tasks and edges ----------------------------------------------------- */
 
+/* Make s, a spare slab that clear left or a new one, g's current slab;
+ * false without memory. */
+static __attribute__((noinline)) bool next_slab(wf_taskgraph *g)
+{
+    struct wf__tg_slab *s = g->cur;
+    if (s != NULL && s->next != NULL) { /* a spare that clear left */
+        s = s->next;
+    } else {
+        struct wf__tg_slab *fresh = slab_get(g);
+        if (fresh == NULL)
+            return false;
+        fresh->next = NULL;
+        if (s != NULL)
+            s->next = fresh;
+        else
+            g->slabs = fresh;
+        s = fresh;
+    }
+    s->used = 0;
+    g->cur = s;
+    return true;
+}
+
 static wf_tg_task *add_task(wf_taskgraph *g, enum wf__tg_kind kind, wf_tg_fn fn,
                             void *ctx)
 {
@@ -289,38 +326,29 @@ static wf_tg_task *add_task(wf_taskgraph *g, enum wf__tg_kind kind, wf_tg_fn fn,
     }
     struct wf__tg_slab *s = g->cur;
     if (s == NULL || s->used == WF__TG_SLAB) {
-        if (s != NULL && s->next != NULL) { /* a spare that clear left */
-            s = s->next;
-        } else {
-            struct wf__tg_slab *fresh = slab_get(g);
-            if (fresh == NULL) {
-                keep_error(g, WF_ENOMEM);
-                return NULL;
-            }
-            fresh->next = NULL;
-            if (s != NULL)
-                s->next = fresh;
-            else
-                g->slabs = fresh;
-            s = fresh;
+        if (!next_slab(g)) {
+            keep_error(g, WF_ENOMEM);
+            return NULL;
         }
-        s->used = 0;
-        g->cur = s;
+        s = g->cur;
     }
     wf_tg_task *t = &s->tasks[s->used++];
     g->dirty = true;
     g->has_conditions |= kind == WF__TG_CONDITION;
-    /* Every field a run or a build reads before writing it; the wf_task
-     * is set by its spawn, next_source by the round's set-up. */
+    g->has_subflows |= kind == WF__TG_SUBFLOW;
+    /* Every field of the first line that a run or a build reads before
+     * writing it; the second line's are written before they are read
+     * (the wf_task by a spawn, next_source by the round's set-up, name
+     * here only once a task of g has one: wf_tg_name). */
     t->fn = fn;
     t->ctx = ctx;
     t->graph = g;
     t->succ = t->inl;
     wf_store_relaxed(&t->join, 0); /* no run reads it yet */
     t->strong = t->nsucc = 0;
-    t->npred = 0;
-    t->kind = kind;
-    t->name = NULL;
+    t->bits = (uint32_t)kind << WF__TG_KIND_SHIFT;
+    if (g->named)
+        t->name = NULL;
     g->ntasks++;
     return t;
 }
@@ -385,7 +413,7 @@ int wf_tg_set_work(wf_tg_task *t, wf_tg_fn fn, void *ctx)
 {
     if (t == NULL)
         return WF_EINVAL;
-    if (t->kind != WF__TG_PLAIN && t->kind != WF__TG_CONDITION)
+    if (wf__tg_kind(t) != WF__TG_PLAIN && wf__tg_kind(t) != WF__TG_CONDITION)
         return keep_error(t->graph, WF_EINVAL);
     if (wf__tg_busy(t->graph))
         return keep_error(t->graph, WF_EBUSY);
@@ -398,11 +426,20 @@ int wf_tg_name(wf_tg_task *t, const char *name)
 {
     if (t == NULL)
         return WF_EINVAL;
+    wf_taskgraph *g = t->graph;
+    if (!g->named) { /* the first name: the others become NULL */
+        for (struct wf__tg_slab *s = g->slabs; s; s = wf__tg_slab_next(g, s))
+            for (size_t i = 0; i < s->used; i++)
+                s->tasks[i].name = NULL;
+        g->named = true;
+    }
     t->name = name;
     return 0;
 }
 
-int wf_tg_precede(wf_tg_task *a, wf_tg_task *b)
+/* wf_tg_precede's errors, out of its way. */
+static __attribute__((noinline, cold)) int precede_error(wf_tg_task *a,
+                                                         wf_tg_task *b)
 {
     if (a == NULL || b == NULL)
         return a   ? keep_error(a->graph, WF_EINVAL)
@@ -413,21 +450,49 @@ int wf_tg_precede(wf_tg_task *a, wf_tg_task *b)
         return keep_error(g, WF_EINVAL);
     if (wf__tg_busy(g))
         return keep_error(g, WF_EBUSY);
-    if (b->npred == WF__TG_MAX_PRED)
-        return keep_error(g, WF_ERANGE);
-    uint32_t n = a->nsucc;
-    if (n >= 2 && (n & (n - 1)) == 0) { /* full: 2, 4, 8... */
-        wf_tg_task **grown = arena_take(g, 2 * n * sizeof *grown);
-        if (grown == NULL)
-            return keep_error(g, WF_ENOMEM);
-        memcpy(grown, a->succ, n * sizeof *grown);
-        a->succ = grown;
-    }
+    return keep_error(g, WF_ERANGE); /* b's count of predecessors is full */
+}
+
+/* The edge a -> b, once a's successor array has room and every check
+ * has passed. */
+static inline void add_edge(wf_tg_task *a, wf_tg_task *b)
+{
     a->succ[a->nsucc++] = b;
-    b->npred++;
-    g->dirty = true;
-    if (a->kind != WF__TG_CONDITION)
-        b->strong++;
+    b->bits++; /* npred, which is below its maximum */
+    b->strong += wf__tg_kind(a) != WF__TG_CONDITION;
+    a->graph->dirty = true;
+}
+
+/* wf_tg_precede when a's successor array is full: double it in the
+ * arena first.  A call of its own, so that the usual edge calls nothing. */
+static __attribute__((noinline)) int precede_grow(wf_tg_task *a, wf_tg_task *b)
+{
+    uint32_t n = a->nsucc;
+    wf_tg_task **grown = arena_take(a->graph, 2 * n * sizeof *grown);
+    if (grown == NULL)
+        return keep_error(a->graph, WF_ENOMEM);
+    if (n == 2) { /* the inline pair, the most frequent */
+        grown[0] = a->succ[0];
+        grown[1] = a->succ[1];
+    } else {
+        memcpy(grown, a->succ, n * sizeof *grown);
+    }
+    a->succ = grown;
+    add_edge(a, b);
+    return 0;
+}
+
+int wf_tg_precede(wf_tg_task *a, wf_tg_task *b)
+{
+    /* One test per error on the way, each handled out of line: a graph's
+     * build adds its edges here, one call each. */
+    if (a == NULL || b == NULL || b->graph != a->graph || a == b ||
+        wf__tg_busy(a->graph) || wf__tg_npred(b) == WF__TG_MAX_PRED)
+        return precede_error(a, b);
+    uint32_t n = a->nsucc;
+    if (n >= 2 && (n & (n - 1)) == 0) /* full: 2, 4, 8... */
+        return precede_grow(a, b);
+    add_edge(a, b);
     return 0;
 }
 
@@ -539,15 +604,15 @@ static void dot_task(const wf_tg_task *t, FILE *f)
 {
     static const char *const shape[] = {"box", "diamond", "box3d", "folder"};
     fprintf(f, "  t%p [label=\"", (const void *)t);
-    if (t->name)
-        fprintf(f, "%s", t->name);
+    if (wf__tg_name(t))
+        fprintf(f, "%s", wf__tg_name(t));
     else
         fprintf(f, "%p", (const void *)t);
-    fprintf(f, "\" shape=%s];\n", shape[t->kind]);
+    fprintf(f, "\" shape=%s];\n", shape[wf__tg_kind(t)]);
     for (uint32_t k = 0; k < t->nsucc; k++)
         fprintf(f, "  t%p -> t%p%s;\n", (const void *)t,
                 (const void *)t->succ[k],
-                t->kind == WF__TG_CONDITION ? " [style=dashed]" : "");
+                wf__tg_kind(t) == WF__TG_CONDITION ? " [style=dashed]" : "");
 }
 
 int wf_taskgraph_write_dot(const wf_taskgraph *g, FILE *f)

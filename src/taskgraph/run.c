@@ -48,6 +48,16 @@ static void spawn_all(wf_taskgraph *g, wf_tg_task **ts, size_t n)
 static wf_tg_task *ready(wf_tg_task *t)
 {
     wf_store_relaxed(&t->join, t->strong);
+    /* t's line is here now: start fetching what its run reads first
+     * while it waits its turn, its successors' lines when they are
+     * inline, else the array that holds them (run_task fetches the
+     * lines it points to). */
+    uint32_t n = t->nsucc;
+    if (n > 2)
+        __builtin_prefetch(t->succ, 0);
+    else
+        for (uint32_t i = 0; i < n; i++)
+            __builtin_prefetch(t->inl[i], 1);
     return t;
 }
 
@@ -91,7 +101,7 @@ static int run_subflow(wf_taskgraph *g, struct wf__tg_subflow *sf)
 /* t's work: 0, an error, or a condition's pick. */
 static int work(wf_taskgraph *g, wf_tg_task *t)
 {
-    switch (t->kind) {
+    switch (wf__tg_kind(t)) {
     case WF__TG_SUBFLOW: return run_subflow(g, t->ctx);
     case WF__TG_MODULE: return wf_tg_run(t->ctx);
     default: return t->fn != NULL ? t->fn(t->ctx) : 0;
@@ -102,7 +112,8 @@ static int work(wf_taskgraph *g, wf_tg_task *t)
  * and the task's name (wf_tg_name), or "task unnamed". */
 static int traced_work(wf_taskgraph *g, wf_tg_task *t)
 {
-    wf__trace_record('B', WF__TRACE_TASK, t->name ? t->name : "unnamed", 0);
+    wf__trace_record('B', WF__TRACE_TASK,
+                     wf__tg_name(t) ? wf__tg_name(t) : "unnamed", 0);
     int r = work(g, t);
     wf__trace_record('E', WF__TRACE_TASK, NULL, 0);
     return r;
@@ -113,16 +124,20 @@ static wf_tg_task *run_task(wf_taskgraph *g, wf_tg_task *t)
 {
     /* Relaxed: a hint to skip work once the round failed. */
     bool skip = wf_load_relaxed(&g->run_error) != 0;
-    /* The successors' first lines, which the work leaves time to fetch:
-     * in a graph larger than the cache each is a miss. */
-    for (uint32_t i = 0; i < t->nsucc && i < 4; i++)
-        __builtin_prefetch(t->succ[i], 1);
+    /* The successors' first lines, which the work leaves time to fetch
+     * (in a graph larger than the cache each is a miss), when they are
+     * not inline: ready() fetched those. */
+    wf_tg_task **succ = t->succ;
+    uint32_t nsucc = t->nsucc;
+    if (nsucc > 2)
+        for (uint32_t i = 0; i < (nsucc < 4 ? nsucc : 4); i++)
+            __builtin_prefetch(succ[i], 1);
     int r = skip ? 0 : wf__trace_enabled() ? traced_work(g, t) : work(g, t);
-    if (t->kind == WF__TG_CONDITION) {
+    if (wf__tg_kind(t) == WF__TG_CONDITION) {
         if (r < 0)
             fail(g, r);
-        else if (!skip && (uint32_t)r < t->nsucc)
-            return ready(t->succ[r]);
+        else if (!skip && (uint32_t)r < nsucc)
+            return ready(succ[r]);
         return NULL;
     }
     if (r != 0)
@@ -131,8 +146,8 @@ static wf_tg_task *run_task(wf_taskgraph *g, wf_tg_task *t)
         return NULL;
     wf_tg_task *next = NULL, *batch[16];
     size_t n = 0;
-    for (uint32_t i = 0; i < t->nsucc; i++) {
-        wf_tg_task *s = t->succ[i];
+    for (uint32_t i = 0; i < nsucc; i++) {
+        wf_tg_task *s = succ[i];
         /* A task with one strong predecessor is ready when it is done:
          * no count to keep.  Else acquire and release: the last
          * predecessor sees the others' writes, and s's run sees its own
@@ -184,7 +199,7 @@ static void set_up(wf_taskgraph *g)
             wf_tg_task *t = &s->tasks[i];
             /* Relaxed: the round's first spawn publishes it. */
             wf_store_relaxed(&t->join, t->strong);
-            if (t->npred == 0) {
+            if (wf__tg_npred(t) == 0) {
                 *tail = t;
                 tail = &t->next_source;
                 g->nsources++;
