@@ -2,7 +2,7 @@
 /* Tracing (src/pool/trace.c): per-thread event buffers written out as a
  * Chrome trace by wf_trace_stop.  The pool records its stolen and
  * submitted tasks, parks, wf_run calls and pipeline stage calls; graphs
- * record bodies, tasks and message arrows (src/graph/trace.c).  Never installed. */
+ * record bodies, tasks and message arrows (src/graph/spans.c).  Never installed. */
 #ifndef WF_INTERNAL_TRACE_H
 #define WF_INTERNAL_TRACE_H
 

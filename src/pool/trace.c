@@ -3,7 +3,7 @@
  * and chrome://tracing open) of what the threads do: the pool's stolen
  * and submitted tasks, parks and wf_run calls (worker.c, park.c,
  * submit.c), pipeline stage calls (pipeline.c), and the graphs' node
- * bodies, tasks and message arrows (src/graph/trace.c).
+ * bodies, tasks and message arrows (src/graph/spans.c).
  *
  * Each thread appends events to its own buffer, a list of chunks, with no
  * lock: the only shared words it touches are its buffer's `busy` flag and

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The body-running machinery that function_node, multifunction_node and
- * async_node share (src/graph/function.c), for the files of the latter
+ * async_node share (src/graph/nodes/function.c), for the files of the latter
  * two.  Never installed. */
 #ifndef WF_GRAPH_FUNCTION_H
 #define WF_GRAPH_FUNCTION_H

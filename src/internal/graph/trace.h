@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* A graph's part of a trace (src/graph/trace.c; the recorder is the
+/* A graph's part of a trace (src/graph/spans.c; the recorder is the
  * pool's, internal/trace.h).  Never installed. */
 #ifndef WF_GRAPH_TRACE_H
 #define WF_GRAPH_TRACE_H
