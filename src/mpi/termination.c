@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* wf_mpi_graph_wait_all: termination detection, and the agreement on an
- * error; wf_mpi_progress; the drain of wf_mpi_destroy.
+ * error.
  *
  * Termination detection is Mattern's four-counter method (F. Mattern,
  * "Algorithms for distributed termination detection", Distributed
@@ -48,11 +48,12 @@
  * (MPI_MINLOC over (rank, code)) picks the error of the lowest rank where
  * the failure began, so every rank returns the same code. */
 #include <limits.h>
-#include <sched.h>
-#include <stdlib.h>
-#include <time.h>
 
-#include "mpi_impl.h"
+#include "internal/mpi/endpoint.h"
+#include "internal/mpi/engine.h"
+#include "internal/mpi/registry.h"
+#include "internal/mpi/settings.h"
+#include "internal/util.h"
 
 /* Run one collective through the engine and wait for it.  This thread
  * runs the engine meanwhile, with or without a progress thread (which
@@ -64,8 +65,9 @@ static void run_collective(wf_mpi *m, wf__mpi_coll *c)
 {
     c->posted = false;
     c->done = false;
-    /* Release: the engine reads c's fields after its acquire load. */
-    atomic_store_explicit(&m->coll, c, memory_order_release);
+    /* M4: release; the engine reads c's fields after its acquire load
+     * (engine.c, progress_coll). */
+    wf_store_release(&m->coll, c);
     pthread_mutex_lock(&m->engine_mu);
     int64_t idle_since = 0, delay = 0;
     for (;;) {
@@ -101,22 +103,21 @@ static void pause_between_rounds(wf_mpi *m, int64_t ns)
         ns = ROUND_PAUSE_MIN_NS;
     if (ns > m->poll_max_ns)
         ns = m->poll_max_ns;
-    int64_t quiet_since = wf__mpi_now_ns(), until = quiet_since + ns;
-    /* Relaxed, here and below: the counts only decide when the pause
-     * ends; the round reads them itself. */
-    uint64_t sent = atomic_load_explicit(&m->n_sent, memory_order_relaxed);
-    uint64_t recvd = atomic_load_explicit(&m->n_received, memory_order_relaxed);
+    int64_t quiet_since = (int64_t)wf__now_ns(), until = quiet_since + ns;
+    /* M3: relaxed, here and below: the counts only decide when the
+     * pause ends; the round reads them itself. */
+    uint64_t sent = wf_load_relaxed(&m->n_sent);
+    uint64_t recvd = wf_load_relaxed(&m->n_received);
     pthread_mutex_lock(&m->engine_mu);
     int64_t idle_since = 0, delay = 0;
     /* The clock every 8th pass: a pause may end a few polls late. */
-    for (unsigned i = 0; !atomic_load(&m->cancelled); i++) {
+    for (unsigned i = 0; !wf_load_seqcst(&m->cancelled); i++) { /* M2 */
         if (i % 8 == 0) {
-            int64_t now = wf__mpi_now_ns();
+            int64_t now = (int64_t)wf__now_ns();
             if (now >= until)
                 break;
-            uint64_t s = atomic_load_explicit(&m->n_sent, memory_order_relaxed);
-            uint64_t r =
-                atomic_load_explicit(&m->n_received, memory_order_relaxed);
+            uint64_t s = wf_load_relaxed(&m->n_sent);
+            uint64_t r = wf_load_relaxed(&m->n_received);
             /* m->ready: messages a successor rejected wait here; this
              * thread runs the engine, so it may read it. */
             if (s != sent || r != recvd || m->ready != NULL ||
@@ -157,7 +158,7 @@ static void local_wait(wf_mpi *m)
             continue;
         }
         if (idle_since != 0 &&
-            wf__mpi_now_ns() - idle_since >= m->poll_spin_ns) {
+            (int64_t)wf__now_ns() - idle_since >= m->poll_spin_ns) {
             fallback = true;
             break;
         }
@@ -172,20 +173,21 @@ static void local_wait(wf_mpi *m)
  * error. */
 static int fail_everywhere(wf_mpi *m)
 {
-    if (!atomic_load(&m->cancelled)) {
-        atomic_store(&m->remote, 1); /* before the cancel: see on_cancel */
+    if (!wf_load_seqcst(&m->cancelled)) { /* M2 */
+        /* M2: before the cancel: see the cancel hook (failure.c). */
+        wf_store_seqcst(&m->remote, 1);
         wf_graph_cancel(m->g);
     }
     int local = wf_graph_wait_for_all(m->g);
-    int own = atomic_load(&m->origin_err);
+    int own = wf_load_seqcst(&m->origin_err); /* M2 */
     bool body_error = local != 0 && local != WF_ECANCELED;
-    bool origin = own != 0 || body_error || atomic_load(&m->origin);
+    bool origin = own != 0 || body_error || wf_load_seqcst(&m->origin);
     int code = own ? own : body_error ? local : WF_ECANCELED;
     wf__mpi_coll c = {.op = WF__COLL_MINLOC,
                       .pin = {origin ? m->rank : INT_MAX, code}};
     run_collective(m, &c);
     int rc = c.pout[0] == INT_MAX ? WF_ECANCELED : c.pout[1];
-    atomic_store(&m->failed, rc);
+    wf_store_seqcst(&m->failed, rc); /* M7 */
     return rc;
 }
 
@@ -203,34 +205,34 @@ int wf_mpi_graph_wait_all(MPI_Comm comm, wf_graph *g)
     int err = wf__mpi_check_caller(m);
     if (err)
         return err;
-    if ((err = atomic_load(&m->failed)) != 0)
+    if ((err = wf_load_seqcst(&m->failed)) != 0) /* M7 */
         return err;
-    /* Relaxed (mpi_impl.h, quiet): the short sleeps again. */
-    atomic_store_explicit(&m->quiet, 0, memory_order_relaxed);
-    int64_t prev_sent = -1, prev_received = -1, start = wf__mpi_now_ns();
+    wf_store_relaxed(&m->quiet, 0); /* M5: the short sleeps again */
+    int64_t prev_sent = -1, prev_received = -1, start = (int64_t)wf__now_ns();
     for (bool first = true;; first = false) {
         if (!first)
             local_wait(m);
         else if (wf_graph_wait_for_all(g) == WF_EPERM)
             return WF_EPERM; /* from a body of g: it would wait for itself */
         wf__mpi_coll c = {.op = WF__COLL_SUM};
-        c.in[0] = (int64_t)atomic_load(&m->n_sent);
-        c.in[1] = (int64_t)atomic_load(&m->n_received);
-        c.in[2] = atomic_load(&m->cancelled);
+        /* M3: seq_cst loads of the counts (kept), S before R; M2. */
+        c.in[0] = (int64_t)wf_load_seqcst(&m->n_sent);
+        c.in[1] = (int64_t)wf_load_seqcst(&m->n_received);
+        c.in[2] = wf_load_seqcst(&m->cancelled);
         c.in[3] = wf__mpi_unmatched(m);
         run_collective(m, &c);
-        atomic_fetch_add_explicit(&m->st_rounds, 1, memory_order_relaxed);
+        wf_fetch_add_relaxed(&m->st_rounds, 1); /* M6: a statistic */
         if (c.out[2] > 0)
             return fail_everywhere(m);
         if (c.out[0] == c.out[1] && c.out[0] == prev_sent &&
             c.out[1] == prev_received) {
             if (c.out[3] == 0) {
-                /* The engine's long sleeps; relaxed, as above. */
-                atomic_store_explicit(&m->quiet, 1, memory_order_relaxed);
+                /* The engine's long sleeps; M5: relaxed, as above. */
+                wf_store_relaxed(&m->quiet, 1);
                 return 0;
             }
             /* Over, but an endpoint never met its other end. */
-            atomic_store(&m->failed, WF_ENOENT);
+            wf_store_seqcst(&m->failed, WF_ENOENT); /* M7 */
             return WF_ENOENT;
         }
         /* Messages are in flight: the next round cannot succeed before
@@ -239,52 +241,8 @@ int wf_mpi_graph_wait_all(MPI_Comm comm, wf_graph *g)
          * until this rank is quiet, unless this round may be the first
          * of the two that end it. */
         if (c.out[0] != c.out[1])
-            pause_between_rounds(m, (wf__mpi_now_ns() - start) / 16);
+            pause_between_rounds(m, ((int64_t)wf__now_ns() - start) / 16);
         prev_sent = c.out[0];
         prev_received = c.out[1];
     }
-}
-
-int wf_mpi_progress(wf_mpi *m)
-{
-    if (m == NULL)
-        return WF_EINVAL;
-    if (m->has_thread)
-        return 0;
-    int err = wf__mpi_check_caller(m);
-    if (err)
-        return err;
-    return wf__mpi_engine_step(m) ? 1 : 0;
-}
-
-/* Before the communicator is freed, every message posted on it must be
- * received and every send completed (MPI-3.1 section 6.4.3 lets
- * MPI_Comm_free return with operations pending, but a message nobody
- * receives would keep its sender's request open).  Each rank tells every
- * other how many messages it posted to it (MPI_Alltoall), and receives
- * until it has them all.  The engine is stopped: this thread alone calls
- * MPI here, whatever the thread level. */
-int wf__mpi_drain(wf_mpi *m)
-{
-    uint64_t *expect = calloc((size_t)m->size, sizeof *expect);
-    if (expect == NULL)
-        return WF_ENOMEM;
-    MPI_Alltoall(m->posted_to, 1, MPI_UINT64_T, expect, 1, MPI_UINT64_T,
-                 m->comm);
-    for (;;) {
-        bool missing = false;
-        for (int p = 0; p < m->size; p++)
-            missing |= m->recvd_from[p] < expect[p];
-        pthread_mutex_lock(&m->lock);
-        int sends = m->n_reqs;
-        pthread_mutex_unlock(&m->lock);
-        if (!missing && sends == 0)
-            break;
-        bool moved = missing && wf__mpi_receive_one(m, true) != WF__RX_NONE;
-        moved |= wf__mpi_test_sends(m);
-        if (!moved)
-            sched_yield(); /* the peers are draining too: not for long */
-    }
-    free(expect);
-    return 0;
 }
