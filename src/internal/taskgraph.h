@@ -26,11 +26,16 @@ enum wf__tg_kind {
     WF__TG_MODULE,    /* ctx is the graph it runs */
 };
 
-/* A task: 128 bytes, two cache lines.  The first holds what running it,
- * making it ready and adding an edge touch (a run of a built graph
- * touches no other line of a task it does not spawn); the second what a
- * spawn uses, and names.  succ has room for the next power of two at or
- * above nsucc, two at least (its arrays double as they fill). */
+/* A task is two records of 64 bytes, one cache line each, in two
+ * parallel arrays of its slab (the same index in both).  The hot one,
+ * wf_tg_task, holds what running it, making it ready and adding an edge
+ * touch: a run of a built graph touches no other line of a task it does
+ * not spawn.  The cold one holds what a spawn uses, and names.  Hot
+ * records of neighbouring tasks are neighbours, so that the line the
+ * CPU's adjacent-line prefetcher brings with a task's (WF_CACHE_LINE) is
+ * another task's hot one, often a successor's, rather than its own cold
+ * line.  succ has room for the next power of two at or above nsucc, two
+ * at least (its arrays double as they fill). */
 struct wf_tg_task {
     WF__ALIGNAS(64) wf_tg_fn fn;
     void *ctx;
@@ -47,8 +52,13 @@ struct wf_tg_task {
      * above them: a word rather than bitfields, so that an edge adds one
      * to it in one instruction. */
     uint32_t bits;
-    /* second line: a build writes nothing here (a run only for a task
-     * it spawns), so that building a graph touches one line per task */
+};
+
+/* A task's cold record: a build writes nothing here (a run only for a
+ * task it spawns, the round's set-up for sources), so that building a
+ * graph touches one line per task.  As large as the hot record, so that
+ * the one is at a fixed distance from the other (wf__tg_cold). */
+struct wf__tg_cold {
     WF__ALIGNAS(64) wf_task task; /* what the pool runs (wf__tg_of) */
     const char *name;             /* valid once the graph is `named` */
     wf_tg_task *next_source;      /* the graph's list of sources (run.c) */
@@ -68,12 +78,6 @@ static inline enum wf__tg_kind wf__tg_kind(const wf_tg_task *t)
     return (enum wf__tg_kind)((t->bits >> WF__TG_KIND_SHIFT) & 0x7f);
 }
 
-/* The task whose wf_task is t. */
-static inline wf_tg_task *wf__tg_of(wf_task *t)
-{
-    return (wf_tg_task *)((char *)t - offsetof(wf_tg_task, task));
-}
-
 /* A subflow task's record, in its graph's arena. */
 struct wf__tg_subflow {
     wf_tg_subflow_fn fn;
@@ -81,13 +85,37 @@ struct wf__tg_subflow {
     wf_taskgraph *child; /* made at its first run, cleared at each */
 };
 
-/* Allocated with room to align it (raw is what the allocator gave). */
+/* Allocated with room to align it (raw is what the allocator gave).
+ * Task i is tasks[i], its cold record cold[i]. */
 struct wf__tg_slab {
     WF__ALIGNAS(64) struct wf__tg_slab *next;
     size_t used;
     void *raw;
     wf_tg_task tasks[WF__TG_SLAB];
+    struct wf__tg_cold cold[WF__TG_SLAB];
 };
+
+_Static_assert(sizeof(wf_tg_task) == 64 &&
+                   sizeof(struct wf__tg_cold) == sizeof(wf_tg_task),
+               "a task's records are a line each, at one distance");
+
+/* From a task's hot record to its cold one: the same index in the
+ * slab's other array, which records of one size put at a fixed
+ * distance, whatever the slab. */
+#define WF__TG_COLD_OFFSET                                                     \
+    (offsetof(struct wf__tg_slab, cold) - offsetof(struct wf__tg_slab, tasks))
+
+static inline struct wf__tg_cold *wf__tg_cold(const wf_tg_task *t)
+{
+    return (struct wf__tg_cold *)((char *)t + WF__TG_COLD_OFFSET);
+}
+
+/* The task whose wf_task is t (in its cold record). */
+static inline wf_tg_task *wf__tg_of(wf_task *t)
+{
+    return (wf_tg_task *)((char *)t - offsetof(struct wf__tg_cold, task) -
+                          WF__TG_COLD_OFFSET);
+}
 
 struct wf__tg_chunk {
     struct wf__tg_chunk *next;
@@ -148,7 +176,7 @@ struct wf_taskgraph {
 /* t's name, or NULL. */
 static inline const char *wf__tg_name(const wf_tg_task *t)
 {
-    return t->graph->named ? t->name : NULL;
+    return t->graph->named ? wf__tg_cold(t)->name : NULL;
 }
 
 /* The slab after s that holds tasks of g, or NULL: every task of g is

@@ -317,8 +317,9 @@ static __attribute__((noinline)) bool next_slab(wf_taskgraph *g)
     return true;
 }
 
-static wf_tg_task *add_task(wf_taskgraph *g, enum wf__tg_kind kind, wf_tg_fn fn,
-                            void *ctx)
+/* add_task's slot when g runs, or has no room in its current slab:
+ * NULL (and the error kept), or a slot of the next slab. */
+static __attribute__((noinline)) wf_tg_task *slot_slow(wf_taskgraph *g)
 {
     if (wf__tg_busy(g)) {
         keep_error(g, WF_EBUSY);
@@ -332,30 +333,44 @@ static wf_tg_task *add_task(wf_taskgraph *g, enum wf__tg_kind kind, wf_tg_fn fn,
         }
         s = g->cur;
     }
-    wf_tg_task *t = &s->tasks[s->used++];
+    return &s->tasks[s->used++];
+}
+
+/* Inlined into each kind's function, where kind is a constant: a graph's
+ * build adds its tasks here, one call each. */
+static inline __attribute__((always_inline)) wf_tg_task *
+add_task(wf_taskgraph *g, enum wf__tg_kind kind, wf_tg_fn fn, void *ctx)
+{
+    struct wf__tg_slab *s = g->cur;
+    wf_tg_task *t;
+    if (s != NULL && s->used < WF__TG_SLAB && !wf__tg_busy(g))
+        t = &s->tasks[s->used++];
+    else if ((t = slot_slow(g)) == NULL)
+        return NULL;
     g->dirty = true;
     g->has_conditions |= kind == WF__TG_CONDITION;
     g->has_subflows |= kind == WF__TG_SUBFLOW;
-    /* Every field of the first line that a run or a build reads before
-     * writing it; the second line's are written before they are read
-     * (the wf_task by a spawn, next_source by the round's set-up, name
-     * here only once a task of g has one: wf_tg_name). */
+    /* Every field of the hot record that a run or a build reads before
+     * writing it; the cold one's are written before they are read (the
+     * wf_task by a spawn, next_source by the round's set-up, name here
+     * only once a task of g has one: wf_tg_name). */
     t->fn = fn;
     t->ctx = ctx;
     t->graph = g;
     t->succ = t->inl;
+    t->inl[0] = t->inl[1] = t;     /* ready() fetches their lines */
     wf_store_relaxed(&t->join, 0); /* no run reads it yet */
     t->strong = t->nsucc = 0;
     t->bits = (uint32_t)kind << WF__TG_KIND_SHIFT;
     if (g->named)
-        t->name = NULL;
+        wf__tg_cold(t)->name = NULL;
     g->ntasks++;
     return t;
 }
 
 /* A task whose work must not be NULL. */
-static wf_tg_task *add_work(wf_taskgraph *g, enum wf__tg_kind kind, wf_tg_fn fn,
-                            void *ctx)
+static inline __attribute__((always_inline)) wf_tg_task *
+add_work(wf_taskgraph *g, enum wf__tg_kind kind, wf_tg_fn fn, void *ctx)
 {
     if (g == NULL)
         return NULL;
@@ -430,10 +445,10 @@ int wf_tg_name(wf_tg_task *t, const char *name)
     if (!g->named) { /* the first name: the others become NULL */
         for (struct wf__tg_slab *s = g->slabs; s; s = wf__tg_slab_next(g, s))
             for (size_t i = 0; i < s->used; i++)
-                s->tasks[i].name = NULL;
+                s->cold[i].name = NULL;
         g->named = true;
     }
-    t->name = name;
+    wf__tg_cold(t)->name = name;
     return 0;
 }
 

@@ -26,10 +26,11 @@ static void exec(wf_task *wt);
  * g's pool), where a thief may take it. */
 static void spawn(wf_taskgraph *g, wf_tg_task *t)
 {
-    if (!wf__spawn_detached(g->pool, &t->task, exec, 0)) {
-        memset(&t->task, 0, sizeof t->task);
-        if (wf_submit(g->pool, &t->task, exec) != 0)
-            exec(&t->task); /* cannot happen (valid arguments): run it */
+    wf_task *wt = &wf__tg_cold(t)->task;
+    if (!wf__spawn_detached(g->pool, wt, exec, 0)) {
+        memset(wt, 0, sizeof *wt);
+        if (wf_submit(g->pool, wt, exec) != 0)
+            exec(wt); /* cannot happen (valid arguments): run it */
     }
 }
 
@@ -49,15 +50,14 @@ static wf_tg_task *ready(wf_tg_task *t)
 {
     wf_store_relaxed(&t->join, t->strong);
     /* t's line is here now: start fetching what its run reads first
-     * while it waits its turn, its successors' lines when they are
-     * inline, else the array that holds them (run_task fetches the
-     * lines it points to). */
-    uint32_t n = t->nsucc;
-    if (n > 2)
+     * while it waits its turn: its first two successors' lines (inl
+     * keeps them once an array holds them all; a task with fewer has
+     * itself there, a line already here), and that array (run_task
+     * fetches the lines it points to). */
+    __builtin_prefetch(t->inl[0], 1);
+    __builtin_prefetch(t->inl[1], 1);
+    if (t->nsucc > 2)
         __builtin_prefetch(t->succ, 0);
-    else
-        for (uint32_t i = 0; i < n; i++)
-            __builtin_prefetch(t->inl[i], 1);
     return t;
 }
 
@@ -152,8 +152,15 @@ static wf_tg_task *run_task(wf_taskgraph *g, wf_tg_task *t)
          * no count to keep.  Else acquire and release: the last
          * predecessor sees the others' writes, and s's run sees its own
          * (seq_cst, the RMW that atomic.h names; one locked instruction
-         * on x86 either way). */
-        if (s->strong > 1 && wf_fetch_add_seqcst(&s->join, (uint32_t)-1) != 1)
+         * on x86 either way).  A load first, acquire: 1 is only ever
+         * written by the decrement of the next-to-last predecessor (a
+         * reset stores strong, 2 at least), so a load that reads it
+         * synchronises with that RMW and, through its release sequence,
+         * with every earlier decrement of the round: this task is the
+         * last, and no other writes the count before ready() resets it.
+         * The last to arrive then makes no locked write. */
+        if (s->strong > 1 && wf_load_acquire(&s->join) != 1 &&
+            wf_fetch_add_seqcst(&s->join, (uint32_t)-1) != 1)
             continue;
         if (next == NULL) {
             next = ready(s);
@@ -201,7 +208,7 @@ static void set_up(wf_taskgraph *g)
             wf_store_relaxed(&t->join, t->strong);
             if (wf__tg_npred(t) == 0) {
                 *tail = t;
-                tail = &t->next_source;
+                tail = &s->cold[i].next_source;
                 g->nsources++;
             }
         }
@@ -226,7 +233,7 @@ static int run_round(wf_taskgraph *g)
         return 0;
     /* Before any task of the round can retire; this thread reads it. */
     wf_store_relaxed(&g->active, g->nsources);
-    for (wf_tg_task *t = g->sources; t != NULL; t = t->next_source)
+    for (wf_tg_task *t = g->sources; t != NULL; t = wf__tg_cold(t)->next_source)
         spawn(g, t);
     wf__wait_helping(g->pool, round_done, g);
     /* Acquire, from the failing task's CAS (seq_cst): its writes are seen
