@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The shipped deque and its mutants, as the list of algorithms shows them.
+ * A mutant is the same code with one access weakened at run time (an
+ * override), except the two in variants.c, which need code of their own. */
+#include "algos/algos.h"
+#include "algos/variants.h"
+#include "algos/weft_deque.h"
+
+#define WEFT_ALGO(nm, model, description, overrides, pollfn)                   \
+    WEFT_ALGO2(nm, model, description, overrides, sim_weft_pop, pollfn)
+#define WEFT_ALGO2(nm, model, description, overrides, popfn, pollfn)           \
+    {                                                                          \
+        .name = nm, .catch_model = model, .desc = description,                 \
+        .init = sim_weft_init, .destroy = sim_weft_destroy,                    \
+        .push = sim_weft_push, .push_n = sim_weft_push_n, .pop = popfn,        \
+        .poll = pollfn, .ovr = overrides                                       \
+    }
+
+#define END                                                                    \
+    {                                                                          \
+        NULL, 0, 0, NULL, 0                                                    \
+    }
+static const sim_override no_storeload[] = {
+    {"wf_deque_pop", K_FENCE, WF_SIM_SEQ_CST, NULL, -1}, END};
+static const sim_override relaxed_slot_store[] = {
+    {"wf_deque_push_n", K_STORE, WF_SIM_RELEASE, "slot", WF_SIM_RELAXED}, END};
+static const sim_override relaxed_top_store[] = {
+    {"wf_deque_push_n", K_STORE, WF_SIM_RELEASE, "top", WF_SIM_RELAXED}, END};
+static const sim_override relaxed_slot_load[] = {
+    {"wf_deque_poll", K_LOAD, WF_SIM_ACQUIRE, "slot", WF_SIM_RELAXED}, END};
+static const sim_override relaxed_top_load[] = {
+    {"wf_deque_poll", K_LOAD, WF_SIM_ACQUIRE, "top", WF_SIM_RELAXED}, END};
+static const sim_override poll_no_fence[] = {
+    {"wf_deque_poll", K_FENCE, WF_SIM_SEQ_CST, NULL, -1}, END};
+static const sim_override relaxed_array_store[] = {
+    {"grow", K_STORE, WF_SIM_RELEASE, "array", WF_SIM_RELAXED}, END};
+static const sim_override relaxed_pop_top[] = {
+    {"wf_deque_pop", K_STORE, WF_SIM_RELEASE, "top", WF_SIM_RELAXED}, END};
+static const sim_override relaxed_array_load[] = {
+    {"wf_deque_poll", K_LOAD, WF_SIM_ACQUIRE, "array", WF_SIM_RELAXED}, END};
+static const sim_override poll_cas_acqrel[] = {
+    {"wf_deque_poll", K_CAS, WF_SIM_SEQ_CST, "base", WF_SIM_ACQ_REL}, END};
+
+const sim_algo sim_algo_weft =
+    WEFT_ALGO("weft", "-",
+              "the shipped deque: src/deque.c compiled unchanged with -DWF_SIM",
+              NULL, sim_weft_poll);
+
+const sim_algo sim_weft_mutants[] = {
+    WEFT_ALGO("weft-no-storeload", "tso",
+              "pop: the seq_cst fence between the store of top and the load "
+              "of base is skipped (no StoreLoad)",
+              no_storeload, sim_weft_poll),
+    WEFT_ALGO("weft-relaxed-slot-store", "c11+lb",
+              "push: the release store of the slot becomes relaxed (with "
+              "--lb, load buffering: a thief reads the slot's next lap, "
+              "written after the owner read the thief's CAS; RC11 and ARMv8 "
+              "rule that out, C11 does not)",
+              relaxed_slot_store, sim_weft_poll),
+    WEFT_ALGO("weft-relaxed-top-store", "pso",
+              "push: the release store of top becomes relaxed (a thief may "
+              "see top before the slot)",
+              relaxed_top_store, sim_weft_poll),
+    WEFT_ALGO("weft-relaxed-slot-load", "c11+lb",
+              "poll: the acquire load of the slot becomes relaxed (as the "
+              "slot store: caught with --lb, docs/protocols.md D1)",
+              relaxed_slot_load, sim_weft_poll),
+    WEFT_ALGO("weft-relaxed-top-load", "arm",
+              "poll: the acquire load of top becomes relaxed (LoadLoad: "
+              "ARMv8 may read the slot before top; SC, TSO and PSO never "
+              "reorder loads)",
+              relaxed_top_load, sim_weft_poll),
+    WEFT_ALGO("weft-poll-no-fence", "arm",
+              "poll: the seq_cst fence between the loads of base and top is "
+              "skipped (ARMv8 may then read top before the relaxed load of "
+              "base; C11's fences order only against fences; TSO and PSO "
+              "keep loads in order)",
+              poll_no_fence, sim_weft_poll),
+    WEFT_ALGO("weft-relaxed-array-store", "pso",
+              "grow: the release store of the new ring becomes relaxed (a "
+              "thief may see the ring before its slots)",
+              relaxed_array_store, sim_weft_poll),
+    WEFT_ALGO("weft-relaxed-pop-top", "c20",
+              "pop: the release stores of top become relaxed (C++20's release "
+              "sequences hold RMWs only: a thief that reads pop's claim no "
+              "longer synchronises with the pushes before it)",
+              relaxed_pop_top, sim_weft_poll),
+    WEFT_ALGO("weft-relaxed-array-load", "c11",
+              "poll: the acquire load of array becomes relaxed (C11: the "
+              "thief reads a grown ring's mask without happens-before, a "
+              "data race; ARMv8 orders it by the address dependency)",
+              relaxed_array_load, sim_weft_poll),
+    WEFT_ALGO("weft-poll-cas-acqrel", "c11std",
+              "poll: the seq_cst CAS on base becomes acq_rel (C11's fence "
+              "rules reach the CAS a thief read only through S: pop may miss "
+              "it and take the same task; RC11's fences need no S, "
+              "docs/protocols.md D4)",
+              poll_cas_acqrel, sim_weft_poll),
+    WEFT_ALGO2("weft-pop-oldest", "sc",
+               "pop: the owner takes the oldest task, at base (nothing lost or "
+               "duplicated: only the LIFO order is wrong; variants.c)",
+               NULL, sim_weft_pop_oldest, sim_weft_poll),
+    WEFT_ALGO("weft-cas-before-read", "sc",
+              "poll: base is advanced (the CAS) before the slot is read, so "
+              "the owner may reuse the slot first (variants.c)",
+              NULL, sim_weft_poll_cas_first),
+    {0}};

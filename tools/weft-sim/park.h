@@ -1,8 +1,0 @@
-/* SPDX-License-Identifier: Apache-2.0 */
-/* weft-sim park: the pool's sleep/wake handshake, modelled. */
-#ifndef WEFT_SIM_PARK_H
-#define WEFT_SIM_PARK_H
-
-int cmd_park(int argc, char **argv);
-
-#endif
