@@ -15,7 +15,7 @@
  *              later clean run works; building errors are kept and
  *              returned by every run; a run from inside its own graph's
  *              task is WF_EBUSY; destroy while running is WF_EBUSY.
- * alloc        allocator calls: one per 64 tasks while building, none
+ * alloc        allocator calls: one per 128 tasks while building, none
  *              while running; every allocation failing in turn leaves a
  *              graph whose run returns WF_ENOMEM and that frees all.
  * concurrent   four threads each run their own graph on one pool.
@@ -466,8 +466,8 @@ static void alloc(void)
     CHECK_OK(wf_taskgraph_create(&g, &cfg));
     CHECK_OK(build(g, &after_fail));
     long tasks = 32 * 32 + 41, built = c.calls;
-    /* The graph, one slab per 64 tasks, and the arena's chunks. */
-    CHECK(built <= 1 + (tasks + 63) / 64 + 2);
+    /* The graph, one slab per 128 tasks, and the arena's chunks. */
+    CHECK(built <= 1 + (tasks + 127) / 128 + 2);
     atomic_store(&after_fail, 0);
     CHECK_OK(wf_tg_run_n(g, 10));
     CHECK_EQ(atomic_load(&after_fail), 10 * tasks);

@@ -17,7 +17,7 @@
 #include "internal/pool_hooks.h"
 #include "weft/taskgraph.h"
 
-#define WF__TG_SLAB 64
+#define WF__TG_SLAB 128
 
 enum wf__tg_kind {
     WF__TG_PLAIN,     /* fn(ctx) */

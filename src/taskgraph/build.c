@@ -22,7 +22,7 @@
 
 #define ARENA_FIRST 4096  /* bytes of a graph's first arena chunk */
 #define ARENA_CHUNK 65536 /* of the next ones, which double up to this */
-#define CACHE_SLABS 4096  /* a 512 x 512 wavefront's tasks */
+#define CACHE_SLABS 2048  /* a 512 x 512 wavefront's tasks */
 #define CACHE_CHUNKS 256  /* 16 MB of successor arrays */
 
 /* ---- the slab cache ------------------------------------------------------ */
