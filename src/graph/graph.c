@@ -2,6 +2,7 @@
 /* A graph's lifecycle: creation, waiting for its work, cancellation,
  * reset and destruction.  What runs its nodes' bodies is the runtime
  * (runtime.c); the nodes themselves are node.c's and the kinds'. */
+#include "internal/base/env.h"
 #include "internal/graph/edge.h"
 #include "internal/graph/mem.h"
 #include "internal/graph/node.h"

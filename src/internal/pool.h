@@ -9,6 +9,8 @@
 #include <stdlib.h>
 
 #include "internal/atomic.h"
+#include "internal/base/alloc.h"
+#include "internal/base/env.h"
 #include "internal/pool_hooks.h"
 #include "internal/trace.h"
 #include "internal/util.h"
@@ -142,12 +144,6 @@ struct wf_pool {
     pthread_cond_t idle_cond;
 };
 
-/* alloc.c (and wf__alloc, wf__free: pool_hooks.h) */
-void *wf__alloc_aligned(const wf_allocator *a, size_t size, void **raw);
-void wf__free_aligned(const wf_allocator *a, void *raw, size_t size);
-
-/* env.c */
-unsigned wf__available_cpus(void);
 /* Debug mode (debug.c): WEFT_DEBUG, read once. */
 bool wf__debug(void);
 /* The newest private task of w, or NULL: what a body about to run finds

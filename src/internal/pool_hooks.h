@@ -10,14 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "internal/base/alloc.h"
 #include "weft/pool.h"
 
 struct wf__worker;
-
-/* Memory through an allocator, NULL: malloc (alloc.c); free is given the
- * size that was allocated. */
-void *wf__alloc(const wf_allocator *a, size_t size);
-void wf__free(const wf_allocator *a, void *p, size_t size);
 
 /* A condition a waiter waits for: true once it holds.  Its completer makes
  * it true with a seq_cst RMW or store, then calls wf__wake_waiters (P8). */

@@ -97,9 +97,4 @@ static inline void wf__backoff(unsigned *round)
     }
 }
 
-/* An unsigned environment variable (src/pool/env.c): dflt when unset or
- * empty, and (with a warning on stderr, once) when it is not a decimal
- * number from 0 to max. */
-unsigned wf__env_uint(const char *name, unsigned dflt, unsigned max);
-
 #endif /* WF_INTERNAL_UTIL_H */

@@ -16,7 +16,7 @@ unsigned wf__mpi_credits_for(const wf_mpi *m, unsigned own, size_t size);
 /* WF_EPERM when this thread may not call MPI (FUNNELED, not main). */
 int wf__mpi_check_caller(const wf_mpi *m);
 
-/* The library's parser of WEFT_* variables, wf__env_uint (src/pool/env.c),
+/* The library's parser of WEFT_* variables, wf__env_uint (src/base/env.c),
  * compiled into weft_mpi under this name (src/mpi/environ.c): dflt when
  * unset or empty, and (with a warning on stderr, once per variable) when
  * it is not a decimal number from 0 to max. */

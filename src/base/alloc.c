@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Memory for the pool, through the configured allocator. */
+/* Memory through a wf_allocator (malloc when it has none), for every
+ * component. */
+#include <stdint.h>
 #include <stdlib.h>
 
-#include "internal/pool.h"
+#include "internal/base/alloc.h"
 
 void *wf__alloc(const wf_allocator *a, size_t size)
 {

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal/pool.h"
+#include "internal/base/env.h"
 
 /* CPUs allowed by the cgroup's CPU quota, or 0 when unlimited/unknown.
  * cgroup v2: "quota period" or "max period" in cpu.max; v1: two files. */
