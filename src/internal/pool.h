@@ -224,6 +224,10 @@ static inline bool wf__task_settle_fields(wf_task *t)
     return true;
 }
 void wf__publish_some(wf__worker *w, size_t k);
+/* All of w's private tasks to its deque: before it blocks, parks, waits
+ * or hands its thread over, so that none is stranded where no thief
+ * looks. */
+void wf__publish_all(wf__worker *w);
 wf_task *wf__pop_own(wf__worker *w);
 /* Set f's limit back to its end and say whether a thief had asked for
  * work (P2): the request is then the caller's to answer. */

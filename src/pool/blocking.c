@@ -97,7 +97,7 @@ int wf_blocking_begin(void)
         return 0;
     /* Another worker may need our private tasks to unblock us: publish
      * them all (P2), then make sure enough workers run. */
-    wf__publish_some(w, (size_t)(w->fast.sp - w->fast.bp));
+    wf__publish_all(w);
     wf_fetch_add_seqcst(&w->pool->blocked, 1);
     if (running(w->pool) < (int)w->pool->n)
         return start_spare(w->pool); /* blocked either way: end follows */

@@ -39,7 +39,7 @@ wf__worker *wf__caller_enter(wf_pool *pool)
              * its pool's thieves can take it (P2). */
             if (outer != &wf__no_worker) {
                 wf__worker *o = (wf__worker *)outer;
-                wf__publish_some(o, (size_t)(o->fast.sp - o->fast.bp));
+                wf__publish_all(o);
             }
             w->outer = outer;
             wf__self = &w->fast;
@@ -54,7 +54,7 @@ void wf__caller_leave(wf__worker *w)
     /* Detached tasks (graph tasks, wf_submit from a task) may be left on
      * the private stack, where nobody would see them: publish them (P7).
      * If the deque cannot grow they are run here instead. */
-    wf__publish_some(w, (size_t)(w->fast.sp - w->fast.bp));
+    wf__publish_all(w);
     for (wf_task *t; w->fast.sp > w->fast.bp;) {
         t = *--w->fast.sp;
         wf__run_own(w, t);

@@ -47,6 +47,11 @@ void wf__publish_some(wf__worker *w, size_t k)
     wf__wake_one(w->pool, w);
 }
 
+void wf__publish_all(wf__worker *w)
+{
+    wf__publish_some(w, (size_t)(w->fast.sp - w->fast.bp));
+}
+
 /* Answer a request: the older half of the private tasks (the larger
  * ones). */
 static void publish_half(wf__worker *w)

@@ -44,7 +44,7 @@ static void spawn_top_piece(wf_task *t, wf_task_fn fn, int depth)
     if (depth <= 0)
         return;
     wf__worker *w = wf__current(); /* loops run in wf_run: a worker */
-    wf__publish_some(w, (size_t)(w->fast.sp - w->fast.bp));
+    wf__publish_all(w);
 }
 
 /* ---- parallel_for ------------------------------------------------------ */

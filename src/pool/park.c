@@ -124,7 +124,7 @@ void wf__wait_park(wf__worker *w, wf__cond_fn done, const void *arg)
     wf_pool *p = w->pool;
     /* A parked waiter answers no request: what it holds privately goes
      * where others can take it (P2). */
-    wf__publish_some(w, (size_t)(w->fast.sp - w->fast.bp));
+    wf__publish_all(w);
     ask_everyone(w);
     /* Acquire pairs with the release increments of the wakers. */
     uint32_t epoch = wf_load_acquire(&p->waiter_epoch);

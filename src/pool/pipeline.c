@@ -343,7 +343,7 @@ static void token_spawn(pl_pipe *p, pl_token *tok)
         WF_BUG("a pipeline token outside its pool");
     if (p->share) {
         wf__worker *w = wf__current();
-        wf__publish_some(w, (size_t)(w->fast.sp - w->fast.bp));
+        wf__publish_all(w);
     }
 }
 
