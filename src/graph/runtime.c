@@ -18,7 +18,7 @@
 
 #include "internal/graph/mem.h"
 #include "internal/graph/runtime.h"
-#include "internal/graph/trace.h"
+#include "internal/graph/spans.h"
 #include "internal/graph/types.h"
 #include "internal/pool_hooks.h"
 

@@ -2,7 +2,7 @@
 /* A graph's part of a trace (the recorder is src/pool/trace.c): spans
  * named after nodes, and flow arrows from the task that pushed a message
  * to the next body of the node that took it. */
-#include "internal/graph/trace.h"
+#include "internal/graph/spans.h"
 #include "internal/graph/types.h"
 #include "internal/trace.h"
 

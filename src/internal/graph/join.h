@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* join_node internals shared by join.c (queueing, reserving) and
+/* join_node internals shared by join_node.c (queueing, reserving) and
  * join_key.c (key and tag matching).  Never installed. */
 #ifndef WF_GRAPH_JOIN_H
 #define WF_GRAPH_JOIN_H

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A graph's part of a trace (src/graph/spans.c; the recorder is the
  * pool's, internal/trace.h).  Never installed. */
-#ifndef WF_GRAPH_TRACE_H
-#define WF_GRAPH_TRACE_H
+#ifndef WF_GRAPH_SPANS_H
+#define WF_GRAPH_SPANS_H
 
 #include "internal/graph/types.h"
 
@@ -15,4 +15,4 @@ void wf__trace_body_begin(wf_node *n);
  * body of `to`. */
 void wf__trace_message(wf_node *to);
 
-#endif /* WF_GRAPH_TRACE_H */
+#endif /* WF_GRAPH_SPANS_H */
