@@ -201,6 +201,10 @@ int wf__find_and_run(wf__worker *w, bool ask);
 /* Run pool work on w (own tasks, submissions, steals) until done(arg);
  * spin, yield, then park as a waiter when there is none (P8). */
 void wf__help_until(wf__worker *w, wf__cond_fn done, const void *arg);
+/* After a pipeline token's task on a background worker: keep helping
+ * the pool, as its loop would, until idle a while (worker.c says how
+ * long and why); nothing on a caller, nor when already lingering. */
+void wf__linger(void);
 void wf__run_stolen(wf__worker *w, wf_task *t);
 void wf__run_root(wf__worker *w, wf_task *t);
 void wf__run_own(wf__worker *w, wf_task *t);

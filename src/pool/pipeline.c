@@ -498,68 +498,11 @@ static void token_run(pl_pipe *p, pl_token *tok)
     }
 }
 
-/* A background worker that ran a token keeps helping for a while before
- * it goes back to its loop (see linger): until it has found nothing to do
- * for LINGER_NS, longer than the loop's crumb threshold (CRUMB_NS in
- * src/pool/worker.c), and for LINGER_MAX_NS at most. */
-#define LINGER_NS 60000u
-#define LINGER_MAX_NS 500000u
-#define LINGER_SPIN_NS 10000u /* idle longer: nap between looks, */
-#define LINGER_NAP_NS 20000u  /* for this long, woken by no publish */
-
-static _Thread_local bool lingering;
-
-/* A background worker whose token has parked or finished helps the pool
- * here, as its loop would, until it has been idle for LINGER_NS (or has
- * lingered LINGER_MAX_NS).  Its loop naps when a stretch of work that
- * began with a stolen detached task ends within the crumb threshold:
- * right for a fine-grained graph, whose tasks are better left with their
- * owner, but a pipeline's stretches end whenever its one input token runs
- * on another thread, so its workers would nap nearly all the time and the
- * pipeline run on the caller alone.  A stretch that lingered is never that
- * short.  Idle, it spins for LINGER_SPIN_NS, then naps LINGER_NAP_NS at a
- * time: on an oversubscribed machine a spinning helper takes the CPU from
- * the thread whose work it waits for, and yielding does not give it back
- * reliably (docs/pipeline.md).  Its looks poll only deques that look
- * non-empty, asking no owner (P2): tokens are published as they are
- * spawned, but for an input token kept while hand-offs cost more than
- * its items (input_keep), and an idle look then only reads the victims'
- * lines, which their owners keep writing.  The wait is bounded and touches no
- * pipeline state (the pipeline may be gone).  Callers (caller slots) help
- * in wf__help_until already and do not nap; tokens run while lingering do
- * not linger again. */
-static void linger(void)
-{
-    wf__worker *w = wf__current();
-    if (w == NULL || w->caller || lingering)
-        return;
-    lingering = true;
-    uint64_t start = wf__now_ns(), busy_at = start, now = start;
-    bool ran = false;
-    for (unsigned i = 1;; i++) {
-        bool napping = now - busy_at > LINGER_SPIN_NS;
-        if (wf__find_and_run(w, false) != WF__RAN_NONE)
-            ran = true;
-        else if (napping)
-            wf__nap(w, LINGER_NAP_NS); /* leave the CPU to threads with work */
-        else
-            wf__cpu_relax();
-        if (i % 16 != 0 && !napping)
-            continue; /* spinning: the clock every 16 looks */
-        now = wf__now_ns();
-        busy_at = ran ? now : busy_at;
-        ran = false;
-        if (now - busy_at > LINGER_NS || now - start > LINGER_MAX_NS)
-            break;
-    }
-    lingering = false;
-}
-
 static void token_task(wf_task *t)
 {
     pl_token *tok = (pl_token *)t;
     token_run(tok->pipe, tok);
-    linger(); /* tok and its pipeline may be gone: it touches neither */
+    wf__linger(); /* tok and its pipeline may be gone: it touches neither */
 }
 
 /* ---- the call ------------------------------------------------------------ */
