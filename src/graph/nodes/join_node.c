@@ -21,8 +21,8 @@
  * costs one aggregator op per port instead of two; what is lent that way
  * goes back (release) when the next tuple cannot be formed or the task
  * stops, so nothing is held outside a firing and the order is kept. */
-#include "internal/graph/join.h"
 #include "internal/graph/edge.h"
+#include "internal/graph/join.h"
 #include "internal/graph/mem.h"
 #include "internal/graph/node.h"
 #include "internal/graph/runtime.h"
