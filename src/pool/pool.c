@@ -10,19 +10,6 @@
 #define WF_DEFAULT_SPARES 256u
 #define WF_MAX_CAPACITY ((size_t)1 << 30)
 
-/* Threads that are not workers see a stack that is full (spawn takes the
- * slow path) and empty (join's sp[-1] is the NULL sentinel). */
-static wf_task *no_worker_stack[1];
-struct wf__fast wf__no_worker = {.sp = no_worker_stack + 1,
-                                 .end = no_worker_stack + 1,
-                                 .bp = no_worker_stack + 1,
-                                 .limit = no_worker_stack + 1};
-_Thread_local struct wf__fast *wf__self = &wf__no_worker;
-
-#ifdef WF__TSAN
-_Atomic int wf__tsan_fence_word;
-#endif
-
 /* Fill in defaults and check ranges. */
 static int resolve_config(const wf_pool_config *in, wf_pool_config *out)
 {
@@ -111,29 +98,6 @@ static void free_workers(wf_pool *p)
         wf__free_aligned(&p->alloc, w->mem, sizeof *w);
     }
     wf__free(&p->alloc, p->workers, slots_bytes(p));
-}
-
-/* ---- what the graph may ask (pool_hooks.h) ----------------------------- */
-
-bool wf__pool_forked(const wf_pool *p)
-{
-    return p->generation != wf__fork_gen;
-}
-
-void wf__pool_graphs_add(wf_pool *p, long delta)
-{
-    /* Seq_cst: pairs with the load in wf_pool_destroy (see there). */
-    wf_fetch_add_seqcst(&p->graphs, delta);
-}
-
-bool wf__pool_debug(const wf_pool *p)
-{
-    return p->debug;
-}
-
-bool wf__in_pool(void)
-{
-    return wf__current() != NULL;
 }
 
 /* WEFT_STATS, below */
@@ -302,13 +266,6 @@ int wf_pool_destroy(wf_pool *pool)
     return 0;
 }
 
-/* fork(): the child has one thread, and a pool made before the fork has
- * none of its workers there.  The child gets a default pool of its own on
- * first use; a pool of the parent's answers WF_ESTATE (wf__pool_forked).
- * Written only by the child's handler, while the child is single-threaded,
- * so plain reads elsewhere do not race. */
-unsigned wf__fork_gen;
-
 /* The default pool, made on first use in each process; NULL when it could
  * not be made (and not tried again in that process). */
 static wf_pool *_Atomic default_pool;
@@ -354,23 +311,6 @@ wf_pool *wf_pool_default(void)
     p = wf_load_acquire(&default_pool);
     pthread_mutex_unlock(&default_lock);
     return p;
-}
-
-unsigned wf_pool_threads(const wf_pool *pool)
-{
-    return pool ? pool->threads : 0;
-}
-
-wf_pool *wf_current_pool(void)
-{
-    wf__worker *w = wf__current();
-    return w ? w->pool : NULL;
-}
-
-int wf_worker_index(void)
-{
-    wf__worker *w = wf__current();
-    return w ? (int)w->index : -1;
 }
 
 /* Snapshots of the counters: relaxed loads.  How they add up:
