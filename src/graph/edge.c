@@ -107,7 +107,7 @@ static void set_edges(void *self, wf__op *op)
     /* Relaxed: only the aggregator writes the list, and we are it. */
     wf__edges *l = wf_load_relaxed(&p->edges);
     size_t live = wf_load_relaxed(&p->n_edges);
-    if (o->list) {
+    if (o->list) { /* the block was full: o->list holds its live slots */
         /* Release pairs with the acquire loads of readers that walk the
          * list outside the aggregator (wf__push_*, wf__pull_*). */
         wf_store_release(&p->edges, o->list);
@@ -115,11 +115,12 @@ static void set_edges(void *self, wf__op *op)
             l->retired = wf__cold(n)->retired_lists;
             wf__cold(n)->retired_lists = l;
         }
-        live++;
-    } else if (o->add) {
-        unsigned i = wf_load_relaxed(&l->n);
+        l = o->list;
+    }
+    if (o->add) {
+        unsigned i = wf_load_relaxed(&l->n); /* we are its only writer */
         l->s[i].far = p->is_input ? o->add->from : o->add->to;
-        wf_store_relaxed(&l->s[i].e, o->add);
+        wf_store_relaxed(&l->s[i].e, o->add); /* published by n, next */
         /* Release: a reader that sees the new count sees the slot. */
         wf_store_release(&l->n, i + 1);
         live++;
@@ -131,7 +132,7 @@ static void set_edges(void *self, wf__op *op)
     }
     /* Release pairs with the acquire load in continue.c (threshold). */
     wf_store_release(&p->n_edges, live);
-    if (!p->is_input && (o->list || o->add))
+    if (!p->is_input && o->add)
         p->push_hint = true; /* a new edge starts in push */
 }
 
@@ -180,19 +181,6 @@ static wf__edges *room(wf__port *p, bool *fail)
     return l;
 }
 
-/* Append e to p's list, in the block that room() gave (or in place). */
-static void list_add(wf__port *p, wf__edges *fresh, wf__edge *e)
-{
-    wf__edges_op op = {.add = e, .list = fresh};
-    if (fresh) {
-        unsigned k = wf_load_relaxed(&fresh->n);
-        wf_store_relaxed(&fresh->s[k].e, e); /* not shared yet */
-        fresh->s[k].far = p->is_input ? e->from : e->to;
-        wf_store_relaxed(&fresh->n, k + 1);
-    }
-    publish(p, &op);
-}
-
 /* Take e out of p's list: its slot is cleared, with no allocation, so
  * that destroying a node or removing an edge cannot fail. */
 static void unlist(wf__port *p, wf__edge *e)
@@ -239,8 +227,10 @@ static int add_edge(wf__port *fp, wf__port *tp, wf__edge **out)
     wf_store_relaxed(&e->state, WF__PUSH); /* published below */
     /* Receiver first: once the sender lists the edge it may push and the
      * receiver may need to pull back along it. */
-    for (int i = 0; i < 2; i++)
-        list_add(end[i], fresh[i], e);
+    for (int i = 0; i < 2; i++) {
+        wf__edges_op op = {.add = e, .list = fresh[i]};
+        publish(end[i], &op);
+    }
     *out = e;
     return 0;
 }

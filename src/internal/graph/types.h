@@ -326,7 +326,7 @@ typedef struct wf__edges_op {
     wf__port *port;
     wf__edge *add; /* append this edge; else clear slot `remove` */
     unsigned remove;
-    wf__edges *list; /* non-NULL: publish it (the live slots, then add) */
+    wf__edges *list; /* non-NULL: the live slots in a larger block, first */
 } wf__edges_op;
 
 typedef struct wf__held_op {
