@@ -746,7 +746,8 @@ WF_API wf_node *wf_graph_failed_node(const wf_graph *g);
  * a flag the body polls).  It runs on the cancelling thread with the
  * graph's topology lock held: it must not call weft graph functions.  A
  * reset re-arms it.  fn NULL removes it.  Returns 0, WF_EINVAL (node
- * NULL), WF_EDESTROYED. */
+ * NULL), WF_EDESTROYED, WF_ENOMEM (the node's first callback takes a
+ * small block from the graph's allocator). */
 WF_API int wf_node_set_cancel(wf_node *node, void (*fn)(void *ctx), void *ctx);
 
 /* Call fn(ctx) at every wf_graph_reset with WF_RESET_BODIES, so that a
@@ -754,13 +755,15 @@ WF_API int wf_node_set_cancel(wf_node *node, void (*fn)(void *ctx), void *ctx);
  * counterpart of oneTBB's rf_reset_bodies, which restores a copy of the
  * body.  Runs on the resetting thread, graph idle, topology lock held: it
  * must not call weft graph functions.  fn NULL removes it.  Returns 0,
- * WF_EINVAL (node NULL), WF_EDESTROYED. */
+ * WF_EINVAL (node NULL), WF_EDESTROYED, WF_ENOMEM (as wf_node_set_cancel). */
 WF_API int wf_node_set_body_reset(wf_node *node, void (*fn)(void *ctx),
                                   void *ctx);
 
 /* The node's name (wf_node_set_name), or, when it has none, its kind and
  * its number in the graph ("function_node#3", the number DOT shows); ""
- * for NULL.  Valid until the next wf_node_set_name or wf_node_destroy. */
+ * for NULL.  Valid until the next wf_node_set_name or wf_node_destroy.
+ * The number is kept in a small block from the graph's allocator, made at
+ * the first call: without memory for it, the kind alone. */
 WF_API const char *wf_node_name(const wf_node *node);
 
 /* Tracing a graph: wf_trace_start / wf_trace_stop (weft/pool.h) record

@@ -36,10 +36,12 @@ static void write_node(FILE *f, wf_node *n, bool counting)
     }
     fprintf(f, "\\nholds %zu", held(n));
     if (counting) {
-        /* Relaxed: statistics; each counter is a snapshot of its own. */
-        unsigned long acc = wf_load_relaxed(&wf__cold(n)->n_accepted);
-        unsigned long rej = wf_load_relaxed(&wf__cold(n)->n_rejected);
-        unsigned long fwd = wf_load_relaxed(&wf__cold(n)->n_forwarded);
+        /* Relaxed: statistics; each counter is a snapshot of its own.  A
+         * node with no extra block has counted nothing. */
+        wf__node_extra *x = wf__extra_if(n);
+        unsigned long acc = x ? wf_load_relaxed(&x->n_accepted) : 0;
+        unsigned long rej = x ? wf_load_relaxed(&x->n_rejected) : 0;
+        unsigned long fwd = x ? wf_load_relaxed(&x->n_forwarded) : 0;
         fprintf(f, "\\nput %lu: accepted %lu, rejected %lu\\nforwarded %lu",
                 acc + rej, acc, rej, fwd);
     }
@@ -65,7 +67,7 @@ static void write_edges(FILE *f, wf_node *n)
             if (n->n_out > 1)
                 fprintf(f, ", taillabel=\"%u\"", i);
             if (e->to->node->n_in > 1)
-                fprintf(f, ", headlabel=\"%u\"", e->to->index);
+                fprintf(f, ", headlabel=\"%u\"", wf__port_index(e->to));
             fputs("];\n", f);
         }
     }

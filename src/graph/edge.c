@@ -106,7 +106,7 @@ static void set_edges(void *self, wf__op *op)
     wf__port *p = o->port;
     /* Relaxed: only the aggregator writes the list, and we are it. */
     wf__edges *l = wf_load_relaxed(&p->edges);
-    size_t live = wf_load_relaxed(&p->n_edges);
+    unsigned live = wf_load_relaxed(&p->n_edges);
     if (o->list) { /* the block was full: o->list holds its live slots */
         /* Release pairs with the acquire loads of readers that walk the
          * list outside the aggregator (wf__push_*, wf__pull_*). */
@@ -153,8 +153,8 @@ static wf__edges *room(wf__port *p, bool *fail)
     unsigned n = wf__edges_count(old);
     if (old && n < old->cap)
         return NULL;
-    size_t live = wf_load_relaxed(&p->n_edges); /* under topo: settled */
-    size_t want = 2 * live + 1;
+    unsigned live = wf_load_relaxed(&p->n_edges); /* under topo: settled */
+    size_t want = 2 * (size_t)live + 1;
     size_t bytes = wf__slab_block_size(list_bytes((unsigned)want));
     if (bytes < 64) /* a line: three edges, as most ports have at most */
         bytes = 64;

@@ -93,6 +93,7 @@ static bool has_successor(wf_node *n)
 /* Say what n, in an idle graph, was left with; false if nothing. */
 static bool debug_report(wf_node *n)
 {
+    char label[WF__LABEL_MAX];
     /* A continue node part-way through its round will not run its body
      * until signals come that no task will send: a predecessor that never
      * fired, or a cycle.  With or without successors: its body is what
@@ -107,7 +108,7 @@ static bool debug_report(wf_node *n)
                 "through its round: %zu of %zu signals; its body waits for "
                 "the others (a predecessor that never signalled, or a "
                 "cycle).  (WEFT_DEBUG; said once per node)\n",
-                wf__node_label(n), h.round, h.round_of);
+                wf__node_label(n, label), h.round, h.round_of);
         return true;
     }
     /* A message held by a node that has successors waits for something
@@ -120,7 +121,7 @@ static bool debug_report(wf_node *n)
             "weft: wf_graph_wait_for_all returned with %s "
             "holding %zu message(s) it has not passed on to its "
             "successors%s%s.  (WEFT_DEBUG; said once per node)\n",
-            wf__node_label(n), h.held, h.stuck ? ": " : "",
+            wf__node_label(n, label), h.held, h.stuck ? ": " : "",
             h.stuck ? h.stuck : "");
     return true;
 }
@@ -133,8 +134,11 @@ static void debug_idle(wf_graph *g)
          * that started meanwhile.  Acquire, as idle() in runtime.c. */
         if (wf_load_acquire(&g->pending) != 0)
             break;
-        if (!wf__cold(n)->debug_told && debug_report(n))
-            wf__cold(n)->debug_told = true;
+        /* Without memory for the flag, it may be said again. */
+        wf__node_extra *x = wf__extra_if(n);
+        if ((x == NULL || !x->debug_told) && debug_report(n) &&
+            (x = wf__extra_make(n)) != NULL)
+            x->debug_told = true;
     }
     pthread_mutex_unlock(&g->topo);
 }
@@ -200,13 +204,16 @@ static void reset_node(wf_node *n, unsigned flags)
     wf__op op = {.type = WF__OP_RESET};
     wf__node_exec(n, &op);
     wf__edges_reset(n);
+    wf__node_extra *x = wf__extra_if(n);
+    if (x == NULL)
+        return;
     /* Relaxed: the graph is idle (reset waited for it). */
-    wf_store_relaxed(&wf__cold(n)->n_accepted, 0);
-    wf_store_relaxed(&wf__cold(n)->n_rejected, 0);
-    wf_store_relaxed(&wf__cold(n)->n_forwarded, 0);
-    wf_store_relaxed(&wf__cold(n)->trace_flow, 0);
-    if ((flags & WF_RESET_BODIES) && wf__cold(n)->body_reset_fn)
-        wf__cold(n)->body_reset_fn(wf__cold(n)->body_reset_ctx);
+    wf_store_relaxed(&x->n_accepted, 0);
+    wf_store_relaxed(&x->n_rejected, 0);
+    wf_store_relaxed(&x->n_forwarded, 0);
+    wf_store_relaxed(&x->trace_flow, 0);
+    if ((flags & WF_RESET_BODIES) && x->body_reset_fn)
+        x->body_reset_fn(x->body_reset_ctx);
 }
 
 int wf_graph_reset(wf_graph *g, unsigned flags)

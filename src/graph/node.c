@@ -55,7 +55,6 @@ static void init_ports(wf_node *n, wf__port *p, unsigned count, bool input,
 {
     for (unsigned i = 0; i < count; i++) {
         p[i].node = n;
-        p[i].index = i;
         p[i].is_input = input;
         p[i].size = sizes[i];
         wf_store_relaxed(&p[i].edges, NULL); /* not shared yet */
@@ -115,8 +114,6 @@ void wf__node_publish(wf_node *n)
     wf_graph *g = wf__node_graph(n);
     pthread_mutex_lock(&g->topo);
     wf__cold(n)->id = g->next_id++;
-    snprintf(wf__cold(n)->auto_name, sizeof wf__cold(n)->auto_name, "%s#%u",
-             n->ops->kind, wf__cold(n)->id);
     wf__cold(n)->next = g->nodes;
     if (g->nodes)
         wf__cold(g->nodes)->prev = n;
@@ -145,6 +142,9 @@ void wf__node_free(wf_node *n)
         wf__slab_free(s, e, sizeof *e);
     }
     wf__mem_free(&s->mem, c->name);
+    wf__node_extra *x = wf__extra_if(n);
+    if (x)
+        wf__slab_free(s, x, sizeof *x);
     wf__slab_free(s, c, c->block_size);
     wf__slabs_drop(s); /* last: may free the slabs */
 }
@@ -220,37 +220,54 @@ int wf_node_set_priority(wf_node *n, int priority)
 }
 
 /* Set a node's callback under the topology lock, which cancel and reset
- * hold while they call it. */
-static int set_callback(wf_node *n, void (**slot)(void *), void **ctx_slot,
-                        void (*fn)(void *), void *ctx)
+ * hold while they call it.  `cancel`: the cancel callback, else the body
+ * reset. */
+static int set_callback(wf_node *n, bool cancel, void (*fn)(void *), void *ctx)
 {
+    if (n == NULL)
+        return WF_EINVAL;
     wf_graph *g = wf__node_graph(n);
     if (g == NULL)
         return WF_EDESTROYED;
+    wf__node_extra *x = wf__extra_make(n);
+    if (x == NULL)
+        return WF_ENOMEM;
     pthread_mutex_lock(&g->topo);
-    *slot = fn;
-    *ctx_slot = ctx;
+    *(cancel ? &x->cancel_fn : &x->body_reset_fn) = fn;
+    *(cancel ? &x->cancel_ctx : &x->body_reset_ctx) = ctx;
     pthread_mutex_unlock(&g->topo);
     return 0;
 }
 
 int wf_node_set_cancel(wf_node *n, void (*fn)(void *), void *ctx)
 {
-    if (n == NULL)
-        return WF_EINVAL;
-    return set_callback(n, &wf__cold(n)->cancel_fn, &wf__cold(n)->cancel_ctx,
-                        fn, ctx);
+    return set_callback(n, true, fn, ctx);
 }
 
 int wf_node_set_body_reset(wf_node *n, void (*fn)(void *), void *ctx)
 {
-    if (n == NULL)
-        return WF_EINVAL;
-    return set_callback(n, &wf__cold(n)->body_reset_fn,
-                        &wf__cold(n)->body_reset_ctx, fn, ctx);
+    return set_callback(n, false, fn, ctx);
 }
 
 const char *wf_node_name(const wf_node *n)
 {
-    return n ? wf__node_label(n) : "";
+    if (n == NULL)
+        return "";
+    if (wf__cold(n)->name)
+        return wf__cold(n)->name;
+    /* "kind#id" in the extra block, written once, by the first caller
+     * that finds it empty, under the slabs' lock (callers may race, and
+     * the node may have outlived its graph). */
+    wf__node_extra *x = wf__extra_make((wf_node *)n);
+    if (x == NULL)
+        return n->ops->kind;
+    wf__slabs *s = wf__cold(n)->slabs;
+    pthread_mutex_lock(&s->lock);
+    if (x->auto_name[0] == '\0') {
+        char buf[WF__LABEL_MAX];
+        snprintf(x->auto_name, sizeof x->auto_name, "%s",
+                 wf__node_label(n, buf));
+    }
+    pthread_mutex_unlock(&s->lock);
+    return x->auto_name;
 }

@@ -426,9 +426,11 @@ void wf__graph_cancel(wf_graph *g)
     if (wf_exchange_acqrel(&g->cancelled, 1) != 0)
         return;
     pthread_mutex_lock(&g->topo);
-    for (wf_node *n = g->nodes; n; n = wf__cold(n)->next)
-        if (wf__cold(n)->cancel_fn)
-            wf__cold(n)->cancel_fn(wf__cold(n)->cancel_ctx);
+    for (wf_node *n = g->nodes; n; n = wf__cold(n)->next) {
+        wf__node_extra *x = wf__extra_if(n);
+        if (x && x->cancel_fn)
+            x->cancel_fn(x->cancel_ctx);
+    }
     pthread_mutex_unlock(&g->topo);
 }
 
@@ -506,13 +508,16 @@ void wf__count_offer(wf_node *from, wf_node *to, int r)
     /* Relaxed: see wf__observed.  The counters are relaxed too:
      * statistics, read as a snapshot by the DOT writer after a wait. */
     if (g && wf_load_relaxed(&g->counting)) {
+        wf__node_extra *x = wf__extra_make(to);
         if (r != WF__ACCEPT) {
-            wf_fetch_add_relaxed(&wf__cold(to)->n_rejected, 1);
+            if (x)
+                wf_fetch_add_relaxed(&x->n_rejected, 1);
             return;
         }
-        wf_fetch_add_relaxed(&wf__cold(to)->n_accepted, 1);
-        if (from)
-            wf_fetch_add_relaxed(&wf__cold(from)->n_forwarded, 1);
+        if (x)
+            wf_fetch_add_relaxed(&x->n_accepted, 1);
+        if (from && (x = wf__extra_make(from)) != NULL)
+            wf_fetch_add_relaxed(&x->n_forwarded, 1);
     }
     if (r == WF__ACCEPT && from && wf__trace_enabled())
         wf__trace_message(to);
@@ -521,8 +526,10 @@ void wf__count_offer(wf_node *from, wf_node *to, int r)
 void wf__count_pulled(wf_node *from)
 {
     wf_graph *g = wf__node_graph(from);
-    if (g && wf_load_relaxed(&g->counting)) /* see wf__count_offer */
-        wf_fetch_add_relaxed(&wf__cold(from)->n_forwarded, 1);
+    wf__node_extra *x;
+    if (g && wf_load_relaxed(&g->counting) && /* see wf__count_offer */
+        (x = wf__extra_make(from)) != NULL)
+        wf_fetch_add_relaxed(&x->n_forwarded, 1);
 }
 
 bool wf__graph_running_here(const wf_graph *g)

@@ -8,15 +8,18 @@
 
 void wf__trace_span(char ph, char cat, const wf_node *n)
 {
-    wf__trace_record(ph, cat, n ? wf__node_label(n) : NULL, 0);
+    char label[WF__LABEL_MAX];
+    wf__trace_record(ph, cat, n ? wf__node_label(n, label) : NULL, 0);
 }
 
 void wf__trace_body_begin(wf_node *n)
 {
     wf__trace_span('B', WF__TRACE_BODY, n);
-    /* Acq_rel exchange: takes the arrow once even if two bodies start at
-     * once; only the id travels, so any order would do. */
-    uint64_t id = wf_exchange_acqrel(&wf__cold(n)->trace_flow, 0);
+    /* No extra block: no arrow was drawn to n.  Acq_rel exchange: takes
+     * the arrow once even if two bodies start at once; only the id
+     * travels, so any order would do. */
+    wf__node_extra *x = wf__extra_if(n);
+    uint64_t id = x ? wf_exchange_acqrel(&x->trace_flow, 0) : 0;
     if (id)
         wf__trace_record('f', WF__TRACE_BODY, NULL, id);
 }
@@ -29,9 +32,10 @@ void wf__trace_message(wf_node *to)
      * messages that race here).  Relaxed: only the id travels, and the
      * exchange above takes it; the start is recorded first, so that its
      * time comes before the end's. */
-    if (wf_load_relaxed(&wf__cold(to)->trace_flow) != 0)
+    wf__node_extra *x = wf__extra_make(to); /* no memory: no arrow */
+    if (x == NULL || wf_load_relaxed(&x->trace_flow) != 0)
         return;
     uint64_t id = wf__trace_flow_id();
     wf__trace_record('s', WF__TRACE_TASK, NULL, id);
-    wf_store_relaxed(&wf__cold(to)->trace_flow, id);
+    wf_store_relaxed(&x->trace_flow, id);
 }

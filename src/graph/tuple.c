@@ -48,9 +48,12 @@ bool wf__tuple_ports_bad(unsigned ports, const size_t *sizes)
 
 void *wf_tuple_get(const void *msg, const wf_node *node, unsigned i)
 {
-    /* Join and split nodes set tuple_offset before they are published;
-     * any other node leaves it NULL. */
-    if (msg == NULL || node == NULL || i >= wf__cold(node)->tuple_count)
+    /* Join and split nodes set their offsets before they are published;
+     * other kinds have none. */
+    if (msg == NULL || node == NULL || node->ops->tuple_offsets == 0 ||
+        i >= (node->ops->tuple_in ? node->n_out : node->n_in))
         return NULL;
-    return (char *)msg + wf__cold(node)->tuple_offset[i];
+    const size_t *offset =
+        (const size_t *)((const char *)node + node->ops->tuple_offsets);
+    return (char *)msg + offset[i];
 }

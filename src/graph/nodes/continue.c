@@ -45,7 +45,7 @@ typedef wf__gtask runner;
 #define IDLE_MASK (DUE_ONE - 1)     /* work: idle runners, a bit each */
 
 /* Laid out by use (internal/graph/types.h): a signal reads the base line
- * and the next one (its port, count, work, extra); a body run the line after
+ * and the next one (its port, count, work, outside); a body run the line after
  * (body, ctx, the output port's edges) and the first runner's, which
  * follows without padding: the node's block is a slab class smaller. */
 typedef struct cont_node {
@@ -53,14 +53,13 @@ typedef struct cont_node {
     wf__port in;           /* its input port (cont_ops.in_offset) */
     _Atomic size_t count;  /* signals in this round */
     _Atomic uint64_t work; /* due rounds << 32 | idle runners' bits */
-    unsigned extra;        /* cfg->predecessors */
+    unsigned outside;      /* cfg->predecessors: signals not from edges */
     unsigned n_slots;      /* runners it may have */
     wf_continue_fn body;
     void *ctx;
     wf__port out;         /* its output port */
     runner *_Atomic more; /* slots 1 .. n_slots - 1 once made (add_runners) */
     runner first;         /* slot 0; its bit is 1 */
-    size_t out_size;
 } cont_node;
 
 /* Slot i of c, for i > 0 only after its idle bit was seen in `work`.
@@ -80,7 +79,7 @@ static size_t threshold(cont_node *c, wf__port *in)
     /* Acquire pairs with the release store of n_edges in set_edges
      * (SET_EDGES); a signal racing with an edge edit counts against the
      * threshold before or after it, as it would under a lock. */
-    return wf_load_acquire(&in->n_edges) + c->extra;
+    return (size_t)wf_load_acquire(&in->n_edges) + c->outside;
 }
 
 /* ---- runners ------------------------------------------------------------- */
@@ -217,8 +216,8 @@ static __attribute__((noinline, cold)) void add_runners(cont_node *c)
     for (unsigned i = 0; more && i < n; i++) {
         more[i].run = run;
         more[i].node = &c->base;
-        if (c->out_size &&
-            (more[i].arg = wf__mem_alloc(mem, c->out_size)) == NULL) {
+        if (c->out.size &&
+            (more[i].arg = wf__mem_alloc(mem, c->out.size)) == NULL) {
             free_runners(c, more, n);
             return; /* the rounds wait for runner 0 */
         }
@@ -306,7 +305,7 @@ static const wf__node_ops cont_ops = {
     .kind = "continue_node",
     .in_offset = offsetof(cont_node, in),
     .out_offset = offsetof(cont_node, out),
-    .signals = true, /* its input always, its output when out_size is 0 */
+    .signals = true, /* its input always, its output when its size is 0 */
     .put = cont_put,
     .handle = cont_handle,
     .reset = cont_reset,
@@ -320,8 +319,8 @@ static int make_slots(cont_node *c, unsigned n)
     c->n_slots = n;
     c->first.run = run;
     c->first.node = &c->base; /* its priority and trace name */
-    if (c->out_size && (c->first.arg = wf__mem_alloc(wf__node_mem(&c->base),
-                                                     c->out_size)) == NULL)
+    if (c->out.size && (c->first.arg = wf__mem_alloc(wf__node_mem(&c->base),
+                                                     c->out.size)) == NULL)
         return WF_ENOMEM;
     /* Not shared yet: relaxed.  Runner 0 idle, nothing due, no others. */
     wf_store_relaxed(&c->more, NULL);
@@ -344,8 +343,7 @@ int wf_continue_node_create(wf_node **out, wf_graph *g,
     c->in.cont_input = true; /* broadcast's direct signal */
     c->body = cfg->body;
     c->ctx = cfg->ctx;
-    c->out_size = cfg->out_size;
-    c->extra = cfg->predecessors;
+    c->outside = cfg->predecessors;
     unsigned threads = wf_pool_threads(g->pool);
     threads = threads == 0 ? 1 : threads > MAX_SLOTS ? MAX_SLOTS : threads;
     if (make_slots(c, threads) != 0) {

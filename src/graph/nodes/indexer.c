@@ -24,7 +24,7 @@ static int indexer_put(wf__port *in, const void *msg)
     if (t == NULL)
         return WF_ENOMEM;
     memset(t, 0, out->size); /* no stale bytes after a short value */
-    t->port = in->index;
+    t->port = wf__port_index(in);
     memcpy(t->value, msg, in->size);
     wf__push_broadcast(out, t);
     if (t != &small.m)

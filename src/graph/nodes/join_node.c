@@ -312,7 +312,7 @@ static int run_put(join_node *j, join_op *op, wf__agg_handler h)
 
 static int queueing_port_put(wf__port *in, const void *msg)
 {
-    join_op op = {.op.type = JOIN_QPUT, .port = in->index, .msg = msg};
+    join_op op = {.op.type = JOIN_QPUT, .port = wf__port_index(in), .msg = msg};
     return run_put((join_node *)in->node, &op, qput_handler);
 }
 
@@ -325,10 +325,12 @@ static int key_port_put(wf__port *in, const void *msg)
                     : wf__mem_alloc(wf__node_mem(&j->base), j->key_size);
     if (key == NULL)
         return WF_ENOMEM;
-    join_op op = {
-        .op.type = JOIN_KPUT, .port = in->index, .msg = msg, .key = key};
+    join_op op = {.op.type = JOIN_KPUT,
+                  .port = wf__port_index(in),
+                  .msg = msg,
+                  .key = key};
     /* The user's key function runs here, outside the aggregator (G2). */
-    op.hash = wf__join_key_of(j, in->index, msg, key);
+    op.hash = wf__join_key_of(j, wf__port_index(in), msg, key);
     int r = run_put(j, &op, kput_handler);
     if (key != small)
         wf__mem_free(wf__node_mem(&j->base), key);
@@ -372,11 +374,12 @@ static void join_destroy(wf_node *n)
 
 #define STORE_JOIN_OPS(name, putfn)                                            \
     {                                                                          \
-        .kind = name, .put = putfn, .get = store_get,                          \
-        .reserve = store_reserve, .release = store_release,                    \
-        .consume = store_consume, .consume_next = store_consume_next,          \
-        .succ_push = store_succ_push, .handle = join_handle,                   \
-        .reset = join_reset, .held = join_held, .destroy = join_destroy,       \
+        .kind = name, .tuple_offsets = offsetof(join_node, offset),            \
+        .put = putfn, .get = store_get, .reserve = store_reserve,              \
+        .release = store_release, .consume = store_consume,                    \
+        .consume_next = store_consume_next, .succ_push = store_succ_push,      \
+        .handle = join_handle, .reset = join_reset, .held = join_held,         \
+        .destroy = join_destroy,                                               \
     }
 
 static const wf__node_ops queueing_ops =
@@ -387,6 +390,7 @@ static const wf__node_ops tag_ops =
     STORE_JOIN_OPS("join_node<tag_matching>", key_port_put);
 static const wf__node_ops reserving_ops = {
     .kind = "join_node<reserving>",
+    .tuple_offsets = offsetof(join_node, offset),
     .put = reserving_put,
     .pred_pull = reserving_pred_pull,
     .get = reserving_get,
@@ -436,8 +440,6 @@ static int init_join(join_node *j, const wf_join_config *c)
     j->policy = c->policy;
     j->n = c->ports;
     j->tuple_size = wf_tuple_layout(j->n, c->msg_sizes, j->offset);
-    wf__cold(&j->base)->tuple_offset = j->offset; /* wf_tuple_get */
-    wf__cold(&j->base)->tuple_count = j->n;
     j->ctx = c->ctx;
     j->key_size =
         c->policy == WF_JOIN_TAG_MATCHING ? sizeof(uint64_t) : c->key_size;

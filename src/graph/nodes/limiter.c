@@ -165,7 +165,7 @@ static int call(limiter_node *l, int type)
 static int limiter_put(wf__port *in, const void *msg)
 {
     limiter_node *l = (limiter_node *)in->node;
-    if (in->index == 1) {
+    if (wf__port_index(in) == 1) {
         int64_t delta = 1; /* a signal */
         if (l->counted)
             memcpy(&delta, msg, sizeof delta);

@@ -23,6 +23,8 @@ static int split_put(wf__port *in, const void *msg)
 
 static const wf__node_ops split_ops = {
     .kind = "split_node",
+    .tuple_offsets = offsetof(split_node, offset),
+    .tuple_in = true,
     .put = split_put,
     .handle = wf__node_no_ops,
 };
@@ -40,8 +42,6 @@ int wf_split_node_create(wf_node **out, wf_graph *g, unsigned ports,
     if (err)
         return err;
     memcpy(((split_node *)n)->offset, offset, sizeof offset);
-    wf__cold(n)->tuple_offset = ((split_node *)n)->offset; /* wf_tuple_get */
-    wf__cold(n)->tuple_count = ports;
     wf__node_publish(n);
     *out = n;
     return 0;

@@ -60,6 +60,9 @@
  * through a function pointer at -O0/-O1. */
 #define WF__HOT_INLINE static inline __attribute__((always_inline))
 
+/* Room for a node's "kind#id" name (wf__node_label). */
+#define WF__LABEL_MAX 48
+
 /* ---- the graph ---------------------------------------------------------- */
 
 typedef struct wf__gtask wf__gtask;
@@ -165,9 +168,7 @@ struct wf__port {
     wf__edges *_Atomic edges; /* successors / predecessors; NULL = none */
     /* Live edges, published after each edit (SET_EDGES): a continue node
      * reads its threshold from its own port, one line fewer per signal. */
-    _Atomic size_t n_edges;
-    size_t size; /* message size */
-    unsigned index;
+    _Atomic unsigned n_edges;
     bool is_input;
     /* Output ports: an out-edge may be in push state.  Changed only in the
      * node's aggregator (G1): set by each new edge list (SET_EDGES) and
@@ -179,6 +180,7 @@ struct wf__port {
     /* A continue node's input: its senders signal it with a direct call
      * (continue.c), found from the port alone, without the node's line. */
     bool cont_input;
+    size_t size; /* message size */
 };
 
 /* What put answers. */
@@ -200,6 +202,13 @@ typedef struct wf__node_ops {
      * delivers it once and turns the edge back to push, or a receiver
      * in pull state would take the same value for ever. */
     bool keeps_on_get;
+    /* A join or split node: where its struct keeps its tuple's element
+     * offsets (size_t[], set before the node is published, then
+     * read-only), for wf_tuple_get; 0 for other kinds.  The elements are
+     * its ports on the other side: a join's inputs, a split's outputs
+     * (tuple_in: the tuple is what it takes in). */
+    size_t tuple_offsets;
+    bool tuple_in;
     /* receiver side (input ports) */
     int (*put)(wf__port *in, const void *msg); /* WF__ACCEPT... or <0 */
     void (*pred_pull)(wf__port *in);           /* an in-edge became pull */
@@ -252,18 +261,18 @@ struct wf_node {
     wf__port *in, *out;
 } __attribute__((aligned(64)));
 
-/* What messages and bodies do not read (names, lists, DOT, callbacks,
- * counters, trace): the block just before the node, wf__cold(n). */
-typedef struct wf__node_cold {
-    wf__slabs *slabs;     /* the graph's; the node holds a reference */
-    unsigned block_size;  /* of the node's block, for wf__slab_free */
-    char *name;           /* under graph->topo */
-    unsigned id;          /* DOT node id */
-    char auto_name[32];   /* "kind#id", the name when it has none */
-    wf_node *next, *prev; /* graph's node list, under graph->topo */
-    wf__edges *retired_lists;
-    wf__edge *retired_edges;
-    /* runtime (graph.c): callbacks, counters, trace */
+/* p's index among its node's inputs or outputs: computed, not stored, so
+ * that a port is half a line. */
+static inline unsigned wf__port_index(const wf__port *p)
+{
+    return (unsigned)(p - (p->is_input ? p->node->in : p->node->out));
+}
+
+/* What only some nodes need (callbacks, counters, the trace's arrow, the
+ * "kind#id" name): a block of its own, made the first
+ * time a node needs it (wf__extra_make), so that a graph of many plain
+ * nodes does not carry it on each. */
+typedef struct wf__node_extra {
     void (*cancel_fn)(void *); /* under graph->topo        */
     void *cancel_ctx;
     void (*body_reset_fn)(void *); /* under graph->topo        */
@@ -272,16 +281,38 @@ typedef struct wf__node_cold {
      * wf_graph_write_dot; put = accepted + rejected. */
     _Atomic unsigned long n_accepted, n_rejected, n_forwarded;
     _Atomic uint64_t trace_flow; /* arrow to the next body   */
-    /* A join or split node: its tuple's element offsets (set before the
-     * node is published, then read-only), for wf_tuple_get. */
-    const size_t *tuple_offset;
-    unsigned tuple_count;
     bool debug_told; /* debug mode reported it stuck; under graph->topo */
+    char auto_name
+        [WF__LABEL_MAX]; /* "kind#id", wf_node_name's answer when unnamed */
+} wf__node_extra;
+
+/* What messages and bodies do not read (names, lists, DOT): the line
+ * just before the node, wf__cold(n). */
+typedef struct wf__node_cold {
+    wf__slabs *slabs;     /* the graph's; the node holds a reference */
+    unsigned block_size;  /* of the node's block, for wf__slab_free */
+    unsigned id;          /* DOT node id */
+    char *name;           /* under graph->topo */
+    wf_node *next, *prev; /* graph's node list, under graph->topo */
+    wf__edges *retired_lists;
+    wf__edge *retired_edges;
+    wf__node_extra *_Atomic extra; /* NULL until needed (extra.c) */
 } __attribute__((aligned(64))) wf__node_cold;
 
 static inline wf__node_cold *wf__cold(const wf_node *n)
 {
     return (wf__node_cold *)n - 1;
+}
+
+/* n's extra block, made (zeroed) if it has none; NULL without memory.
+ * Any thread, at any time. */
+wf__node_extra *wf__extra_make(wf_node *n);
+
+/* n's extra block if it has one, else NULL.  Acquire pairs with the
+ * release CAS that installed it (extra.c): its fields are initialised. */
+static inline wf__node_extra *wf__extra_if(const wf_node *n)
+{
+    return wf_load_acquire(&wf__cold(n)->extra);
 }
 
 /* The allocator of n's memory (mem.c). */
@@ -350,12 +381,16 @@ static inline wf_graph *wf__node_graph(const wf_node *n)
     return wf_load_acquire(&((wf_node *)n)->graph);
 }
 
-/* n's name: the one it was given, else "kind#id" (published), else its
- * kind.  Inline, so that tracing and reports need no call into node.c. */
-static inline const char *wf__node_label(const wf_node *n)
+/* n's name: the one it was given, else "kind#id" written into buf.
+ * Inline, so that tracing and reports need no call into node.c. */
+static inline const char *wf__node_label(const wf_node *n,
+                                         char buf[WF__LABEL_MAX])
 {
     const wf__node_cold *c = wf__cold(n);
-    return c->name ? c->name : c->auto_name[0] ? c->auto_name : n->ops->kind;
+    if (c->name)
+        return c->name;
+    snprintf(buf, WF__LABEL_MAX, "%s#%u", n->ops->kind, c->id);
+    return buf;
 }
 
 #endif /* WF_GRAPH_TYPES_H */
