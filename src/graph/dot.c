@@ -10,7 +10,6 @@
  * the port numbers of multi-port nodes. */
 #include "internal/graph/node.h"
 #include "internal/graph/runtime.h"
-#include "internal/graph/types.h"
 
 static void write_escaped(FILE *f, const char *s)
 {

@@ -2,7 +2,7 @@
 /* Ports, edges and the push/pull protocol between nodes (G3).
  *
  * An edge is shared by its two ends.  Each end lists it in a slot of its
- * port's list (internal/graph/types.h, wf__edges), edited through the
+ * port's list (internal/graph/port.h, wf__edges), edited through the
  * node's aggregator: appended in place, cleared in place when removed,
  * moved to a larger block when full.  Editors hold the graph's topology
  * lock, which also makes "does this edge exist" and the two edits one
@@ -10,8 +10,8 @@
  * (mem.c). */
 #include "internal/graph/edge.h"
 #include "internal/graph/mem.h"
+#include "internal/graph/node.h"
 #include "internal/graph/runtime.h"
-#include "internal/graph/types.h"
 
 /* ---- ports --------------------------------------------------------------- */
 

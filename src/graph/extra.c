@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* A node's extra block (wf__node_extra in internal/graph/types.h): made
+/* A node's extra block (wf__node_extra in internal/graph/node.h): made
  * the first time a node needs one, by whichever thread needs it first. */
 #include <string.h>
 
 #include "internal/graph/mem.h"
-#include "internal/graph/types.h"
+#include "internal/graph/node.h"
 
 wf__node_extra *wf__extra_make(wf_node *n)
 {

@@ -7,7 +7,6 @@
 #include "internal/graph/mem.h"
 #include "internal/graph/node.h"
 #include "internal/graph/runtime.h"
-#include "internal/graph/types.h"
 #include "internal/pool_hooks.h"
 #include "internal/trace.h"
 

@@ -8,7 +8,6 @@
 #include "internal/graph/mem.h"
 #include "internal/graph/node.h"
 #include "internal/graph/runtime.h"
-#include "internal/graph/types.h"
 #include "internal/pool_hooks.h"
 
 /* The handler for every node (G1): common operations here, the kind's own
@@ -81,7 +80,7 @@ int wf__node_create(wf_node **out, wf_graph *g, size_t size,
     for (unsigned i = 0; i < n_out && !ops->signals; i++)
         if (out_sizes[i] == 0)
             return WF_EINVAL;
-    /* One block (internal/graph/types.h): cold part, node, then the ports
+    /* One block (internal/graph/node.h): cold part, node, then the ports
      * unless the kind has room for them. */
     size_t bytes = sizeof(wf__node_cold) + size +
                    (ops->in_offset ? 0 : (n_in + n_out) * sizeof(wf__port));

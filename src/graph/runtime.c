@@ -17,9 +17,9 @@
 #include <sched.h>
 
 #include "internal/graph/mem.h"
+#include "internal/graph/node.h"
 #include "internal/graph/runtime.h"
 #include "internal/graph/spans.h"
-#include "internal/graph/types.h"
 #include "internal/pool_hooks.h"
 
 /* Thread-locals read on every body: no __tls_get_addr call in the shared

@@ -3,7 +3,7 @@
  * named after nodes, and flow arrows from the task that pushed a message
  * to the next body of the node that took it. */
 #include "internal/graph/spans.h"
-#include "internal/graph/types.h"
+#include "internal/graph/node.h"
 #include "internal/trace.h"
 
 void wf__trace_span(char ph, char cat, const wf_node *n)

@@ -28,7 +28,6 @@
 #include "internal/graph/mem.h"
 #include "internal/graph/node.h"
 #include "internal/graph/runtime.h"
-#include "internal/graph/types.h"
 
 /* ---- FIFO ---------------------------------------------------------------- */
 

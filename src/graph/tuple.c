@@ -2,7 +2,6 @@
 /* Tuples: wf_tuple_layout, the one layout of join and split nodes'
  * messages, and wf_tuple_get. */
 #include "internal/graph/node.h"
-#include "internal/graph/types.h"
 
 /* A type's alignment divides its size, so the largest power of two that
  * divides the size (up to 16) is aligned enough for it. */

@@ -7,8 +7,8 @@
  * function node does (function.c). */
 #include "internal/graph/edge.h"
 #include "internal/graph/function.h"
+#include "internal/graph/node.h"
 #include "internal/graph/runtime.h"
-#include "internal/graph/types.h"
 
 static void call_async(fn_node *f, runner *r, const void *in)
 {

@@ -16,7 +16,6 @@
 #include "internal/graph/edge.h"
 #include "internal/graph/node.h"
 #include "internal/graph/store.h"
-#include "internal/graph/types.h"
 
 /* ---- broadcast ----------------------------------------------------------- */
 

@@ -14,7 +14,6 @@
 #include "internal/graph/edge.h"
 #include "internal/graph/mem.h"
 #include "internal/graph/node.h"
-#include "internal/graph/types.h"
 
 typedef struct composite_node {
     wf_node base;

@@ -34,7 +34,6 @@
 #include "internal/graph/mem.h"
 #include "internal/graph/node.h"
 #include "internal/graph/runtime.h"
-#include "internal/graph/types.h"
 
 /* A runner is a graph task: its node is the cont_node, its arg the
  * body's output (NULL for a signal), on the line spawn and run read. */
@@ -44,7 +43,7 @@ typedef wf__gtask runner;
 #define DUE_ONE ((uint64_t)1 << 32) /* work: due rounds above bit 32 */
 #define IDLE_MASK (DUE_ONE - 1)     /* work: idle runners, a bit each */
 
-/* Laid out by use (internal/graph/types.h): a signal reads the base line
+/* Laid out by use (internal/graph/node.h): a signal reads the base line
  * and the next one (its port, count, work, outside); a body run the line after
  * (body, ctx, the output port's edges) and the first runner's, which
  * follows without padding: the node's block is a slab class smaller. */

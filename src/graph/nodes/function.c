@@ -40,7 +40,6 @@
 #include "internal/graph/node.h"
 #include "internal/graph/runtime.h"
 #include "internal/graph/store.h"
-#include "internal/graph/types.h"
 
 enum { FN_PUT = WF__OP_KIND, FN_TAKE, FN_PRED_PULL };
 enum { PREV_NONE, PREV_RAN, PREV_PULL_FAILED }; /* what the runner did */

@@ -6,7 +6,6 @@
 #include "internal/graph/edge.h"
 #include "internal/graph/mem.h"
 #include "internal/graph/node.h"
-#include "internal/graph/types.h"
 
 #define SMALL_TAGGED 256 /* tagged messages built on the stack up to this */
 

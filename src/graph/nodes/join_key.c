@@ -46,8 +46,8 @@
 
 #include "internal/graph/join.h"
 #include "internal/graph/mem.h"
+#include "internal/graph/node.h"
 #include "internal/graph/store.h"
-#include "internal/graph/types.h"
 
 typedef struct kmsg {
     struct kmsg *next;

@@ -27,7 +27,6 @@
 #include "internal/graph/node.h"
 #include "internal/graph/runtime.h"
 #include "internal/graph/store.h"
-#include "internal/graph/types.h"
 
 /* ---- queueing, inside the handler ---------------------------------------- */
 

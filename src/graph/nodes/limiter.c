@@ -20,7 +20,6 @@
 #include "internal/graph/mem.h"
 #include "internal/graph/node.h"
 #include "internal/graph/runtime.h"
-#include "internal/graph/types.h"
 
 typedef struct limiter_node {
     wf_node base;

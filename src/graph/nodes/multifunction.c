@@ -4,8 +4,8 @@
  * It runs its bodies as a function node does (function.c). */
 #include "internal/graph/edge.h"
 #include "internal/graph/function.h"
+#include "internal/graph/node.h"
 #include "internal/graph/runtime.h"
-#include "internal/graph/types.h"
 
 static void call_multifunction(fn_node *f, runner *r, const void *in)
 {

@@ -19,7 +19,6 @@
 #include "internal/graph/node.h"
 #include "internal/graph/runtime.h"
 #include "internal/graph/store.h"
-#include "internal/graph/types.h"
 
 typedef struct ow_node {
     wf_node base;

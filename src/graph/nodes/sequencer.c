@@ -18,7 +18,6 @@
 #include "internal/graph/node.h"
 #include "internal/graph/runtime.h"
 #include "internal/graph/store.h"
-#include "internal/graph/types.h"
 
 typedef struct seq_node {
     wf_node base;

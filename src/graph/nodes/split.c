@@ -6,7 +6,6 @@
  * state, so no aggregator operations either. */
 #include "internal/graph/edge.h"
 #include "internal/graph/node.h"
-#include "internal/graph/types.h"
 
 typedef struct split_node {
     wf_node base;

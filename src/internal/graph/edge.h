@@ -4,8 +4,17 @@
 #ifndef WF_GRAPH_EDGE_H
 #define WF_GRAPH_EDGE_H
 
+#include "internal/graph/node.h"
 #include "internal/graph/runtime.h"
-#include "internal/graph/types.h"
+
+/* An edit of a port's edge list (edge.c), applied by its node (G1). */
+typedef struct wf__edges_op {
+    wf__op op;
+    wf__port *port;
+    wf__edge *add; /* append this edge; else clear slot `remove` */
+    unsigned remove;
+    wf__edges *list; /* non-NULL: the live slots in a larger block, first */
+} wf__edges_op;
 
 /* The internal port a wf_port names, through composites, checked as the
  * public calls check it (graph.h, wf_make_edge): 0 or a WF_E... code. */

@@ -5,8 +5,8 @@
 #ifndef WF_GRAPH_FUNCTION_H
 #define WF_GRAPH_FUNCTION_H
 
+#include "internal/graph/node.h"
 #include "internal/graph/store.h"
-#include "internal/graph/types.h"
 
 typedef struct runner {
     wf__gtask task; /* first */

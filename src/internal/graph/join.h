@@ -4,8 +4,8 @@
 #ifndef WF_GRAPH_JOIN_H
 #define WF_GRAPH_JOIN_H
 
+#include "internal/graph/node.h"
 #include "internal/graph/store.h"
-#include "internal/graph/types.h"
 
 struct wf__keys; /* join_key.c */
 /* Tests only: entries a key table's narrow index names (join_key.c). */

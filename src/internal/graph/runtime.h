@@ -6,7 +6,7 @@
 #ifndef WF_GRAPH_RUNTIME_H
 #define WF_GRAPH_RUNTIME_H
 
-#include "internal/graph/types.h"
+#include "internal/graph/node.h"
 
 void wf__spawn(wf_graph *g, wf__gtask *t);
 /* Count one unit of work in flight that is not a task (G5): an async

@@ -4,7 +4,7 @@
 #ifndef WF_GRAPH_SPANS_H
 #define WF_GRAPH_SPANS_H
 
-#include "internal/graph/types.h"
+#include "internal/graph/node.h"
 
 /* Begin ('B', named after n, NULL: "graph task") or end ('E') a span on
  * this thread's track. */

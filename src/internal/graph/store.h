@@ -6,7 +6,7 @@
 #define WF_GRAPH_STORE_H
 
 #include "internal/graph/mem.h"
-#include "internal/graph/types.h"
+#include "internal/graph/node.h"
 
 typedef struct wf__fifo {
     char *buf;
