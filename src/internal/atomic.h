@@ -52,6 +52,19 @@
 #define wf_fetch_add_relaxed(p, v)                                             \
     atomic_fetch_add_explicit((p), (v), memory_order_relaxed)
 
+/* Orders without a simulator hook: only for code that weft-sim never
+ * compiles (weft_mpi), whose protocols (docs/protocols.md, M1-M7) were
+ * written with C's default seq_cst; under WF_SIM they do not exist, so a
+ * use in simulated code fails to compile. */
+#define wf_load_seqcst(p) atomic_load_explicit((p), memory_order_seq_cst)
+#define wf_store_seqcst(p, v)                                                  \
+    atomic_store_explicit((p), (v), memory_order_seq_cst)
+#define wf_exchange_seqcst(p, v)                                               \
+    atomic_exchange_explicit((p), (v), memory_order_seq_cst)
+/* Orders nothing but its own location: picks one winner among threads. */
+#define wf_exchange_relaxed(p, v)                                              \
+    atomic_exchange_explicit((p), (v), memory_order_relaxed)
+
 #ifdef WF__TSAN /* weft/common.h */
 extern _Atomic int wf__tsan_fence_word;
 #define wf_fence_seqcst()                                                      \

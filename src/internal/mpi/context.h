@@ -18,8 +18,8 @@
  * published.
  *
  * Atomics.  Every _Atomic field is accessed through the named orders of
- * src/internal/atomic.h and internal/mpi/orders.h; the rules M1-M7 of
- * docs/protocols.md ("The MPI edges") say why each order is enough. */
+ * src/internal/atomic.h; the rules M1-M7 of docs/protocols.md ("The MPI
+ * edges") say why each order is enough. */
 #ifndef WF_INTERNAL_MPI_CONTEXT_H
 #define WF_INTERNAL_MPI_CONTEXT_H
 
@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "internal/mpi/orders.h"
+#include "internal/atomic.h"
 #include "internal/mpi/table.h"
 #include "internal/mpi/wire.h"
 #include "weft/mpi.h"
