@@ -22,7 +22,8 @@ out=build/fuzz
 mkdir -p "$out/corpus"
 clang -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
     -DWF_LIBFUZZER -D_GNU_SOURCE -Iinclude -Isrc \
-    tests/fuzz/graph_ops.c src/*.c src/pool/*.c src/graph/*.c -lpthread \
+    tests/fuzz/graph_ops.c src/*.c src/base/*.c src/pool/*.c src/algo/*.c \
+    src/graph/*.c -lpthread \
     -o "$out/graph_ops"
 echo "fuzz: graph_ops for $seconds s (corpus: $out/corpus, seeds: tests/fuzz/corpus)"
 cd "$out"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* A graph's part of a trace (the recorder is src/pool/trace.c): spans
+/* A graph's part of a trace (the recorder is src/base/trace.c): spans
  * named after nodes, and flow arrows from the task that pushed a message
  * to the next body of the node that took it. */
 #include "internal/graph/spans.h"

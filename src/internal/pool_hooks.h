@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What the flow graph uses of the pool, and no more: the graph's files
- * include this, never internal/pool.h, so they do not see the pool's
- * structures.  The pool implements every function here.  Never
- * installed. */
+/* What the components built on the pool use of it, and no more: the flow
+ * graph, task graphs and the algorithms (src/algo: loops, groups,
+ * pipelines) include this, never a header of internal/pool/, so they do
+ * not see the pool's structures.  The pool implements every function
+ * here.  Never installed. */
 #ifndef WF_INTERNAL_POOL_HOOKS_H
 #define WF_INTERNAL_POOL_HOOKS_H
 
@@ -58,5 +59,47 @@ bool wf__pool_forked(const wf_pool *pool);
 void wf__pool_graphs_add(wf_pool *pool, long delta);
 /* Debug mode (WEFT_DEBUG) as it was when pool was made. */
 bool wf__pool_debug(const wf_pool *pool);
+/* The allocator pool was made with (its configuration's, or malloc's). */
+const wf_allocator *wf__pool_alloc(const wf_pool *pool);
+
+/* ---- for the algorithms (src/algo) --------------------------------------- */
+
+/* What wf__self points to in threads that are not workers: a full, empty
+ * stack, so the inline spawn takes the slow path and the inline join never
+ * matches (src/pool/self.c). */
+extern struct wf__fast wf__no_worker;
+
+/* The calling thread's worker or caller slot, NULL if it has none. */
+static inline struct wf__worker *wf__current(void)
+{
+    return wf__self == &wf__no_worker ? NULL : (struct wf__worker *)wf__self;
+}
+
+/* All of w's private tasks to its deque: before it blocks, parks, waits
+ * or hands its thread over, so that none is stranded where no thief
+ * looks, or at once when a task must not wait for a thief's request
+ * (P2). */
+void wf__publish_all(struct wf__worker *w);
+/* Run pool work on w, the calling thread's worker or slot (own tasks,
+ * submissions, steals), until done(arg); spin, yield, then park as a
+ * waiter when there is none (P8). */
+void wf__help_until(struct wf__worker *w, wf__cond_fn done, const void *arg);
+/* After a pipeline token's task on a background worker: keep helping
+ * the pool, as its loop would, until idle a while (src/pool/worker.c
+ * says how long and why); nothing on a caller, nor when already
+ * lingering. */
+void wf__linger(void);
+
+/* This thread's identity as a task owner: its worker, or a token of its
+ * own when it is no worker. */
+void *wf__thread_token(void);
+/* Spawn t from a thread that is not a worker: it goes to pool's
+ * submission queue (run at once when pool is NULL), and its join, from
+ * this thread, is wf__join_external. */
+void wf__spawn_external(wf_pool *pool, wf_task *t, wf_task_fn fn);
+/* Join t, which this thread spawned from outside any pool into pool's
+ * submission queue (wf__spawn_external), helping pool meanwhile.  Returns
+ * wf_join's codes. */
+int wf__join_external(wf_pool *pool, wf_task *t);
 
 #endif /* WF_INTERNAL_POOL_HOOKS_H */

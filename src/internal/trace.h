@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Tracing (src/pool/trace.c): per-thread event buffers written out as a
+/* Tracing (src/base/trace.c): per-thread event buffers written out as a
  * Chrome trace by wf_trace_stop.  The pool records its stolen and
  * submitted tasks, parks, wf_run calls and pipeline stage calls; graphs
- * record bodies, tasks and message arrows (src/graph/spans.c).  Never installed. */
+ * record bodies, tasks and message arrows (src/graph/spans.c).  Never
+ * installed. */
 #ifndef WF_INTERNAL_TRACE_H
 #define WF_INTERNAL_TRACE_H
 
@@ -40,5 +41,11 @@ void wf__trace_record(char ph, char cat, const char *name, uint64_t id);
 uint64_t wf__trace_flow_id(void);
 /* Read WEFT_TRACE once (a pool or a graph is created). */
 void wf__trace_env(void);
+/* How a thread's track is named: a pool's own thread (a background
+ * worker or a spare) "worker i", any other "thread t".  The pool
+ * registers the function that answers i, or -1 for a thread that is not
+ * its own, before it starts a thread. */
+typedef int (*wf__trace_namer)(void);
+void wf__trace_thread_namer(wf__trace_namer fn);
 
 #endif /* WF_INTERNAL_TRACE_H */

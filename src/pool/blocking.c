@@ -4,16 +4,10 @@
  * others and, if fewer than the pool's background workers would be left
  * running, starts (or reuses) a spare.  A spare
  * retires when it is idle and no longer needed. */
-#include "internal/pool.h"
-
-/* Workers running now, minus those blocked. */
-static int running(wf_pool *p)
-{
-    /* Relaxed: an estimate; being off by one starts a spare too many (it
-     * retires when idle) or one too few (the next begin corrects it). */
-    return (int)p->n + wf_load_relaxed(&p->spares_running) -
-           wf_load_relaxed(&p->blocked);
-}
+#include "internal/pool/notify.h"
+#include "internal/pool/park.h"
+#include "internal/pool/stack.h"
+#include "internal/pool/worker.h"
 
 /* A slot for a new spare: a retired one (its thread joined first), else a
  * new one.  Called with spare_lock held.  NULL when at the limit or out of
@@ -48,7 +42,7 @@ static int start_spare(wf_pool *p)
     pthread_mutex_lock(&p->spare_lock);
     /* Acquire pairs with stop_workers' release: no spare after shutdown
      * (stop_workers also takes this lock before joining). */
-    if (!wf_load_acquire(&p->shutdown) && running(p) < (int)p->n) {
+    if (!wf_load_acquire(&p->shutdown) && wf__running(p) < (int)p->n) {
         bool at_bound = wf__nslots(p) >= p->first_spare + p->max_spares;
         wf__worker *w = spare_slot(p);
         if (w) {
@@ -69,27 +63,6 @@ static int start_spare(wf_pool *p)
     return err;
 }
 
-bool wf__spares_surplus(wf_pool *p)
-{
-    return running(p) > (int)p->n;
-}
-
-bool wf__spare_should_retire(wf__worker *w)
-{
-    wf_pool *p = w->pool;
-    /* Retire only by winning a CAS, so two idle spares cannot both leave
-     * when one is still needed. */
-    int s = wf_load_relaxed(&p->spares_running);
-    do {
-        if (s <= wf_load_relaxed(&p->blocked))
-            return false; /* still needed */
-    } while (!wf_cas_seqcst(&p->spares_running, &s, s - 1));
-    /* Release pairs with the acquire in spare_slot: the slot is reused
-     * only after this thread is joined. */
-    wf_store_release(&w->retired, 1);
-    return true;
-}
-
 int wf_blocking_begin(void)
 {
     wf__worker *w = wf__current();
@@ -99,7 +72,7 @@ int wf_blocking_begin(void)
      * them all (P2), then make sure enough workers run. */
     wf__publish_all(w);
     wf_fetch_add_seqcst(&w->pool->blocked, 1);
-    if (running(w->pool) < (int)w->pool->n)
+    if (wf__running(w->pool) < (int)w->pool->n)
         return start_spare(w->pool); /* blocked either way: end follows */
     return 0;
 }
@@ -114,7 +87,7 @@ int wf_blocking_end(void)
     /* Spares that parked while they were needed are surplus now: wake
      * them so they retire (they check at the point where they would park
      * again). */
-    if (running(p) > (int)p->n)
+    if (wf__running(p) > (int)p->n)
         wf__wake_all(p);
     return 0;
 }

@@ -12,7 +12,9 @@
 #include <sched.h>
 #include <time.h>
 
-#include "internal/pool.h"
+#include "internal/pool/caller.h"
+#include "internal/pool/runner.h"
+#include "internal/pool/stack.h"
 
 /* A thread in a slot of one pool, or a worker of it, may take a slot of
  * another while it waits there: the slot remembers where it came from

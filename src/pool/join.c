@@ -1,15 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Spawn and join, slow paths; publishing private tasks to the deque.
- *
- * The fast paths are inline in include/weft/pool.h.  A worker's tasks live
- * in two places, in spawn order: its public deque holds the older ones,
- * its private stack [bp, sp) the newer ones.  Publishing moves the oldest
- * private tasks to the deque's top, so the order is kept and a task that
- * was stolen has no older sibling left (P6).  Rules: docs/protocols.md. */
-#include <sched.h>
-#include <string.h>
-
-#include "internal/pool.h"
+/* The slow paths of spawn and join (wf_spawn, wf_join, and typed tasks'
+ * WF_SYNC), the top of the pool: a spawn or join from a thread that is no
+ * worker goes through the default pool's submission queue; a join whose
+ * task is not on top of the private stack runs what is newer (P6), or,
+ * the task stolen, helps its thief (leapfrogging) and then sleeps on it
+ * (P5).  The fast paths are inline in include/weft/pool.h and
+ * weft/task.h; the private stack itself is stack.c.  Rules:
+ * docs/protocols.md. */
+#include "internal/pool/caller.h"
+#include "internal/pool/park.h"
+#include "internal/pool/runner.h"
+#include "internal/pool/spawn.h"
+#include "internal/pool/stack.h"
+#include "internal/pool/steal.h"
+#include "internal/pool/submit.h"
+#include "internal/pool/thunk.h"
+#include "internal/pool/typed.h"
 
 /* The identity a thread that is not a worker gives the tasks it spawns. */
 static _Thread_local char external_token;
@@ -19,97 +25,6 @@ void *wf__thread_token(void)
 {
     wf__worker *w = wf__current();
     return w ? (void *)w : (void *)&external_token;
-}
-
-/* Move the k oldest private tasks to the deque (P2, P6) and wake a
- * sleeper if there is one.  On allocation failure they stay private. */
-void wf__publish_some(wf__worker *w, size_t k)
-{
-    struct wf__fast *f = &w->fast;
-    if (k == 0)
-        return;
-    /* The fields the inline spawn leaves to this point, before the
-     * deque's release store publishes the tasks; and the count of the
-     * joinable ones (wf_pool_stats). */
-    uint64_t joinable = 0;
-    for (size_t i = 0; i < k; i++)
-        joinable += wf__task_settle_fields(f->bp[i]);
-    if (wf_deque_push_n(&w->deque, (void *const *)f->bp, k) != 0)
-        return; /* no memory: the tasks stay private */
-    wf_store_relaxed(&w->stats.spawns,
-                     wf_load_relaxed(&w->stats.spawns) + joinable);
-    /* P1: cleared slots never match the inline join's sp[-1] test. */
-    memset(f->bp, 0, k * sizeof *f->bp);
-    f->bp += k;
-    if (f->bp == f->sp)
-        f->bp = f->sp = w->stack_mem + 1;
-    wf_counter_inc(&w->stats.publishes);
-    wf__wake_one(w->pool, w);
-}
-
-void wf__publish_all(wf__worker *w)
-{
-    wf__publish_some(w, (size_t)(w->fast.sp - w->fast.bp));
-}
-
-/* Answer a request: the older half of the private tasks (the larger
- * ones). */
-static void publish_half(wf__worker *w)
-{
-    size_t priv = (size_t)(w->fast.sp - w->fast.bp);
-    wf__publish_some(w, (priv + 1) / 2);
-}
-
-/* Set limit back to end (and tlimit to tstop, while a typed body runs)
- * and say whether a thief had asked for work (P2, P9).  An exchange each,
- * so a request stored meanwhile is either taken here or left for the next
- * spawn, never lost; the two words need no order between them, since a
- * thief stores NULL in both and either one is a request.  acq_rel: this
- * slow path is rare. */
-bool wf__take_request(struct wf__fast *f)
-{
-    bool asked = wf_exchange_acqrel(&f->limit, f->end) == NULL;
-    wf__tslot *tstop = ((wf__worker *)f)->tstop;
-    if (tstop != NULL)
-        asked |= wf_exchange_acqrel(&f->tlimit, tstop) == NULL;
-    return asked;
-}
-
-void wf__answer_request(wf__worker *w)
-{
-    /* Relaxed: a hint, read first so that no request costs no RMW.  A
-     * request is taken only when there is a task to answer it with: the
-     * asker may be parked, and only the publish wakes it. */
-    if (w->fast.sp > w->fast.bp && wf_load_relaxed(&w->fast.limit) == NULL &&
-        wf__take_request(&w->fast))
-        publish_half(w);
-}
-
-/* Room for one more private task: compact, else grow.  WF_ENOMEM if
- * neither is possible.  The caller resets limit to the new end. */
-static int stack_make_room(wf__worker *w)
-{
-    struct wf__fast *f = &w->fast;
-    size_t n = (size_t)(f->sp - f->bp);
-    wf_task **base = w->stack_mem + 1;
-    if (f->bp > base) {
-        memmove(base, f->bp, n * sizeof *base);
-        memset(base + n, 0, (size_t)(f->bp - base) * sizeof *base);
-    } else {
-        size_t cap = w->stack_cap * 2;
-        wf_task **mem = wf__alloc(&w->pool->alloc, (cap + 1) * sizeof *mem);
-        if (mem == NULL)
-            return WF_ENOMEM;
-        memcpy(mem, w->stack_mem, (n + 1) * sizeof *mem);
-        wf__stack_destroy(w);
-        w->stack_mem = mem;
-        w->stack_cap = cap;
-        base = mem + 1;
-    }
-    f->bp = base;
-    f->sp = base + n;
-    f->end = base + w->stack_cap;
-    return 0;
 }
 
 /* Spawn from a thread that is not a worker: the task goes to pool's
@@ -128,27 +43,6 @@ void wf__spawn_external(wf_pool *pool, wf_task *t, wf_task_fn fn)
     }
 }
 
-/* Push t, whose fields are set, on w's private stack: the spawn's slow
- * path (a full stack, or a thief's request to answer).  If no room can be
- * found t runs at once rather than be lost. */
-static void push_private(wf__worker *w, wf_task *t)
-{
-    bool asked = wf__take_request(&w->fast);
-    if (w->fast.sp == w->fast.end) {
-        int err = stack_make_room(w);
-        asked |= wf__take_request(&w->fast); /* end may have moved */
-        if (err != 0) {
-            wf__run_own(w, t); /* no memory: run it now */
-            if (asked)
-                publish_half(w);
-            return;
-        }
-    }
-    *w->fast.sp++ = t;
-    if (asked)
-        publish_half(w);
-}
-
 int wf__spawn_slow(wf_task *t, wf_task_fn fn)
 {
     if (t == NULL || fn == NULL)
@@ -162,39 +56,8 @@ int wf__spawn_slow(wf_task *t, wf_task_fn fn)
     t->owner_ = w;
     wf_store_relaxed(&t->done_, 0);
     t->flags_ = 0;
-    push_private(w, t);
+    wf__push_private(w, t);
     return 0;
-}
-
-bool wf__spawn_detached(wf_pool *pool, wf_task *t, wf_task_fn fn,
-                        uint32_t flags)
-{
-    wf__worker *w = wf__current();
-    if (w == NULL || w->pool != pool)
-        return false;
-    t->fn = fn;
-    t->owner_ = WF__JOINED; /* nobody may join it */
-    t->flags_ = WF__TASK_DETACHED | flags;
-    /* Nobody else sees t until it is published: relaxed. */
-    wf_store_relaxed(&t->done_, 0);
-    wf_store_relaxed(&t->thief_, NULL);
-    if (flags & WF__TASK_ROOT) /* counted before it can run */
-        wf_fetch_add_seqcst(&pool->roots, 1);
-    /* The inline spawn's test and path; relaxed, as there. */
-    if ((uintptr_t)w->fast.sp < (uintptr_t)wf_load_relaxed(&w->fast.limit))
-        *w->fast.sp++ = t;
-    else
-        push_private(w, t);
-    return true;
-}
-
-/* Newest of this worker's own tasks: private stack first, then deque. */
-wf_task *wf__pop_own(wf__worker *w)
-{
-    struct wf__fast *f = &w->fast;
-    if (f->sp > f->bp)
-        return *--f->sp;
-    return wf_deque_pop(&w->deque);
 }
 
 /* Wait for a stolen task, helping its thief meanwhile (leapfrogging: the
@@ -255,7 +118,7 @@ static int wait_own(wf__worker *w, wf_task *t, wf_task *(*pop)(wf__worker *))
         lost = wf_load_relaxed(&t->thief_) != NULL;
     }
     if (lost)
-        wf_counter_inc(&w->stats.lost);
+        wf_counter_inc(&w->stats.lost); /* owner-only (P4) */
     return finish_join(t);
 }
 
@@ -293,7 +156,7 @@ int wf__join_slow(wf_task *t)
     return wait_own(w, t, wf__pop_own);
 }
 
-/* ---- typed tasks (weft/task.h) -------------------------------------------- */
+/* ---- typed tasks (weft/task.h) ------------------------------------------ */
 
 static wf_task *pop_published(wf__worker *w)
 {
@@ -350,6 +213,11 @@ void wf__tsync_slow(wf__tslot *s, wf_task_fn run, wf__tslot *tp0,
         wf__tsync_misuse(s, tp0, name);
     tsync_marked(w, s);
 }
+
+#ifdef WF__HAVE_THUNKS /* internal/pool/thunk.h */
+THUNK(wf__tsync_thunk, wf__tsync_slow);
+THUNK(wf__trest_thunk, wf__tsync_rest);
+#endif
 
 void wf__tsync_rest(wf__tslot *top, wf__tslot *tp0)
 {

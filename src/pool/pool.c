@@ -3,7 +3,14 @@
 #include <limits.h>
 #include <string.h>
 
-#include "internal/pool.h"
+#include "internal/base/env.h"
+#include "internal/pool/debug.h"
+#include "internal/pool/notify.h"
+#include "internal/pool/self.h"
+#include "internal/pool/stack.h"
+#include "internal/pool/typed.h"
+#include "internal/pool/worker.h"
+#include "internal/trace.h"
 
 #define WF_DEFAULT_SPIN 1024u
 #define WF_DEFAULT_CAPACITY 64u
@@ -115,33 +122,6 @@ static void free_pool(wf_pool *p)
     wf__free_aligned(&a, p->mem, sizeof *p);
 }
 
-/* Allocate and initialise worker `index` (no thread yet).  The caller
- * publishes it by raising nslots. */
-int wf__worker_create(wf_pool *p, unsigned index)
-{
-    void *raw;
-    wf__worker *w = wf__alloc_aligned(&p->alloc, sizeof *w, &raw);
-    if (w == NULL)
-        return WF_ENOMEM;
-    memset(w, 0, sizeof *w);
-    w->mem = raw;
-    w->pool = p;
-    w->index = index;
-    w->rng = 0x9E3779B97F4A7C15ull * (index + 1);
-    w->spare = index >= p->first_spare;
-    w->caller = index >= p->n && !w->spare;
-    int err = wf__stack_init(w, p->cfg.deque_capacity);
-    if (!err && (err = wf_deque_init(&w->deque, p->cfg.deque_capacity,
-                                     p->cfg.alloc)) != 0)
-        wf__stack_destroy(w);
-    if (err) {
-        wf__free_aligned(&p->alloc, raw, sizeof *w);
-        return err;
-    }
-    p->workers[index] = w;
-    return 0;
-}
-
 static int make_workers(wf_pool *p)
 {
     p->workers = wf__alloc(&p->alloc, slots_bytes(p));
@@ -173,24 +153,6 @@ static void stop_workers(wf_pool *p)
     pthread_mutex_unlock(&p->spare_lock);
 }
 
-/* Start w's thread with the pool's stack size. */
-int wf__worker_start(wf__worker *w)
-{
-    pthread_attr_t attr;
-    if (pthread_attr_init(&attr) != 0)
-        return WF_EAGAIN;
-    int err = 0;
-    size_t stack = w->pool->cfg.stack_size;
-    if (stack && pthread_attr_setstacksize(&attr, stack) != 0)
-        err = WF_ERANGE; /* below the system's minimum */
-    else if (pthread_create(&w->thread, &attr, wf__worker_main, w) != 0)
-        err = WF_EAGAIN;
-    else
-        w->started = true;
-    pthread_attr_destroy(&attr);
-    return err;
-}
-
 static int start_workers(wf_pool *p)
 {
     int err = 0;
@@ -200,6 +162,15 @@ static int start_workers(wf_pool *p)
 }
 
 static void watch_fork(void);
+
+/* A trace's name for the calling thread (internal/trace.h): a background
+ * worker's or a spare's index; -1 for any other thread, one in a caller
+ * slot too, which is the user's. */
+static int trace_thread_index(void)
+{
+    wf__worker *w = wf__current();
+    return w && !w->caller ? (int)w->index : -1;
+}
 
 int wf_pool_create(wf_pool **out, const wf_pool_config *cfg)
 {
@@ -230,7 +201,8 @@ int wf_pool_create(wf_pool **out, const wf_pool_config *cfg)
     p->spin = c.spin;
     p->debug = wf__debug();
     p->print_stats = wf__env_uint("WEFT_STATS", 0, 1) != 0;
-    wf__trace_env(); /* WEFT_TRACE */
+    wf__trace_thread_namer(trace_thread_index); /* before any thread */
+    wf__trace_env();                            /* WEFT_TRACE */
     display_env_once(p);
     pthread_mutex_init(&p->submit.lock, NULL);
     pthread_mutex_init(&p->spare_lock, NULL);
@@ -306,15 +278,17 @@ wf_pool *wf_pool_default(void)
                     "inline, and wf_pool_default() is NULL\n",
                     wf_strerror(err), wf_err_name(err));
         }
+        /* Release pairs with the acquire loads above: the pool is made. */
         wf_store_release(&default_pool, made);
     }
-    p = wf_load_acquire(&default_pool);
+    p = wf_load_acquire(&default_pool); /* under the lock: either order */
     pthread_mutex_unlock(&default_lock);
     return p;
 }
 
-/* Snapshots of the counters: relaxed loads.  How they add up:
- * wf__counters in internal/pool.h. */
+/* Snapshots of the counters: relaxed loads, each of one writer's counter
+ * (P4) or of a count ordered with nothing (given).  How they add up:
+ * wf__counters in internal/pool/types.h. */
 static void stats_of(wf__worker *w, wf_worker_stats *out)
 {
     wf__counters *c = &w->stats;

@@ -3,7 +3,7 @@
  * the pool reads (wf__self, the stack of a thread that is no worker), the
  * fork generation, and the small queries answered from them and a pool's
  * fields alone. */
-#include "internal/pool.h"
+#include "internal/pool/self.h"
 
 /* Threads that are not workers see a stack that is full (spawn takes the
  * slow path) and empty (join's sp[-1] is the NULL sentinel). */
@@ -43,6 +43,11 @@ void wf__pool_graphs_add(wf_pool *p, long delta)
 bool wf__pool_debug(const wf_pool *p)
 {
     return p->debug;
+}
+
+const wf_allocator *wf__pool_alloc(const wf_pool *p)
+{
+    return &p->alloc;
 }
 
 bool wf__in_pool(void)

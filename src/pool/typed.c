@@ -6,10 +6,10 @@
  * when it returns, so it never writes over the frames of the bodies it
  * interrupted; a body whose spawns fill its segment goes on in the next
  * one, which starts where the full one ends, and its sync comes back
- * (wf__tsync_slow).  So no slow path moves a body's frame top: the
- * compiler can see a body's top come back to its first frame, and the
- * implicit sync at a body's end (wf__tsync_rest) costs nothing where the
- * spawns and syncs pair up.
+ * (wf__tsync_slow, in join.c).  So no slow path moves a body's frame
+ * top: the compiler can see a body's top come back to its first frame,
+ * and the implicit sync at a body's end (wf__tsync_rest) costs nothing
+ * where the spawns and syncs pair up.
  *
  * The frames of the segment in use from tbp up to the body's frame top
  * (a register of the body, not stored) are private: they are this
@@ -27,12 +27,15 @@
  * top to reach it), and the marks in flags_: WF__TSLOT_SLOW, which a
  * frame carries from its publication (or, the first of a segment entered
  * on overflow, from its spawn) to its sync's slow path, and in debug mode
- * WF__TSLOT_CHECK or WF__TSLOT_FREE (internal/pool.h).  Only the worker's own thread touches them but for
- * the frames it has published. */
+ * WF__TSLOT_CHECK or WF__TSLOT_FREE (internal/pool/typed.h).  Only the
+ * worker's own thread touches them but for the frames it has published. */
 #include <string.h>
 #include <sys/mman.h>
 
-#include "internal/pool.h"
+#include "internal/pool/notify.h"
+#include "internal/pool/stack.h"
+#include "internal/pool/thunk.h"
+#include "internal/pool/typed.h"
 
 /* Segments in a worker's reservation: as deep as typed bodies may nest
  * on one worker (each steal taken while a sync waits is one level) plus
@@ -204,74 +207,12 @@ static void publish_frames(wf__worker *w, size_t k)
      * a store. */
     wf_store_relaxed(&w->stats.spawns,
                      wf_load_relaxed(&w->stats.spawns) + done);
-    wf_counter_inc(&w->stats.publishes);
+    wf_counter_inc(&w->stats.publishes); /* owner-only (P4) */
     wf__wake_one(w->pool, w);
 }
 
-/* The thunks through which a typed body enters wf__tspawn_slow,
- * wf__tsync_slow and wf__tsync_rest on x86-64 (weft/task.h,
- * WF__THUNK_CALL): jumped to with the arguments in rdi, rsi, rdx and rcx,
- * and the address to go back to in r11; they keep every general register
- * but rdi, r10 and r11.  Each steps over the caller's red
- * zone, saves the registers the C function may change, aligns the stack
- * for the call, and jumps back.  The CFI says where the caller's rip and
- * rsp are at each instruction, so debuggers and unwinders see through.
- * Defined whenever the target is x86-64 ELF, whether this file is built
- * with ThreadSanitizer or not, since the code that uses them may be. */
-#if defined(__x86_64__) && !defined(__ILP32__) && defined(__ELF__)
-#if defined(__CET__) && (__CET__ & 1)
-#define THUNK_ENDBR "endbr64\n"
-#else
-#define THUNK_ENDBR ""
-#endif
-#define THUNK(name, target)                                                    \
-    __asm__(".pushsection .text\n"                                             \
-            ".globl " #name "\n"                                               \
-            ".type " #name ", @function\n"                                     \
-            ".p2align 4\n" #name ":\n"                                         \
-            ".cfi_startproc simple\n"                                          \
-            ".cfi_def_cfa rsp, 0\n"  /* the caller's rsp, untouched */         \
-            ".cfi_register 16, 11\n" /* its rip: in r11 */                     \
-            THUNK_ENDBR "lea -128(%rsp), %rsp\n" /* over its red zone */       \
-            ".cfi_def_cfa_offset 128\n"                                        \
-            "push %r11\n"                                                      \
-            ".cfi_def_cfa_offset 136\n"                                        \
-            ".cfi_offset 16, -136\n"                                           \
-            "push %rbp\n"                                                      \
-            ".cfi_def_cfa_offset 144\n"                                        \
-            ".cfi_offset rbp, -144\n"                                          \
-            "mov %rsp, %rbp\n"                                                 \
-            ".cfi_def_cfa_register rbp\n"                                      \
-            "push %rax\n"                                                      \
-            "push %rcx\n"                                                      \
-            "push %rdx\n"                                                      \
-            "push %rsi\n"                                                      \
-            "push %r8\n"                                                       \
-            "push %r9\n"                                                       \
-            "and $-16, %rsp\n"                                                 \
-            "call " #target "\n"                                               \
-            "lea -48(%rbp), %rsp\n"                                            \
-            "pop %r9\n"                                                        \
-            "pop %r8\n"                                                        \
-            "pop %rsi\n"                                                       \
-            "pop %rdx\n"                                                       \
-            "pop %rcx\n"                                                       \
-            "pop %rax\n"                                                       \
-            "pop %rbp\n"                                                       \
-            ".cfi_def_cfa rsp, 136\n"                                          \
-            ".cfi_restore rbp\n"                                               \
-            "pop %r11\n"                                                       \
-            ".cfi_def_cfa_offset 128\n"                                        \
-            ".cfi_register 16, 11\n"                                           \
-            "lea 128(%rsp), %rsp\n"                                            \
-            ".cfi_def_cfa_offset 0\n"                                          \
-            "jmp *%r11\n"                                                      \
-            ".cfi_endproc\n"                                                   \
-            ".size " #name ", .-" #name "\n"                                   \
-            ".popsection\n")
+#ifdef WF__HAVE_THUNKS /* internal/pool/thunk.h */
 THUNK(wf__tspawn_thunk, wf__tspawn_slow);
-THUNK(wf__tsync_thunk, wf__tsync_slow);
-THUNK(wf__trest_thunk, wf__tsync_rest);
 #endif
 
 void wf__tspawn_slow(wf__tslot *s)

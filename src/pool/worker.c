@@ -1,207 +1,78 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* A worker thread: its private stack, and the loop that finds work when it
- * has none (submissions, then stealing), spins, yields, and parks; the same
- * search for a thread that waits for a condition and helps meanwhile.
- * Rule numbers refer to docs/protocols.md. */
-#include <sched.h>
+/* A worker thread: its slot's creation and thread, and the loop that
+ * finds work when it has none (submissions, then stealing), spins,
+ * yields, naps and parks; the same search for a thread that waits for a
+ * condition and helps meanwhile, and the lingering of a worker that ran
+ * a pipeline token.  Rule numbers refer to docs/protocols.md. */
 #include <string.h>
-#include <time.h>
 
-#include "internal/pool.h"
+#include "internal/pool/park.h"
+#include "internal/pool/runner.h"
+#include "internal/pool/stack.h"
+#include "internal/pool/steal.h"
+#include "internal/pool/worker.h"
 
-int wf__stack_init(wf__worker *w, size_t cap)
+/* Allocate and initialise worker `index` (no thread yet).  The caller
+ * publishes it by raising nslots. */
+int wf__worker_create(wf_pool *p, unsigned index)
 {
-    wf_allocator *a = &w->pool->alloc;
-    w->stack_mem = wf__alloc(a, (cap + 1) * sizeof(wf_task *));
-    if (w->stack_mem == NULL)
+    void *raw;
+    wf__worker *w = wf__alloc_aligned(&p->alloc, sizeof *w, &raw);
+    if (w == NULL)
         return WF_ENOMEM;
-    w->stack_cap = cap;
-    w->stack_mem[0] = NULL; /* P1: the sentinel below the stack */
-    w->fast.bp = w->fast.sp = w->stack_mem + 1;
-    w->fast.end = w->fast.sp + cap;
-    /* Before the worker's thread starts: relaxed. */
-    wf_store_relaxed(&w->fast.limit, w->fast.end);
-    /* No typed segment yet (typed.c sets it); not NULL, which would read
-     * as a thief's request. */
-    wf_store_relaxed(&w->fast.tlimit, (struct wf__tslot *)w->fast.end);
+    memset(w, 0, sizeof *w);
+    w->mem = raw;
+    w->pool = p;
+    w->index = index;
+    w->rng = 0x9E3779B97F4A7C15ull * (index + 1);
+    w->spare = index >= p->first_spare;
+    w->caller = index >= p->n && !w->spare;
+    int err = wf__stack_init(w, p->cfg.deque_capacity);
+    if (!err && (err = wf_deque_init(&w->deque, p->cfg.deque_capacity,
+                                     p->cfg.alloc)) != 0)
+        wf__stack_destroy(w);
+    if (err) {
+        wf__free_aligned(&p->alloc, raw, sizeof *w);
+        return err;
+    }
+    p->workers[index] = w;
     return 0;
 }
 
-void wf__stack_destroy(wf__worker *w)
+/* Start w's thread with the pool's stack size. */
+int wf__worker_start(wf__worker *w)
 {
-    wf__free(&w->pool->alloc, w->stack_mem,
-             (w->stack_cap + 1) * sizeof(wf_task *));
-    w->stack_mem = NULL;
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0)
+        return WF_EAGAIN;
+    int err = 0;
+    size_t stack = w->pool->cfg.stack_size;
+    if (stack && pthread_attr_setstacksize(&attr, stack) != 0)
+        err = WF_ERANGE; /* below the system's minimum */
+    else if (pthread_create(&w->thread, &attr, wf__worker_main, w) != 0)
+        err = WF_EAGAIN;
+    else
+        w->started = true;
+    pthread_attr_destroy(&attr);
+    return err;
 }
 
-/* Ask the owner of f to publish at its next spawn (P2).  Relaxed: a hint.
- * Read before writing, so idle thieves do not bounce the line. */
-void wf__ask_for_work(struct wf__fast *f)
-{
-    if (wf_load_relaxed(&f->limit) != NULL)
-        wf_store_relaxed(&f->limit, NULL);
-    if (wf_load_relaxed(&f->tlimit) != NULL) /* typed spawns' word (P9) */
-        wf_store_relaxed(&f->tlimit, NULL);
-}
-
-/* Poll victim's deque once.  On EMPTY, ask the victim to publish (P2). */
-wf_task *wf__steal(wf__worker *w, wf__worker *victim)
-{
-    void *x;
-    int r = wf_deque_poll(&victim->deque, &x);
-    if (r == WF_POLL_TAKEN) {
-        wf_task *t = x;
-        /* A hint for the joiner's leapfrogging; relaxed, read relaxed. */
-        wf_store_relaxed(&t->thief_, w);
-        wf_counter_inc(&w->stats.steals);
-        /* Nobody joins a detached task, so its owner cannot learn that a
-         * thief ran it: the spawn is counted on the owner's row here. */
-        if (t->flags_ & WF__TASK_DETACHED)
-            wf_fetch_add_relaxed(&victim->given, 1);
-        return t;
-    }
-    wf_counter_inc(&w->stats.failed_steals);
-    if (r == WF_POLL_EMPTY)
-        wf__ask_for_work(&victim->fast);
-    return NULL;
-}
-
-/* The span a task gets in a trace (docs/pool.md, "Tracing"), from its
- * flags: a submitted task (wf_submit, wf_run's and wf_spawn's from
- * outside) wherever it runs, a fork-join task when a thief runs it.  A
- * graph's tasks and a pipeline's tokens (detached) trace themselves, as
- * node bodies and stage calls; a fork-join task run where it was spawned
- * is a call, inside the span of what called it. */
-static const char *span_name(uint32_t flags, bool stolen, char *cat)
-{
-    if (flags & WF__TASK_ROOT) {
-        *cat = WF__TRACE_SUBMIT;
-        return "submitted task";
-    }
-    *cat = WF__TRACE_STEAL;
-    return stolen && !(flags & WF__TASK_DETACHED) ? "stolen task" : NULL;
-}
-
-/* Run t and settle it.  A joinable task is marked done: with a release and
- * a wake-up when its joiner may be another thread (`shared`: stolen or
- * submitted), with a plain store when the joiner is this thread.  A
- * detached task is not touched once it has run (it may be freed or
- * spawned again), so its flags are read first.  A root leaves the pool's
- * count. */
-static void run_task(wf__worker *w, wf_task *t, bool shared)
-{
-    uint32_t flags = t->flags_;
-    if (flags & WF__TASK_QUEUED) /* started: wf_submit may take it again */
-        t->flags_ = flags & ~WF__TASK_QUEUED;
-    char cat;
-    const char *span = span_name(flags, shared, &cat);
-    bool traced = span != NULL && wf__trace_enabled();
-    if (traced)
-        wf__trace_record('B', cat, span, 0);
-    bool debug = w->pool->debug;
-    wf_task *top = debug ? wf__debug_top(w) : NULL;
-    wf_task_fn fn = t->fn;
-    fn(t);
-    if (traced)
-        wf__trace_record('E', cat, NULL, 0);
-    if (__builtin_expect(debug, 0))
-        wf__debug_frame_exit(w, top, (const void *)fn,
-                             __builtin_frame_address(0));
-    if (!(flags & WF__TASK_DETACHED)) {
-        if (shared)
-            wf__task_complete(w->pool, t);
-        else /* its joiner is this thread: relaxed */
-            wf_store_relaxed(&t->done_, WF__DONE);
-    }
-    if (flags & WF__TASK_ROOT)
-        wf__root_done(w->pool);
-}
-
-/* The counters (wf__counters): a stolen task was counted as a spawn by
- * its owner, and is a task run here. */
-void wf__run_stolen(wf__worker *w, wf_task *t)
-{
-    wf_counter_inc(&w->stats.run_stolen);
-    run_task(w, t, true);
-}
-
-/* A submission from outside enters the pool here: a spawn and a task run
- * of this slot. */
-void wf__run_root(wf__worker *w, wf_task *t)
-{
-    wf_counter_inc(&w->stats.run_unjoined);
-    run_task(w, t, true);
-}
-
-/* One of this slot's own tasks.  A joinable one was counted when it was
- * published, or is a call (never published); a detached one is a spawn
- * and a task run now. */
-void wf__run_own(wf__worker *w, wf_task *t)
-{
-    if (!wf__task_settle_fields(t))
-        wf_counter_inc(&w->stats.run_unjoined);
-    run_task(w, t, false);
-}
-
-/* Any work a parking worker could take?  Relaxed loads suffice after the
- * fence in wf__park (P3). */
-bool wf__work_visible(wf_pool *pool)
-{
-    if (wf_load_relaxed(&pool->submit.visible) > 0)
-        return true;
-    for (unsigned i = 0, n = wf__nslots(pool); i < n; i++)
-        if (wf_deque_size(&pool->workers[i]->deque) > 0)
-            return true;
-    return false;
-}
-
-/* One pass over the other workers, from a random one.  Without `ask`,
- * only deques that look non-empty are polled (see wf__find_and_run). */
-static wf_task *steal_any(wf__worker *w, bool ask)
+/* A spare (blocking.c) is needed while more workers are blocked than
+ * spares run; one that is not leaves its loop when this returns true. */
+bool wf__spare_should_retire(wf__worker *w)
 {
     wf_pool *p = w->pool;
-    unsigned n = wf__nslots(p);
-    if (n < 2)
-        return NULL;
-    w->rng ^= w->rng << 13; /* xorshift64 */
-    w->rng ^= w->rng >> 7;
-    w->rng ^= w->rng << 17;
-    unsigned start = (unsigned)(w->rng % n);
-    for (unsigned k = 0; k < n; k++) {
-        unsigned i = (start + k) % n;
-        if (i == w->index ||
-            (!ask && wf_deque_size(&p->workers[i]->deque) == 0))
-            continue;
-        wf_task *t = wf__steal(w, p->workers[i]);
-        if (t)
-            return t;
-    }
-    return NULL;
-}
-
-int wf__find_and_run(wf__worker *w, bool ask)
-{
-    /* Own tasks first: detached ones (wf_submit, graph tasks) left on the
-     * stack or deque once the task that spawned them returned. */
-    wf__answer_request(w); /* a sleeper may wait for our private tasks */
-    wf_task *t = wf__pop_own(w);
-    if (t) {
-        wf__run_own(w, t);
-        return WF__RAN_TASK;
-    }
-    t = wf__take_submitted(w->pool);
-    if (t) {
-        wf__run_root(w, t);
-        return WF__RAN_TASK;
-    }
-    t = steal_any(w, ask);
-    if (t) {
-        /* Read before running it: it may be freed or respawned. */
-        bool detached = (t->flags_ & WF__TASK_DETACHED) != 0;
-        wf__run_stolen(w, t);
-        return detached ? WF__RAN_STOLEN_DETACHED : WF__RAN_TASK;
-    }
-    return WF__RAN_NONE;
+    /* Retire only by winning a CAS, so two idle spares cannot both leave
+     * when one is still needed. */
+    int s = wf_load_relaxed(&p->spares_running);
+    do {
+        if (s <= wf_load_relaxed(&p->blocked))
+            return false; /* still needed */
+    } while (!wf_cas_seqcst(&p->spares_running, &s, s - 1));
+    /* Release pairs with the acquire in spare_slot: the slot is reused
+     * only after this thread is joined. */
+    wf_store_release(&w->retired, 1);
+    return true;
 }
 
 void wf__help_until(wf__worker *w, wf__cond_fn done, const void *arg)
@@ -332,9 +203,10 @@ static _Thread_local bool lingering;
  * reliably (docs/pipeline.md).  Its looks poll only deques that look
  * non-empty, asking no owner (P2): tokens are published as they are
  * spawned, but for an input token kept while hand-offs cost more than
- * its items (pipeline.c, input_keep), and an idle look then only reads the victims'
- * lines, which their owners keep writing.  The wait is bounded and touches no
- * pipeline state (the pipeline may be gone).  Callers (caller slots) help
+ * its items (src/algo/pipeline.c, input_keep), and an idle look then
+ * only reads the victims' lines, which their owners keep writing.  The
+ * wait is bounded and touches no pipeline state (the pipeline may be
+ * gone).  Callers (caller slots) help
  * in wf__help_until already and do not nap; tokens run while lingering do
  * not linger again. */
 void wf__linger(void)

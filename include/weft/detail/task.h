@@ -34,7 +34,8 @@ typedef struct wf__tslot {
  * on overflow).  No other flag of the pool's uses it. */
 #define WF__TSLOT_SLOW 8u
 
-/* Slow paths (src/pool/typed.c). */
+/* Slow paths (src/pool/typed.c: segments and spawns; src/pool/join.c:
+ * syncs). */
 /* The first frame of a new segment for a typed body that starts on
  * the calling worker (a stolen frame, WF_RUN). */
 WF_API __attribute__((cold)) wf__tslot *wf__tseg_enter(struct wf__fast *w);
@@ -169,7 +170,7 @@ wf__tsync_misuse(wf__tslot *s, wf__tslot *tp0, const char *name);
 #endif
 
 /* How a typed body reaches its slow paths.  On x86-64 ELF (but under
- * ThreadSanitizer) through thunks (src/pool/typed.c) that keep every
+ * ThreadSanitizer) through thunks (src/internal/pool/thunk.h) that keep every
  * general register but r10 and r11: a body then keeps its values in
  * caller-saved registers across a spawn and a sync, instead of in
  * callee-saved ones that every call of it, leaves included, would push and

@@ -2,12 +2,12 @@
 /* weft-sim park: the pool's sleep/wake handshake (docs/protocols.md, P3),
  * a second protocol next to the deque: no wake-up may be lost.
  *
- * The code below restates src/pool/park.c's two halves on the shipped
- * deque (src/deque.c, through the simulator); the pool's own files need
- * the whole pool around them, so the handshake is copied, access for
- * access and order for order, and kept beside this comment:
+ * The code below restates the two halves of src/pool/evcount.c (the
+ * pool's event counts, which depend on atomic.h alone) on the shipped
+ * deque (src/deque.c, through the simulator); the handshake is copied,
+ * access for access and order for order, and kept beside this comment:
  *
- *   the pusher (wf__wake_one after a push)  the parker (wf__park)
+ *   the pusher (wf__ec_wake_sleeper)        the parker (wf__ec_sleep_begin)
  *   wf_deque_push(dq, task)                 e = load_acquire(&epoch)
  *   fence_seqcst()                          fetch_add_seqcst(&sleepers, 1)
  *   if (load_relaxed(&sleepers) != 0)       fence_seqcst()

@@ -47,107 +47,11 @@
  *      as soon as it sees `done`, so a thread reads what it needs (the
  *      pool) before the CAS that may complete the pipeline, and touches
  *      nothing of it after a CAS that did not, unless it holds a token. */
-#include <string.h>
+#include <stdio.h>
 
-#include "internal/pool.h"
-#include "weft/pipeline.h"
-
-typedef struct pl_pipe pl_pipe;
-typedef struct pl_token pl_token;
-
-struct wf_pipeline_ctl {
-    pl_pipe *pipe;
-    bool input;   /* the first stage's */
-    bool stopped; /* input only: stop or fail during this call */
-};
-
-/* One item in flight.  Owned by one thread at a time: the one running it,
- * or none while it is parked or queued (the hand-offs order its fields). */
-struct pl_token {
-    _Alignas(WF_CACHE_LINE) wf_task task; /* first: a token is a task */
-    pl_pipe *pipe;
-    void *item;
-    uint64_t seq;   /* the item's number, in the order of the input */
-    size_t stage;   /* the stage it runs next (admitted, if serial) */
-    pl_token *next; /* free records; a serial-out-of-order stage's stack */
-    uint32_t index; /* its place among the records */
-    bool dropped;   /* halted: it passes the stages without calls */
-};
-
-/* A serial stage after the first (the input needs no state: it has one
- * token at a time). */
-typedef struct pl_serial {
-    _Alignas(WF_CACHE_LINE) _Atomic uintptr_t state; /* out of order: PL3 */
-    pl_token *fifo;         /* out of order: the holder's, PL3 */
-    _Atomic uint64_t *ring; /* in order: PL2 */
-} pl_serial;
-
-typedef struct pl_stage {
-    wf_stage_fn fn;
-    void *ctx;
-    wf_stage_mode mode;
-    pl_serial *ser; /* NULL for parallel stages and the first */
-} pl_stage;
-
-/* The word of free records (PL1): the index + 1 of the top record of a
- * stack of free records (0: none), how many there are, and two flags. */
-#define FREE_STALLED 1u /* the input waits for a record */
-#define FREE_ENDED 2u   /* the input has ended */
-#define FREE_COUNT(w) (((w) >> 2) & 0x3fffffffu)
-#define FREE_TOP(w) ((uint32_t)((w) >> 32))
-#define FREE_WORD(top, count, flags)                                           \
-    ((uint64_t)(top) << 32 | (uint64_t)(count) << 2 | (flags))
-
-struct pl_pipe {
-    /* Read-only while it runs. */
-    wf_pool *pool;
-    size_t n;
-    uint32_t tokens;
-    uint64_t mask; /* in-order rings: a power of two >= tokens, - 1 */
-    bool share;    /* more than one thread: publish spawned tokens */
-    pl_stage *stage;
-    pl_token *rec;
-    wf_group *group;
-    void (*drop)(void *item, void *ctx);
-    void *drop_ctx;
-    wf_pipeline_ctl ctl; /* the later stages' */
-    /* Written once, read at every stage call. */
-    _Atomic int error;
-    _Atomic int stop; /* wf_pipeline_stop from a later stage */
-    /* The input token's holder's own. */
-    _Alignas(WF_CACHE_LINE) wf_pipeline_ctl in_ctl;
-    uint64_t seq;   /* the next item's number */
-    pl_token *priv; /* free records taken from `free` */
-    void *in_by;    /* the thread that ran the input last */
-    uint64_t run;   /* items it has made in a row */
-    uint64_t since; /* when its run reached the last multiple of KEEP_RUN */
-    bool keep;      /* keep the next input token on this thread */
-    _Alignas(WF_CACHE_LINE) _Atomic uint64_t free; /* PL1 */
-    _Alignas(WF_CACHE_LINE) _Atomic int done;      /* PL4 */
-};
-
-/* ---- errors and cancellation -------------------------------------------- */
-
-static void pipe_fail(pl_pipe *p, int err)
-{
-    int none = 0;
-    /* First error wins.  The caller reads it after `done` (PL4), which
-     * orders it; acq_rel costs nothing on this rare path. */
-    wf_cas_acqrel(&p->error, &none, err);
-}
-
-/* Has the pipeline failed or been cancelled?  Relaxed: a hint polled at
- * every stage call; a stage that misses it by a call only runs once more.
- * A cancelled group is latched into `error`. */
-static bool halted(pl_pipe *p)
-{
-    if (wf_load_relaxed(&p->error) != 0)
-        return true;
-    if (p->group == NULL || !wf_group_is_cancelled(p->group))
-        return false;
-    pipe_fail(p, WF_ECANCELED);
-    return true;
-}
+#include "internal/algo/pipeline.h"
+#include "internal/trace.h"
+#include "internal/util.h"
 
 /* ---- free records (PL1) ------------------------------------------------- */
 
@@ -230,17 +134,6 @@ static void input_end(pl_pipe *p, pl_token *tok)
 }
 
 /* ---- serial stages ------------------------------------------------------ */
-
-/* A ring slot's word (PL2): 0 (empty), GO(k) or PARKED(k, token).  Bit 0
- * says it is not empty, bits 1..21 hold the token's index + 1 (0 for GO),
- * the rest the low bits of k: items in the ring at once differ by less
- * than `tokens`, far below 2^42, so the low bits tell them apart. */
-#define SLOT_INDEX_BITS 21 /* index + 1 <= WF_PIPELINE_MAX_TOKENS */
-_Static_assert(WF_PIPELINE_MAX_TOKENS < 1u << SLOT_INDEX_BITS, "slot word");
-#define SLOT_GO(k) ((uint64_t)(k) << (SLOT_INDEX_BITS + 1) | 1u)
-#define SLOT_PARKED(k, index) (SLOT_GO(k) | (uint64_t)((index) + 1) << 1)
-#define SLOT_INDEX_MASK ((uint64_t)((1u << SLOT_INDEX_BITS) - 1) << 1)
-#define SLOT_TOKEN(w) ((uint32_t)(((w)&SLOT_INDEX_MASK) >> 1))
 
 /* In order (PL2): true if tok may run the stage now; false if it parked
  * and the token before it will hand it the stage. */
@@ -342,7 +235,7 @@ static void token_spawn(pl_pipe *p, pl_token *tok)
     if (!wf__spawn_detached(p->pool, &tok->task, token_task, 0))
         WF_BUG("a pipeline token outside its pool");
     if (p->share) {
-        wf__worker *w = wf__current();
+        struct wf__worker *w = wf__current();
         wf__publish_all(w);
     }
 }
@@ -390,7 +283,7 @@ static void stage_call(pl_pipe *p, const pl_stage *s, pl_token *tok)
 {
     if (tok->dropped)
         return;
-    if (halted(p)) {
+    if (wf__pl_halted(p)) {
         tok->dropped = true;
         if (p->drop != NULL)
             p->drop(tok->item, p->drop_ctx);
@@ -403,7 +296,7 @@ static void stage_call(pl_pipe *p, const pl_stage *s, pl_token *tok)
 static bool input_call(pl_pipe *p, pl_token *tok)
 {
     /* Relaxed: a stop from a later stage is a hint, seen soon. */
-    if (halted(p) || wf_load_relaxed(&p->stop))
+    if (wf__pl_halted(p) || wf_load_relaxed(&p->stop))
         return false;
     const pl_stage *s = &p->stage[0];
     p->in_ctl.stopped = false;
@@ -482,11 +375,10 @@ static pl_token *stage_step(pl_pipe *p, pl_token *tok)
 static void token_run(pl_pipe *p, pl_token *tok)
 {
     pl_token *later = NULL; /* the input kept on this thread: input_step */
-    wf__worker *w = wf__current();
+    struct wf__fast *f = wf__self; /* this thread's worker: in the pool */
     for (;;) {
         /* Relaxed: limit is a hint (P2). */
-        if (later != NULL && p->share &&
-            wf_load_relaxed(&w->fast.limit) == NULL) {
+        if (later != NULL && p->share && wf_load_relaxed(&f->limit) == NULL) {
             token_spawn(p, later);
             later = NULL;
         }
@@ -505,7 +397,7 @@ static void token_task(wf_task *t)
     wf__linger(); /* tok and its pipeline may be gone: it touches neither */
 }
 
-/* ---- the call ------------------------------------------------------------ */
+/* ---- the caller's part ------------------------------------------------- */
 
 /* Acquire pairs with the seq_cst RMW in pipe_complete: the caller sees
  * every stage call's effects, and the error. */
@@ -514,177 +406,12 @@ static bool pipe_done(const void *arg)
     return wf_load_acquire(&((pl_pipe *)arg)->done) != 0;
 }
 
-/* In the pool (wf_run): this thread runs the input first, then the pool's
- * work until the pipeline is done, parking as a waiter when there is none
- * (P8). */
-static void pipe_main(void *arg)
+/* The function wf_run runs (internal/algo/pipeline.h). */
+void wf__pl_main(void *arg)
 {
     pl_pipe *p = arg;
     pl_token *tok = free_take(p);
     tok->stage = 0;
     token_run(p, tok);
     wf__help_until(wf__current(), pipe_done, p);
-}
-
-static int check_args(wf_pool *pool, size_t max_tokens, const wf_stage *stages,
-                      size_t n)
-{
-    if (pool == NULL || stages == NULL || n == 0 || max_tokens == 0)
-        return WF_EINVAL;
-    for (size_t i = 0; i < n; i++)
-        if (stages[i].fn == NULL ||
-            (unsigned)stages[i].mode > WF_STAGE_SERIAL_OUT_OF_ORDER)
-            return WF_EINVAL;
-    if (stages[0].mode == WF_STAGE_PARALLEL)
-        return WF_EINVAL;
-    return max_tokens > WF_PIPELINE_MAX_TOKENS ? WF_ERANGE : 0;
-}
-
-/* Where each part of the one block lives. */
-typedef struct pl_layout {
-    size_t rec, ser, stage, ring, size;
-    size_t nser, nord;
-} pl_layout;
-
-static size_t round_up(size_t x, size_t to)
-{
-    return (x + to - 1) / to * to;
-}
-
-/* false when the sizes overflow. */
-static bool plan(pl_layout *l, const wf_stage *stages, size_t n, size_t tokens,
-                 size_t cap)
-{
-    *l = (pl_layout){0};
-    for (size_t i = 1; i < n; i++) {
-        l->nser += stages[i].mode != WF_STAGE_PARALLEL;
-        l->nord += stages[i].mode == WF_STAGE_SERIAL_IN_ORDER;
-    }
-    size_t rec, ser, stage, ring;
-    l->rec = round_up(sizeof(pl_pipe), WF_CACHE_LINE);
-    return !__builtin_mul_overflow(tokens, sizeof(pl_token), &rec) &&
-           !__builtin_mul_overflow(l->nser, sizeof(pl_serial), &ser) &&
-           !__builtin_mul_overflow(n, sizeof(pl_stage), &stage) &&
-           !__builtin_mul_overflow(l->nord, cap * sizeof(uint64_t), &ring) &&
-           !__builtin_add_overflow(l->rec, rec, &l->ser) &&
-           !__builtin_add_overflow(l->ser, ser, &l->stage) &&
-           !__builtin_add_overflow(l->stage, stage, &l->ring) &&
-           !__builtin_add_overflow(l->ring, ring, &l->size);
-}
-
-static void init_stages(pl_pipe *p, char *base, const pl_layout *l,
-                        const wf_stage *stages)
-{
-    pl_serial *ser = (pl_serial *)(base + l->ser);
-    _Atomic uint64_t *ring = (_Atomic uint64_t *)(base + l->ring);
-    for (size_t i = 0; i < p->n; i++) {
-        pl_stage *s = &p->stage[i];
-        *s = (pl_stage){stages[i].fn, stages[i].ctx, stages[i].mode, NULL};
-        if (i == 0 || s->mode == WF_STAGE_PARALLEL)
-            continue;
-        s->ser = ser++;
-        if (s->mode == WF_STAGE_SERIAL_IN_ORDER) {
-            s->ser->ring = ring;
-            ring[0] = SLOT_GO(0); /* item 0's turn; before it is shared */
-            ring += p->mask + 1;
-        }
-    }
-}
-
-/* All records start in the input's own list. */
-static void init_tokens(pl_pipe *p)
-{
-    for (uint32_t i = 0; i < p->tokens; i++) {
-        pl_token *t = &p->rec[i];
-        t->pipe = p;
-        t->index = i;
-        t->next = i + 1 < p->tokens ? &p->rec[i + 1] : NULL;
-    }
-    p->priv = &p->rec[0];
-}
-
-/* One zeroed block for the pipeline, its records, serial stages and
- * rings.  NULL if there is no memory. */
-static pl_pipe *pipe_new(wf_pool *pool, size_t tokens, const wf_stage *stages,
-                         size_t n, const wf_pipeline_config *cfg, pl_layout *l,
-                         void **raw)
-{
-    size_t cap = 1;
-    while (cap < tokens)
-        cap *= 2;
-    if (!plan(l, stages, n, tokens, cap))
-        return NULL;
-    char *base = wf__alloc_aligned(&pool->alloc, l->size, raw);
-    if (base == NULL)
-        return NULL;
-    memset(base, 0, l->size); /* before the pipeline is shared */
-    pl_pipe *p = (pl_pipe *)base;
-    p->pool = pool;
-    p->n = n;
-    p->tokens = (uint32_t)tokens;
-    p->mask = cap - 1;
-    p->share = wf_pool_threads(pool) > 1;
-    p->stage = (pl_stage *)(base + l->stage);
-    p->rec = (pl_token *)(base + l->rec);
-    if (cfg != NULL) {
-        p->group = cfg->group;
-        p->drop = cfg->drop;
-        p->drop_ctx = cfg->drop_ctx;
-    }
-    p->ctl = (wf_pipeline_ctl){p, false, false};
-    p->in_ctl = (wf_pipeline_ctl){p, true, false};
-    init_stages(p, base, l, stages);
-    init_tokens(p);
-    return p;
-}
-
-int wf_parallel_pipeline_with(wf_pool *pool, size_t max_tokens,
-                              const wf_stage *stages, size_t n,
-                              const wf_pipeline_config *cfg)
-{
-    int err = check_args(pool, max_tokens, stages, n);
-    if (err != 0)
-        return err;
-    if (wf__pool_forked(pool))
-        return WF_ESTATE; /* its threads are not in this process */
-    pl_layout l;
-    void *raw;
-    pl_pipe *p = pipe_new(pool, max_tokens, stages, n, cfg, &l, &raw);
-    if (p == NULL)
-        return WF_ENOMEM;
-    err = wf_run(pool, pipe_main, p);
-    if (err == 0) /* relaxed: pipe_done's acquire ordered it */
-        err = wf_load_relaxed(&p->error);
-    wf__free_aligned(&pool->alloc, raw, l.size);
-    return err;
-}
-
-int wf_parallel_pipeline(wf_pool *pool, size_t max_tokens,
-                         const wf_stage *stages, size_t n)
-{
-    return wf_parallel_pipeline_with(pool, max_tokens, stages, n, NULL);
-}
-
-void wf_pipeline_stop(wf_pipeline_ctl *ctl)
-{
-    if (ctl == NULL)
-        return;
-    if (ctl->input)
-        ctl->stopped = true; /* the input's own */
-    else /* relaxed: a hint the input reads at its next call */
-        wf_store_relaxed(&ctl->pipe->stop, 1);
-}
-
-void wf_pipeline_fail(wf_pipeline_ctl *ctl, int err)
-{
-    if (ctl == NULL)
-        return;
-    pipe_fail(ctl->pipe, err < 0 ? err : WF_EINVAL);
-    if (ctl->input)
-        ctl->stopped = true;
-}
-
-bool wf_pipeline_is_cancelled(const wf_pipeline_ctl *ctl)
-{
-    return ctl != NULL && halted(ctl->pipe);
 }

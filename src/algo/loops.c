@@ -7,7 +7,10 @@
  * (the oldest task).  Entry from outside the pool goes through wf_run. */
 #include <string.h>
 
-#include "internal/pool.h"
+#include "internal/atomic.h"
+#include "internal/base/alloc.h"
+#include "internal/pool_hooks.h"
+#include "internal/util.h"
 
 /* Adaptive grain: pieces per worker to start with; each piece then runs in
  * AUTO_CHUNKS calls of the body and, between two, splits off the upper half
@@ -34,16 +37,15 @@ static int auto_depth(const wf_pool *pool)
  * A spawned task otherwise stays private until a thief asks and its owner
  * answers at its next spawn or join (P2); an owner that the OS has
  * descheduled answers nothing, and the other workers wait out its time
- * slice (seen on 2 loaded CPUs: a worker idle for a quarter of a parallel
- * loop).  A piece is many calls of the body, so the publish (a deque push
- * and a wake-up check) is small beside it, and the few pieces below the
- * top stay private and cheap. */
+ * slice, idle, on a loaded machine.  A piece is many calls of the body,
+ * so the publish (a deque push and a wake-up check) is small beside it,
+ * and the few pieces below the top stay private and cheap. */
 static void spawn_top_piece(wf_task *t, wf_task_fn fn, int depth)
 {
     wf_spawn(t, fn);
     if (depth <= 0)
         return;
-    wf__worker *w = wf__current(); /* loops run in wf_run: a worker */
+    struct wf__worker *w = wf__current(); /* loops run in wf_run: a worker */
     wf__publish_all(w);
 }
 
@@ -194,6 +196,7 @@ static void *acc_for(reduce_frame *f, reduce_spec *s)
 {
     f->acc = s->size <= ACC_INLINE ? f->small : wf__alloc(s->mem, s->size);
     if (f->acc == NULL)
+        /* Relaxed: read after wf_run returns, which orders it. */
         wf_store_relaxed(&s->err, WF_ENOMEM);
     return f->acc;
 }
@@ -269,8 +272,8 @@ int wf_parallel_reduce(wf_pool *pool, size_t begin, size_t end, size_t grain,
      * coarse piece would leave the others idle for all of it. */
     if (grain == 0)
         grain = ((end - begin) >> (auto_depth(pool) + AUTO_CHUNKS_LOG2)) + 1;
-    reduce_spec spec = {grain,   size, identity,     body,
-                        combine, ctx,  &pool->alloc, 0};
+    reduce_spec spec = {
+        grain, size, identity, body, combine, ctx, wf__pool_alloc(pool), 0};
     reduce_root root = {&spec, begin, end, auto_depth(pool), result};
     int err = wf_run(pool, reduce_root_fn, &root);
     return err ? err : wf_load_relaxed(&spec.err); /* after wf_run */

@@ -5,7 +5,9 @@
  * A group is a list of ordinary spawned tasks.  wf_group_wait joins them
  * newest first, so a task nobody stole runs inline and a stolen one is
  * helped with, exactly as wf_join does.  Nothing is allocated. */
-#include "internal/pool.h"
+#include "internal/atomic.h"
+#include "internal/pool_hooks.h"
+#include "internal/util.h"
 
 enum { GROUP_ACTIVE = 1, GROUP_WAITED = 2 };
 

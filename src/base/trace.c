@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Tracing: a Chrome trace (the JSON "traceEvents" format that Perfetto
  * and chrome://tracing open) of what the threads do: the pool's stolen
- * and submitted tasks, parks and wf_run calls (worker.c, park.c,
- * submit.c), pipeline stage calls (pipeline.c), and the graphs' node
- * bodies, tasks and message arrows (src/graph/spans.c).
+ * and submitted tasks, parks and wf_run calls (src/pool: runner.c,
+ * park.c, entry.c), pipeline stage calls (src/algo/pipeline.c), and the
+ * graphs' node bodies, tasks and message arrows (src/graph/spans.c).  A
+ * service of every component, below them all: it knows no pool, and
+ * asks the one the pool registers (wf__trace_thread_namer) which of its
+ * threads a buffer belongs to.
  *
  * Each thread appends events to its own buffer, a list of chunks, with no
  * lock: the only shared words it touches are its buffer's `busy` flag and
@@ -18,12 +21,15 @@
  * other side's store, so either the recorder sees the switch off and
  * writes nothing, or stop sees it busy and waits for it. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "internal/pool.h"
+#include "internal/atomic.h"
 #include "internal/trace.h"
+#include "internal/util.h"
+#include "weft/pool.h"
 
 _Atomic int wf__tracing;
 
@@ -61,6 +67,18 @@ static char *tr_path;         /* under tr_lock */
 static struct timespec tr_t0; /* written before the switch is set */
 static _Atomic uint64_t tr_next_flow;
 static _Thread_local tr_buf *tr_self;
+/* The pool's answer to "which of its threads is this?" (NULL: no pool
+ * registered one yet, so no thread is a pool's). */
+static _Atomic(wf__trace_namer) tr_namer;
+
+void wf__trace_thread_namer(wf__trace_namer fn)
+{
+    /* Relaxed: the function is code, and nothing is published with it.
+     * A pool registers it before it starts its threads (pthread_create
+     * orders the store before them); a thread that reads NULL is no
+     * pool's. */
+    wf_store_relaxed(&tr_namer, fn);
+}
 
 static uint64_t now_ns(void)
 {
@@ -80,8 +98,8 @@ static tr_buf *self_buf(void)
     /* A pool's thread (a background worker or a spare) is named by its
      * index; any other thread, one that takes part while it waits in a
      * caller slot too, by its trace id: it is the user's thread. */
-    wf__worker *w = wf__current();
-    b->worker = w && !w->caller ? (int)w->index : -1;
+    wf__trace_namer namer = wf_load_relaxed(&tr_namer); /* see there */
+    b->worker = namer ? namer() : -1;
     pthread_mutex_lock(&tr_lock);
     b->tid = ++tr_next_tid;
     b->next = tr_bufs;

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Event counts on futexes: the sleep and wake protocol of the pool's idle
+ * workers and waiters (internal/pool/evcount.h).  Every shared access goes
+ * through atomic.h, and this file depends on nothing else, as
+ * src/deque.c does, so a model checker can compile it unchanged.  Rule
+ * numbers (P3, P8) refer to docs/protocols.md. */
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal/pool/evcount.h"
+
+/* Returns at once if *addr != val, else when woken or after timeout (NULL:
+ * none); spurious returns are fine, every caller loops. */
+static void futex_wait(_Atomic uint32_t *addr, uint32_t val,
+                       const struct timespec *timeout)
+{
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, timeout, NULL,
+            0);
+}
+
+void wf__futex_wait(_Atomic uint32_t *addr, uint32_t val)
+{
+    futex_wait(addr, val, NULL);
+}
+
+void wf__futex_wait_ns(_Atomic uint32_t *addr, uint32_t val, uint64_t ns)
+{
+    struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    futex_wait(addr, val, &ts);
+}
+
+void wf__futex_wake(_Atomic uint32_t *addr, int n)
+{
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+/* Every parked waiter looks again.  Release: a waiter that wakes on the
+ * new epoch sees what was done before (the work, the condition). */
+static void wake_waiters_now(wf__evcount *ec)
+{
+    wf_fetch_add_release(&ec->waiter_epoch, 1);
+    wf__futex_wake(&ec->waiter_epoch, INT_MAX);
+}
+
+bool wf__ec_wake_sleeper(wf__evcount *ec)
+{
+    /* P3: StoreLoad.  Pairs with the fence in wf__ec_sleep_begin (and in
+     * wf__ec_wait_begin): either that sleeper's rescan sees the work made
+     * visible before this fence, or this load sees its increment.
+     * Relaxed loads: the fence orders them. */
+    wf_fence_seqcst();
+    if (wf_load_relaxed(&ec->sleepers) == 0) {
+        if (wf_load_relaxed(&ec->waiters) != 0)
+            wake_waiters_now(ec);
+        return false;
+    }
+    /* Release: a sleeper that wakes on the new epoch finds the work. */
+    wf_fetch_add_release(&ec->epoch, 1);
+    wf__futex_wake(&ec->epoch, 1);
+    return true;
+}
+
+void wf__ec_wake_waiters(wf__evcount *ec)
+{
+    /* P8: StoreLoad, as in wf__ec_wake_sleeper: either the waiter's check
+     * after its fence sees the condition made true before this fence, or
+     * this relaxed load (ordered by the fence) sees its increment. */
+    wf_fence_seqcst();
+    if (wf_load_relaxed(&ec->waiters) != 0)
+        wake_waiters_now(ec);
+}
+
+void wf__ec_wake_all(wf__evcount *ec)
+{
+    /* Release, as in wf__ec_wake_sleeper: sleepers that see the new epoch
+     * see what was written before (shutdown, a blocked count). */
+    wf_fetch_add_release(&ec->epoch, 1);
+    wf__futex_wake(&ec->epoch, INT_MAX);
+}
+
+uint32_t wf__ec_sleep_begin(wf__evcount *ec)
+{
+    /* Acquire pairs with the release increment in wf__ec_wake_sleeper. */
+    uint32_t epoch = wf_load_acquire(&ec->epoch);
+    wf_fetch_add_seqcst(&ec->sleepers, 1);
+    /* P3: pairs with the fence in wf__ec_wake_sleeper (see there). */
+    wf_fence_seqcst();
+    return epoch;
+}
+
+void wf__ec_sleep_end(wf__evcount *ec)
+{
+    wf_fetch_add_seqcst(&ec->sleepers, -1); /* only a hint for wakers (P3) */
+}
+
+uint32_t wf__ec_wait_begin(wf__evcount *ec)
+{
+    /* Acquire pairs with the release increments of the wakers. */
+    uint32_t epoch = wf_load_acquire(&ec->waiter_epoch);
+    wf_fetch_add_seqcst(&ec->waiters, 1);
+    /* P8: pairs with the fences in wf__ec_wake_sleeper and
+     * wf__ec_wake_waiters. */
+    wf_fence_seqcst();
+    return epoch;
+}
+
+void wf__ec_wait_end(wf__evcount *ec)
+{
+    wf_fetch_add_seqcst(&ec->waiters, -1); /* only a hint for wakers (P8) */
+}
+
+uint32_t wf__ec_epoch(wf__evcount *ec)
+{
+    /* Acquire pairs with the release increment in wf__ec_wake_all: if a
+     * store made before it (shutdown) is missed after this load, epoch
+     * has moved since, and a sleep on this value returns at once. */
+    return wf_load_acquire(&ec->epoch);
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Spawning onto a worker's private stack off the inline fast path of
+ * weft/pool.h: a full stack or a thief's request to answer (P2), and
+ * detached tasks (P7: graph tasks, pipeline tokens, wf_submit from a
+ * task), which nobody joins.  Rules: docs/protocols.md. */
+#include "internal/pool/spawn.h"
+#include "internal/pool/runner.h"
+#include "internal/pool/stack.h"
+
+/* The spawn's slow path (spawn.h). */
+void wf__push_private(wf__worker *w, wf_task *t)
+{
+    bool asked = wf__take_request(&w->fast);
+    if (w->fast.sp == w->fast.end) {
+        int err = wf__stack_make_room(w);
+        asked |= wf__take_request(&w->fast); /* end may have moved */
+        if (err != 0) {
+            wf__run_own(w, t); /* no memory: run it now */
+            if (asked)
+                wf__publish_half(w);
+            return;
+        }
+    }
+    *w->fast.sp++ = t;
+    if (asked)
+        wf__publish_half(w);
+}
+
+bool wf__spawn_detached(wf_pool *pool, wf_task *t, wf_task_fn fn,
+                        uint32_t flags)
+{
+    wf__worker *w = wf__current();
+    if (w == NULL || w->pool != pool)
+        return false;
+    t->fn = fn;
+    t->owner_ = WF__JOINED; /* nobody may join it */
+    t->flags_ = WF__TASK_DETACHED | flags;
+    /* Nobody else sees t until it is published: relaxed. */
+    wf_store_relaxed(&t->done_, 0);
+    wf_store_relaxed(&t->thief_, NULL);
+    if (flags & WF__TASK_ROOT) /* counted before it can run */
+        wf_fetch_add_seqcst(&pool->roots, 1);
+    /* The inline spawn's test and path; relaxed, as there. */
+    if ((uintptr_t)w->fast.sp < (uintptr_t)wf_load_relaxed(&w->fast.limit))
+        *w->fast.sp++ = t;
+    else
+        wf__push_private(w, t);
+    return true;
+}
