@@ -36,7 +36,11 @@
  *              next run is clean.
  * subflow_oom  every allocation of a subflow's first run fails in turn:
  *              the run returns WF_ENOMEM, a later run succeeds, nothing
- *              leaks. */
+ *              leaks.
+ * grow         a graph that grows between runs (new tasks, edges from
+ *              old tasks to new and from a new source to an old one,
+ *              failed runs between): every run runs each task once,
+ *              after all its predecessors. */
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -939,6 +943,111 @@ static void subflow_oom(void)
     CHECK_OK(wf_pool_destroy(p));
 }
 
+/* ---- grow --------------------------------------------------------------- */
+
+#define GROW 1500
+#define GROW_PRED 6
+
+static int grow_npred[GROW], grow_pred[GROW][GROW_PRED];
+static bool grow_head[GROW]; /* precedes a task of lower index */
+static _Atomic long grow_ticket, grow_stamp[GROW];
+static _Atomic int grow_runs[GROW], grow_bad, grow_fail_at = -1;
+
+/* Takes a ticket, checks that every predecessor has a smaller one. */
+static int grow_task(void *ctx)
+{
+    int i = (int)(intptr_t)ctx;
+    long me = atomic_fetch_add(&grow_ticket, 1) + 1;
+    for (int k = 0; k < grow_npred[i]; k++) {
+        long p = atomic_load(&grow_stamp[grow_pred[i][k]]);
+        if (p == 0 || p > me)
+            atomic_store(&grow_bad, 1);
+    }
+    atomic_store(&grow_stamp[i], me);
+    atomic_fetch_add(&grow_runs[i], 1);
+    return i == atomic_load(&grow_fail_at) ? -1001 : 0;
+}
+
+/* One run of g's n tasks: it fails at task fail (and is not checked
+ * further) or every task runs once, in order. */
+static void grow_run(wf_taskgraph *g, int n, int fail)
+{
+    atomic_store(&grow_ticket, 0);
+    atomic_store(&grow_bad, 0);
+    atomic_store(&grow_fail_at, fail);
+    for (int i = 0; i < n; i++) {
+        atomic_store(&grow_stamp[i], 0);
+        atomic_store(&grow_runs[i], 0);
+    }
+    CHECK_EQ(wf_tg_run(g), fail >= 0 ? -1001 : 0);
+    if (fail >= 0)
+        return;
+    for (int i = 0; i < n; i++)
+        CHECK_EQ(atomic_load(&grow_runs[i]), 1);
+    CHECK_EQ(atomic_load(&grow_bad), 0);
+}
+
+/* An edge a -> b unless b's predecessors are full or have a already, or
+ * b is a head: an edge into it could close a cycle. */
+static void grow_edge(wf_tg_task **t, int a, int b)
+{
+    if (grow_npred[b] == GROW_PRED || grow_head[b])
+        return;
+    for (int q = 0; q < grow_npred[b]; q++)
+        if (grow_pred[b][q] == a)
+            return;
+    grow_pred[b][grow_npred[b]++] = a;
+    CHECK_OK(wf_tg_precede(t[a], t[b]));
+}
+
+static void grow(void)
+{
+    wf_pool *p = check_pool(2);
+    wf_taskgraph_config cfg = WF_TASKGRAPH_CONFIG_INIT;
+    cfg.pool = p;
+    static wf_tg_task *t[GROW];
+    uint64_t seed = 88172645463325252u;
+    for (int rep = 0; rep < 4; rep++) {
+        wf_taskgraph *g;
+        CHECK_OK(wf_taskgraph_create(&g, &cfg));
+        int n = 0;
+        while (n < GROW - 1) {
+            /* New tasks, and edges from lower indices to higher (a DAG),
+             * some from old tasks to new ones. */
+            int add = 1 + (int)(check_rand(&seed) % 200);
+            for (; add > 0 && n < GROW - 1; add--, n++) {
+                grow_npred[n] = 0;
+                grow_head[n] = false;
+                t[n] = wf_tg_emplace(g, grow_task, (void *)(intptr_t)n);
+            }
+            for (int e = (int)(check_rand(&seed) % 400); e > 0; e--) {
+                int a = (int)(check_rand(&seed) % (uint64_t)n);
+                int b = (int)(check_rand(&seed) % (uint64_t)n);
+                if (a != b)
+                    grow_edge(t, a < b ? a : b, a < b ? b : a);
+            }
+            /* A new source that precedes an old one: no cycle, since the
+             * old one had no predecessor and the new one never gets one. */
+            int src = n++;
+            grow_npred[src] = 0;
+            grow_head[src] = true;
+            t[src] = wf_tg_emplace(g, grow_task, (void *)(intptr_t)src);
+            for (int b = 0; b < src; b++)
+                if (grow_npred[b] == 0 && check_rand(&seed) % 4 == 0) {
+                    grow_edge(t, src, b);
+                    break;
+                }
+            for (int r = 1 + (int)(check_rand(&seed) % 3); r > 0; r--) {
+                if (check_rand(&seed) % 5 == 0)
+                    grow_run(g, n, (int)(check_rand(&seed) % (uint64_t)n));
+                grow_run(g, n, -1);
+            }
+        }
+        CHECK_OK(wf_taskgraph_destroy(g));
+    }
+    CHECK_OK(wf_pool_destroy(p));
+}
+
 static const check_scenario scenarios[] = {
     {"chain", chain},
     {"wavefront", wavefront},
@@ -956,6 +1065,7 @@ static const check_scenario scenarios[] = {
     {"trace", trace},
     {"cancel", cancel},
     {"subflow_oom", subflow_oom},
+    {"grow", grow},
 };
 
 int main(int argc, char **argv)

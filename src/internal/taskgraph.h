@@ -142,18 +142,22 @@ struct wf_taskgraph {
     struct wf__tg_access *table; /* wf_tg_depend's, in the arena */
     size_t table_cap, table_used;
     int error; /* the first building error */
-    /* The counters need setting before the next round (the graph
-     * changed, has condition tasks, or a round failed), and the sources
-     * listing again; else the last round left every counter at its
-     * in-degree and the list is right.  Written while g does not run. */
+    /* Written while g does not run.  dirty: the counters need setting
+     * before the next round (g has condition tasks, or a round failed);
+     * else every one is at its in-degree, where the last round set it back
+     * as it made the task ready and a build keeps it (add_edge).  relist:
+     * the sources need listing again (tasks or edges were added). */
     bool dirty;
+    bool relist;
     bool has_conditions;
     bool has_subflows; /* a destroy or clear looks for their graphs */
     /* A task was named since g was made or cleared: every task's name is
      * set (NULL if not named).  Until then none is, nor read. */
     bool named;
+    /* The tasks with no predecessor, oldest first, and how many there are:
+     * kept by the build, so that listing them (run.c) stops at the last. */
     wf_tg_task *sources;
-    long nsources; /* in that list */
+    long nsources;
     /* Graphs that its subflow tasks made, kept by wf_taskgraph_clear for
      * the subflows of its next tasks.  Pushed only while g does not run,
      * popped (by subflows, with a CAS) only while it runs: a pop never
@@ -187,6 +191,14 @@ static inline struct wf__tg_slab *wf__tg_slab_next(const wf_taskgraph *g,
 {
     return s == g->cur ? NULL : s->next;
 }
+
+/* Memory (memory.c).  A slab for g's tasks, from the process's cache
+ * when g uses malloc; NULL without memory. */
+struct wf__tg_slab *wf__tg_slab_get(wf_taskgraph *g);
+/* n bytes from g's arena (aligned for any type), or NULL. */
+void *wf__tg_arena_take(wf_taskgraph *g, size_t n);
+/* Give back all of g's slabs and chunks, to the cache while it has room. */
+void wf__tg_memory_put(wf_taskgraph *g);
 
 /* A graph that one of g's subflow tasks made before g was cleared, to be
  * used again (emptied), or NULL.  While g runs. */

@@ -1,192 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Building task graphs (weft/taskgraph.h): graphs, tasks, edges, data
- * dependencies, and the memory they live in.
+/* Building task graphs (weft/taskgraph.h): graphs, tasks, edges and data
+ * dependencies.
  *
- * Tasks come from slabs of WF__TG_SLAB, one allocator call each; a task
- * keeps its first two successors inline and the rest in an array from the
- * graph's arena, doubled when full (the old array stays in the arena
- * until the graph is cleared or destroyed).  Nothing a run does
- * allocates.  Graphs on malloc (no allocator of their own) give their
- * slabs back to a cache of the process when destroyed, up to CACHE_SLABS,
- * and take them from it first: a program that builds and destroys a graph
- * per round, as Taskflow's benchmarks do, neither calls malloc nor faults
- * in fresh pages after the first round (Taskflow keeps its nodes in an
- * object pool for the same reason).
+ * Tasks come from slabs (memory.c); a task keeps its first two successors
+ * inline and the rest in an array from the graph's arena, doubled when
+ * full (the old array stays in the arena until the graph is cleared or
+ * destroyed).  Nothing a run does allocates.
  *
  * Building needs no error check from the caller: a call that fails keeps
  * its error in the graph (the first one), and every run returns it. */
-#include <pthread.h>
 #include <string.h>
 
 #include "internal/taskgraph.h"
-
-#define ARENA_FIRST 4096  /* bytes of a graph's first arena chunk */
-#define ARENA_CHUNK 65536 /* of the next ones, which double up to this */
-#define CACHE_SLABS 2048  /* a 512 x 512 wavefront's tasks */
-#define CACHE_CHUNKS 256  /* 16 MB of successor arrays */
-
-/* ---- the slab cache ------------------------------------------------------ */
-
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct wf__tg_slab *cache; /* under cache_lock */
-/* Slabs in the cache: written under the lock; read without it (relaxed)
- * only to skip the lock when the cache is empty. */
-static _Atomic size_t cached;
-/* Arena chunks of ARENA_CHUNK bytes, the same way. */
-static struct wf__tg_chunk *chunk_cache;
-static _Atomic size_t chunks_cached;
-
-/* Slabs are allocated with 63 bytes to spare, to align them for the
- * tasks' cache lines. */
-#define SLAB_BYTES (sizeof(struct wf__tg_slab) + 63)
-
-static struct wf__tg_slab *slab_new(wf_taskgraph *g)
-{
-    void *raw = wf__alloc(g->a, SLAB_BYTES);
-    if (raw == NULL)
-        return NULL;
-    struct wf__tg_slab *s =
-        (struct wf__tg_slab *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
-    s->raw = raw;
-    return s;
-}
-
-/* A slab for g: from the cache when g uses malloc, else new. */
-static struct wf__tg_slab *slab_get(wf_taskgraph *g)
-{
-    struct wf__tg_slab *s = NULL;
-    if (g->a == NULL && wf_load_relaxed(&cached) > 0) {
-        pthread_mutex_lock(&cache_lock);
-        if ((s = cache) != NULL) {
-            cache = s->next;
-            wf_store_relaxed(&cached, wf_load_relaxed(&cached) - 1);
-        }
-        pthread_mutex_unlock(&cache_lock);
-    }
-    return s != NULL ? s : slab_new(g);
-}
-
-/* Free g's slabs, into the cache while it has room. */
-static void slabs_put(wf_taskgraph *g)
-{
-    struct wf__tg_slab *s = g->slabs;
-    if (g->a == NULL) {
-        pthread_mutex_lock(&cache_lock);
-        size_t n = wf_load_relaxed(&cached);
-        for (; s != NULL && n < CACHE_SLABS; n++) {
-            struct wf__tg_slab *next = s->next;
-            s->next = cache;
-            cache = s;
-            s = next;
-        }
-        wf_store_relaxed(&cached, n);
-        pthread_mutex_unlock(&cache_lock);
-    }
-    for (struct wf__tg_slab *next; s != NULL; s = next) {
-        next = s->next;
-        wf__free(g->a, s->raw, SLAB_BYTES);
-    }
-    g->slabs = g->cur = NULL;
-}
-
-/* ---- the arena ----------------------------------------------------------- */
-
-/* A chunk of size bytes for g: a cached one when g uses malloc and size is
- * ARENA_CHUNK, else new. */
-static struct wf__tg_chunk *chunk_get(wf_taskgraph *g, size_t size)
-{
-    struct wf__tg_chunk *c = NULL;
-    if (g->a == NULL && size == ARENA_CHUNK &&
-        wf_load_relaxed(&chunks_cached) > 0) {
-        pthread_mutex_lock(&cache_lock);
-        if ((c = chunk_cache) != NULL) {
-            chunk_cache = c->next;
-            wf_store_relaxed(&chunks_cached,
-                             wf_load_relaxed(&chunks_cached) - 1);
-        }
-        pthread_mutex_unlock(&cache_lock);
-    }
-    if (c == NULL && (c = wf__alloc(g->a, sizeof *c + size)) != NULL)
-        c->size = size;
-    return c;
-}
-
-/* Free g's chunks, the cacheable ones into the cache while it has room. */
-static void chunks_put(wf_taskgraph *g)
-{
-    struct wf__tg_chunk *keep = NULL, *c = g->chunks;
-    while (c != NULL) {
-        struct wf__tg_chunk *next = c->next;
-        if (g->a == NULL && c->size == ARENA_CHUNK) {
-            c->next = keep;
-            keep = c;
-        } else {
-            wf__free(g->a, c, sizeof *c + c->size);
-        }
-        c = next;
-    }
-    if (keep != NULL) {
-        pthread_mutex_lock(&cache_lock);
-        size_t n = wf_load_relaxed(&chunks_cached);
-        while (keep != NULL && n < CACHE_CHUNKS) {
-            struct wf__tg_chunk *next = keep->next;
-            keep->next = chunk_cache;
-            chunk_cache = keep;
-            keep = next;
-            n++;
-        }
-        wf_store_relaxed(&chunks_cached, n);
-        pthread_mutex_unlock(&cache_lock);
-    }
-    for (struct wf__tg_chunk *next; keep != NULL; keep = next) {
-        next = keep->next;
-        wf__free(g->a, keep, sizeof *keep + keep->size);
-    }
-    g->chunks = g->chunk = NULL;
-}
-
-/* arena_take when the current chunk is full (or there is none). */
-static __attribute__((noinline)) void *arena_refill(wf_taskgraph *g, size_t n)
-{
-    struct wf__tg_chunk *c = g->chunk;
-    while (c != NULL && c->size - c->used < n && c->next != NULL) {
-        c = c->next; /* a spare chunk that clear left */
-        c->used = 0;
-    }
-    if (c == NULL || c->size - c->used < n) {
-        size_t size = c == NULL                ? ARENA_FIRST
-                      : c->size >= ARENA_CHUNK ? ARENA_CHUNK
-                                               : 2 * c->size;
-        if (size < n)
-            size = n;
-        struct wf__tg_chunk *fresh = chunk_get(g, size);
-        if (fresh == NULL)
-            return NULL;
-        fresh->used = 0;
-        fresh->next = NULL;
-        if (c != NULL) /* c is the last: spares come before new ones */
-            c->next = fresh;
-        else
-            g->chunks = fresh;
-        c = fresh;
-    }
-    g->chunk = c;
-    void *p = c->data + c->used;
-    c->used += n;
-    return p;
-}
-
-/* n bytes from g's arena (aligned for any type), or NULL. */
-static inline void *arena_take(wf_taskgraph *g, size_t n)
-{
-    n = (n + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
-    struct wf__tg_chunk *c = g->chunk;
-    if (c == NULL || c->size - c->used < n)
-        return arena_refill(g, n);
-    void *p = c->data + c->used;
-    c->used += n;
-    return p;
-}
 
 /* ---- graphs -------------------------------------------------------------- */
 
@@ -263,7 +88,8 @@ int wf_taskgraph_clear(wf_taskgraph *g)
     if ((g->chunk = g->chunks) != NULL)
         g->chunk->used = 0;
     g->ntasks = 0;
-    g->dirty = true;
+    g->dirty = false; /* no counter left */
+    g->relist = true;
     g->has_conditions = g->has_subflows = g->named = false;
     g->sources = NULL;
     g->nsources = 0;
@@ -285,8 +111,7 @@ int wf_taskgraph_destroy(wf_taskgraph *g)
         next = c->spare_next;
         wf_taskgraph_destroy(c);
     }
-    slabs_put(g);
-    chunks_put(g);
+    wf__tg_memory_put(g);
     wf__pool_graphs_add(g->pool, -1);
     wf__free(g->a, g, sizeof *g);
     return 0;
@@ -302,7 +127,7 @@ static __attribute__((noinline)) bool next_slab(wf_taskgraph *g)
     if (s != NULL && s->next != NULL) { /* a spare that clear left */
         s = s->next;
     } else {
-        struct wf__tg_slab *fresh = slab_get(g);
+        struct wf__tg_slab *fresh = wf__tg_slab_get(g);
         if (fresh == NULL)
             return false;
         fresh->next = NULL;
@@ -347,7 +172,8 @@ add_task(wf_taskgraph *g, enum wf__tg_kind kind, wf_tg_fn fn, void *ctx)
         t = &s->tasks[s->used++];
     else if ((t = slot_slow(g)) == NULL)
         return NULL;
-    g->dirty = true;
+    g->relist = true;
+    g->nsources++;
     g->has_conditions |= kind == WF__TG_CONDITION;
     g->has_subflows |= kind == WF__TG_SUBFLOW;
     /* Every field of the hot record that a run or a build reads before
@@ -359,7 +185,7 @@ add_task(wf_taskgraph *g, enum wf__tg_kind kind, wf_tg_fn fn, void *ctx)
     t->graph = g;
     t->succ = t->inl;
     t->inl[0] = t->inl[1] = t;     /* ready() fetches their lines */
-    wf_store_relaxed(&t->join, 0); /* no run reads it yet */
+    wf_store_relaxed(&t->join, 0); /* at its in-degree; no run reads it */
     t->strong = t->nsucc = 0;
     t->bits = (uint32_t)kind << WF__TG_KIND_SHIFT;
     if (g->named)
@@ -404,7 +230,7 @@ wf_tg_task *wf_tg_subflow(wf_taskgraph *g, wf_tg_subflow_fn fn, void *ctx)
         keep_error(g, WF_EINVAL);
         return NULL;
     }
-    struct wf__tg_subflow *sf = arena_take(g, sizeof *sf);
+    struct wf__tg_subflow *sf = wf__tg_arena_take(g, sizeof *sf);
     if (sf == NULL) {
         keep_error(g, WF_ENOMEM);
         return NULL;
@@ -472,10 +298,16 @@ static __attribute__((noinline, cold)) int precede_error(wf_tg_task *a,
  * has passed. */
 static inline void add_edge(wf_tg_task *a, wf_tg_task *b)
 {
+    wf_taskgraph *g = a->graph;
+    uint32_t strong = wf__tg_kind(a) != WF__TG_CONDITION;
     a->succ[a->nsucc++] = b;
-    b->bits++; /* npred, which is below its maximum */
-    b->strong += wf__tg_kind(a) != WF__TG_CONDITION;
-    a->graph->dirty = true;
+    g->nsources -= wf__tg_npred(b) == 0; /* b is one no more */
+    b->bits++;                           /* npred, below its maximum */
+    b->strong += strong;
+    /* Kept at the in-degree (g->dirty says when it is not).  Relaxed: g
+     * does not run, and the next round's first spawn publishes it. */
+    wf_store_relaxed(&b->join, wf_load_relaxed(&b->join) + strong);
+    g->relist = true;
 }
 
 /* wf_tg_precede when a's successor array is full: double it in the
@@ -483,7 +315,7 @@ static inline void add_edge(wf_tg_task *a, wf_tg_task *b)
 static __attribute__((noinline)) int precede_grow(wf_tg_task *a, wf_tg_task *b)
 {
     uint32_t n = a->nsucc;
-    wf_tg_task **grown = arena_take(a->graph, 2 * n * sizeof *grown);
+    wf_tg_task **grown = wf__tg_arena_take(a->graph, 2 * n * sizeof *grown);
     if (grown == NULL)
         return keep_error(a->graph, WF_ENOMEM);
     if (n == 2) { /* the inline pair, the most frequent */
@@ -519,7 +351,7 @@ static struct wf__tg_access *access_of(wf_taskgraph *g, const void *addr)
 {
     if (2 * (g->table_used + 1) > g->table_cap) {
         size_t cap = g->table_cap ? 2 * g->table_cap : 64;
-        struct wf__tg_access *t = arena_take(g, cap * sizeof *t);
+        struct wf__tg_access *t = wf__tg_arena_take(g, cap * sizeof *t);
         if (t == NULL)
             return NULL;
         memset(t, 0, cap * sizeof *t);
@@ -543,7 +375,7 @@ static int add_reader(wf_taskgraph *g, struct wf__tg_access *e, wf_tg_task *t)
 {
     if (e->nreaders == e->cap) {
         uint32_t cap = e->cap ? 2 * e->cap : 4;
-        wf_tg_task **grown = arena_take(g, cap * sizeof *grown);
+        wf_tg_task **grown = wf__tg_arena_take(g, cap * sizeof *grown);
         if (grown == NULL)
             return WF_ENOMEM;
         if (e->nreaders)

@@ -6,15 +6,15 @@
  * all) are spawned.  A task that finishes decrements each
  * successor's counter; the one that brings it to zero makes it ready, sets
  * it back to its in-degree (so that a loop through a condition may run it
- * again), runs the first ready successor itself (a chain never spawns)
- * and spawns the others, where idle workers steal them.  A condition task
- * makes ready the one successor its value picks, whatever its counter says
- * (Taskflow's weak edges).  A subflow task builds its own graph and runs
- * it, a module task runs another graph; both wait for it as a run's
- * caller does, helping, so the round's count covers them.  `active` counts
- * the tasks ready or running; the round ends when it comes to zero, which
- * the thread that called the run waits for while it runs the pool's tasks
- * (wf__wait_helping). */
+ * again), runs one ready successor itself (a chain never spawns; which
+ * one, run_task says) and spawns the others, where idle workers steal
+ * them.  A condition task makes ready the one successor its value picks,
+ * whatever its counter says (Taskflow's weak edges).  A subflow task
+ * builds its own graph and runs it, a module task runs another graph;
+ * both wait for it as a run's caller does, helping, so the round's count
+ * covers them.  `active` counts the tasks ready or running; the round
+ * ends when it comes to zero, which the thread that called the run waits
+ * for while it runs the pool's tasks (wf__wait_helping). */
 #include <string.h>
 
 #include "internal/taskgraph.h"
@@ -22,16 +22,23 @@
 
 static void exec(wf_task *wt);
 
+/* spawn() from a thread that is not one of g's pool's, which does not
+ * happen: submitted instead.  Out of line, so that a spawn saves no
+ * register for it. */
+static __attribute__((noinline, cold)) void submit(wf_taskgraph *g, wf_task *wt)
+{
+    memset(wt, 0, sizeof *wt);
+    if (wf_submit(g->pool, wt, exec) != 0)
+        exec(wt); /* cannot happen (valid arguments): run it */
+}
+
 /* Spawn t on the calling worker (every task and the round's start run in
  * g's pool), where a thief may take it. */
-static void spawn(wf_taskgraph *g, wf_tg_task *t)
+static inline void spawn(wf_taskgraph *g, wf_tg_task *t)
 {
     wf_task *wt = &wf__tg_cold(t)->task;
-    if (!wf__spawn_detached(g->pool, wt, exec, 0)) {
-        memset(wt, 0, sizeof *wt);
-        if (wf_submit(g->pool, wt, exec) != 0)
-            exec(wt); /* cannot happen (valid arguments): run it */
-    }
+    if (!wf__spawn_detached(g->pool, wt, exec, 0))
+        submit(g, wt);
 }
 
 /* Count n more tasks of the round, then spawn them: counted first, so that
@@ -98,7 +105,8 @@ static int run_subflow(wf_taskgraph *g, struct wf__tg_subflow *sf)
     return err ? err : wf_tg_run(sf->child);
 }
 
-/* t's work: 0, an error, or a condition's pick. */
+/* The work of a task that is not plain: 0, an error, or a condition's
+ * pick. */
 static int work(wf_taskgraph *g, wf_tg_task *t)
 {
     switch (wf__tg_kind(t)) {
@@ -119,11 +127,43 @@ static int traced_work(wf_taskgraph *g, wf_tg_task *t)
     return r;
 }
 
+/* One more of s's strong predecessors is done: is s ready?  A task with
+ * one strong predecessor is ready when it is done: no count to keep.
+ * Else acquire and release: the last predecessor sees the others'
+ * writes, and s's run sees its own (seq_cst, the RMW that atomic.h
+ * names; one locked instruction on x86 either way).  A load first,
+ * acquire: 1 is only ever written by the decrement of the next-to-last
+ * predecessor (a reset stores strong, 2 at least), so a load that reads
+ * it synchronises with that RMW and, through its release sequence, with
+ * every earlier decrement of the round: this task is the last, and no
+ * other writes the count before ready() resets it.  The last to arrive
+ * then makes no locked write. */
+static inline bool arrive(wf_tg_task *s)
+{
+    return s->strong <= 1 || wf_load_acquire(&s->join) == 1 ||
+           wf_fetch_add_seqcst(&s->join, (uint32_t)-1) == 1;
+}
+
+/* What a task that is not plain, or runs traced, does: its work (*r),
+ * and for a condition the successor it picks, or NULL, to run next (never
+ * t: wf_tg_precede refuses an edge from a task to itself).  Any other
+ * task's is t itself: run_task goes on with its successors. */
+static __attribute__((noinline)) wf_tg_task *run_other(wf_taskgraph *g,
+                                                       wf_tg_task *t, int *r)
+{
+    *r = wf__trace_enabled() ? traced_work(g, t) : work(g, t);
+    if (wf__tg_kind(t) != WF__TG_CONDITION)
+        return t;
+    if (*r < 0)
+        fail(g, *r);
+    else if ((uint32_t)*r < t->nsucc)
+        return ready(t->succ[*r]);
+    return NULL;
+}
+
 /* Run t and return the successor to run next on this thread, or NULL. */
 static wf_tg_task *run_task(wf_taskgraph *g, wf_tg_task *t)
 {
-    /* Relaxed: a hint to skip work once the round failed. */
-    bool skip = wf_load_relaxed(&g->run_error) != 0;
     /* The successors' first lines, which the work leaves time to fetch
      * (in a graph larger than the cache each is a miss), when they are
      * not inline: ready() fetched those. */
@@ -132,41 +172,44 @@ static wf_tg_task *run_task(wf_taskgraph *g, wf_tg_task *t)
     if (nsucc > 2)
         for (uint32_t i = 0; i < (nsucc < 4 ? nsucc : 4); i++)
             __builtin_prefetch(succ[i], 1);
-    int r = skip ? 0 : wf__trace_enabled() ? traced_work(g, t) : work(g, t);
-    if (wf__tg_kind(t) == WF__TG_CONDITION) {
-        if (r < 0)
-            fail(g, r);
-        else if (!skip && (uint32_t)r < nsucc)
-            return ready(succ[r]);
+    /* Relaxed: a hint to skip work once the round failed. */
+    if (wf_load_relaxed(&g->run_error) != 0)
+        return NULL;
+    int r;
+    if (wf__tg_kind(t) == WF__TG_PLAIN && !wf__trace_enabled()) {
+        r = t->fn != NULL ? t->fn(t->ctx) : 0;
+    } else {
+        wf_tg_task *picked = run_other(g, t, &r);
+        if (picked != t)
+            return picked; /* a condition's */
+    }
+    if (r != 0) {
+        fail(g, r);
         return NULL;
     }
-    if (r != 0)
-        fail(g, r);
-    if (r != 0 || skip)
-        return NULL;
+    /* The first successor made ready runs next on this thread, the others
+     * are spawned; but t + 1, the task added right after t, runs next
+     * whenever it is among them.  Its hot record is the neighbour of t's,
+     * whose line the adjacent-line prefetcher brought (wf_tg_task), and a
+     * program that adds its tasks in the order of their data (a grid's
+     * cells row by row) then runs them in that order, on warm lines. */
     wf_tg_task *next = NULL, *batch[16];
     size_t n = 0;
     for (uint32_t i = 0; i < nsucc; i++) {
         wf_tg_task *s = succ[i];
-        /* A task with one strong predecessor is ready when it is done:
-         * no count to keep.  Else acquire and release: the last
-         * predecessor sees the others' writes, and s's run sees its own
-         * (seq_cst, the RMW that atomic.h names; one locked instruction
-         * on x86 either way).  A load first, acquire: 1 is only ever
-         * written by the decrement of the next-to-last predecessor (a
-         * reset stores strong, 2 at least), so a load that reads it
-         * synchronises with that RMW and, through its release sequence,
-         * with every earlier decrement of the round: this task is the
-         * last, and no other writes the count before ready() resets it.
-         * The last to arrive then makes no locked write. */
-        if (s->strong > 1 && wf_load_acquire(&s->join) != 1 &&
-            wf_fetch_add_seqcst(&s->join, (uint32_t)-1) != 1)
+        if (!arrive(s))
             continue;
+        ready(s);
         if (next == NULL) {
-            next = ready(s);
+            next = s;
             continue;
         }
-        batch[n++] = ready(s);
+        if (s == t + 1) {
+            wf_tg_task *first = next;
+            next = s;
+            s = first;
+        }
+        batch[n++] = s;
         if (n == 16) {
             spawn_all(g, batch, n);
             n = 0;
@@ -193,27 +236,33 @@ static bool round_done(const void *g)
     return wf_load_acquire(&((const wf_taskgraph *)g)->active) == 0;
 }
 
-/* Set every counter to its in-degree and list the sources, oldest
- * first.  Not needed after a round that ran every task once (each was
- * set back as it became ready), unless conditions may have kept some
- * from running. */
+/* Set every counter to its in-degree if g->dirty, and list the sources,
+ * oldest first, if g->relist: one pass over the tasks, which stops at the
+ * last source when the counters are right.  Neither is needed after a
+ * round that ran every task once (each counter was set back as its task
+ * became ready) unless the graph changed since, or conditions may have
+ * kept some tasks from running. */
 static void set_up(wf_taskgraph *g)
 {
+    bool counters = g->dirty;
+    long left = g->nsources; /* to list */
     wf_tg_task **tail = &g->sources;
-    g->nsources = 0;
-    for (struct wf__tg_slab *s = g->slabs; s; s = wf__tg_slab_next(g, s))
-        for (size_t i = 0; i < s->used; i++) {
+    for (struct wf__tg_slab *s = g->slabs; s && (counters || left > 0);
+         s = wf__tg_slab_next(g, s))
+        for (size_t i = 0; i < s->used && (counters || left > 0); i++) {
             wf_tg_task *t = &s->tasks[i];
             /* Relaxed: the round's first spawn publishes it. */
-            wf_store_relaxed(&t->join, t->strong);
+            if (counters)
+                wf_store_relaxed(&t->join, t->strong);
             if (wf__tg_npred(t) == 0) {
                 *tail = t;
                 tail = &s->cold[i].next_source;
-                g->nsources++;
+                left--;
             }
         }
     *tail = NULL;
     g->dirty = g->has_conditions;
+    g->relist = false;
 }
 
 /* One round, from a thread of g's pool: the sources are spawned, then
@@ -227,7 +276,7 @@ static int run_round(wf_taskgraph *g)
     wf_exchange_acqrel(&g->run_error, 0);
     if (wf_load_acquire(&g->cancelled))
         return WF_ECANCELED;
-    if (g->dirty)
+    if (g->dirty || g->relist)
         set_up(g);
     if (g->nsources == 0)
         return 0;
