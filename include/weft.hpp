@@ -19,6 +19,13 @@
  *     for (int i = 0; i < 100; i++) q.try_put(i);
  *     g.wait_for_all();
  *
+ * Every node kind of weft/graph.h has a typed class here, named as in
+ * oneTBB's flow graph (continue_node, multifunction_node, join_node with
+ * its four policies, split_node, indexer_node, sequencer_node,
+ * limiter_node, priority_queue_node, overwrite_node, write_once_node,
+ * composite_node, async_node), with input_port<i> / output_port<i> for
+ * nodes of several ports; weft::task_group is oneTBB's task_group.
+ *
  * Errors.  A C call that returns a negative WF_E... code throws
  * weft::error, whose code() is that code.  An exception thrown by a body
  * never crosses weft's C frames: it is caught where the body was called and
@@ -36,24 +43,30 @@
  * destructor does, rather than leak the pool and its threads.
  *
  * Messages are copied byte by byte, as in C: a message type must be
- * trivially copyable (int, a struct of numbers, a pointer). */
+ * trivially copyable (int, a struct of numbers, a pointer), a std::tuple
+ * of such types (laid out as wf_tuple_layout says, for join and split
+ * nodes), or weft::continue_msg, a signal with no data. */
 #ifndef WEFT_HPP
 #define WEFT_HPP
 
 #include "weft.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <new>
 #include <optional>
 #include <stdexcept>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -465,6 +478,151 @@ class pool
 
     wf_pool *p_ = nullptr;
     std::shared_ptr<detail::pool_owner> owner_; /* null: the default pool */
+};
+
+/* ---- task groups ---------------------------------------------------------- */
+
+/* What task_group::wait returns (oneTBB's task_group_status). */
+enum class task_group_status {
+    not_complete, /* not returned by weft; oneTBB's name, for switches */
+    complete,     /* every task ran */
+    canceled      /* cancel() came first: the tasks not started did not run */
+};
+
+/* A task group (oneTBB's task_group, over wf_group, weft/pool.h): run(f)
+ * starts f() as a task, any number of times; wait() waits for them all
+ * and throws the first exception one threw (the group is cancelled by
+ * it: tasks not yet started do not start).  Then the group serves again.
+ *
+ *     weft::task_group tg;
+ *     for (int i = 0; i < n; i++)
+ *         tg.run([&, i] { work(i); });
+ *     tg.wait();
+ *
+ * The thread that made the group calls run and wait (wf_group's rule; a
+ * task of the group that calls run gets weft::error WF_EPERM, where
+ * oneTBB allows it: give such a task a task_group of its own); cancel
+ * and is_canceling may come from any thread while tasks are in flight.
+ * Made on a pool's worker (in pool::run, a body), a group's tasks go on
+ * that worker's deque, where the pool's thieves take them; made elsewhere,
+ * they go to the group's pool (the default pool unless one is given).
+ * The destructor cancels and waits for tasks not waited for, dropping
+ * what they threw (oneTBB cancels too).  Each run allocates the task and
+ * its callable, freed by the wait.  Not copyable or movable: the tasks
+ * point to it. */
+class task_group
+{
+  public:
+    /* A group on the default pool. */
+    task_group() : task_group(static_cast<wf_pool *>(nullptr))
+    {
+    }
+    /* A group on p's pool, which must outlive it. */
+    explicit task_group(pool &p) : task_group(p.get())
+    {
+    }
+    /* A group on the C pool p (NULL: the default pool). */
+    explicit task_group(wf_pool *p) : pool_(p)
+    {
+        detail::check(wf_group_init(&g_, pool_, nullptr));
+    }
+    task_group(const task_group &) = delete;
+    task_group &operator=(const task_group &) = delete;
+    ~task_group()
+    {
+        if (!items_.empty()) {
+            wf_group_cancel(&g_);
+            wf_group_wait(&g_);
+        }
+    }
+
+    /* Start f() as a task of the group (wf_group_spawn).  After cancel()
+     * it does nothing: f will not run.  Throws weft::error for the other
+     * errors of wf_group_spawn (WF_EPERM: not the group's thread). */
+    template <class F> void run(F &&f)
+    {
+        using I = item<std::decay_t<F>>;
+        auto it = std::make_unique<I>(std::forward<F>(f), &ex_);
+        if (items_.size() == items_.capacity()) /* push_back cannot throw */
+            items_.reserve(2 * items_.size() + 8);
+        int err = wf_group_spawn(&g_, &it->frame.t, I::call);
+        if (err == WF_ECANCELED)
+            return;
+        detail::check(err);
+        items_.push_back(std::move(it));
+    }
+    /* Wait for every task (wf_group_wait), running tasks meanwhile.
+     * Throws the first exception a task threw; else canceled when
+     * cancel() came, complete when not.  The group then serves again. */
+    task_group_status wait()
+    {
+        int err = wf_group_wait(&g_);
+        if (err == WF_EPERM || err == WF_EINVAL || err == WF_ESTATE)
+            throw error(err); /* nothing waited for: the items stay */
+        items_.clear();
+        detail::check(wf_group_init(&g_, pool_, nullptr));
+        ex_.rethrow();
+        if (err == WF_ECANCELED)
+            return task_group_status::canceled;
+        detail::check(err);
+        return task_group_status::complete;
+    }
+    /* run(f), then wait(). */
+    template <class F> task_group_status run_and_wait(F &&f)
+    {
+        run(std::forward<F>(f));
+        return wait();
+    }
+    /* Cancel the group (wf_group_cancel): tasks not started will not
+     * start; running ones may poll is_canceling(). */
+    void cancel() noexcept
+    {
+        wf_group_cancel(&g_); /* WF_ESTATE: already waited for, no-op */
+    }
+    /* True once cancel() came or a task threw (wf_group_is_cancelled). */
+    bool is_canceling() const noexcept
+    {
+        return wf_group_is_cancelled(&g_);
+    }
+    /* The C group. */
+    wf_group *get() noexcept
+    {
+        return &g_;
+    }
+
+  private:
+    struct item_base {
+        virtual ~item_base() = default;
+        struct frame_t {
+            wf_group_task t; /* first: the body casts back to the frame */
+            item_base *self;
+        } frame{};
+    };
+    template <class F> struct item final : item_base {
+        item(F fn, detail::exception_slot *slot) : f(std::move(fn)), ex(slot)
+        {
+            frame.self = this;
+        }
+        static int call(wf_group_task *t)
+        {
+            auto *it = static_cast<item *>(
+                reinterpret_cast<item_base::frame_t *>(t)->self);
+            try {
+                it->f();
+                return 0;
+            } catch (...) {
+                it->ex->capture();
+                return WF_ECANCELED; /* cancels the group; wait throws */
+            }
+        }
+        F f;
+        detail::exception_slot *ex;
+    };
+
+    wf_group g_{};
+    wf_pool *pool_;
+    detail::exception_slot ex_;
+    std::vector<std::unique_ptr<item_base>> items_; /* run, not waited */
 };
 
 /* ---- graphs -------------------------------------------------------------- */
@@ -964,12 +1122,257 @@ class taskgraph : public detail::tg_builder
     std::shared_ptr<detail::pool_owner> pool_; /* null: not a weft::pool */
 };
 
+/* ---- flow graph nodes ----------------------------------------------------- */
+
+/* oneTBB's continue_msg: a message with no data, a signal (WF_SIGNAL).  It
+ * starts continue_nodes, decrements limiter_nodes, and is what a node of
+ * signals carries (queue_node<continue_msg> counts them). */
+struct continue_msg {
+};
+
+/* The tag of a tag-matching join_node (oneTBB's tag_value). */
+using tag_value = std::uint64_t;
+
+namespace detail
+{
+
+/* The alignment wf_tuple_layout gives an element of `size` bytes: the
+ * largest power of two up to 16 that divides the size. */
+constexpr std::size_t tuple_align(std::size_t size)
+{
+    std::size_t a = 1;
+    while (a < 16 && size % (a * 2) == 0)
+        a *= 2;
+    return a;
+}
+
+/* How a message of type T travels through weft's C ports, as bytes:
+ * size (WF_SIGNAL for continue_msg), store and load.  A trivially copyable
+ * T is its own bytes; a std::tuple is laid out as wf_tuple_layout says, as
+ * join_node makes them and split_node takes them. */
+template <class T> struct codec {
+    static_assert(std::is_trivially_copyable<T>::value,
+                  "weft messages are copied as bytes: use a trivially "
+                  "copyable type (or a std::tuple of them)");
+    static constexpr std::size_t size = sizeof(T);
+    static constexpr bool direct = true; /* the bytes of a T are the message */
+    static void store(void *p, const T &v) noexcept
+    {
+        std::memcpy(p, &v, sizeof(T));
+    }
+    static T load(const void *p) noexcept
+    {
+        return detail::load<T>(p);
+    }
+};
+
+template <> struct codec<continue_msg> {
+    static constexpr std::size_t size = WF_SIGNAL;
+    static constexpr bool direct = false;
+    static void store(void *, const continue_msg &) noexcept
+    {
+    }
+    static continue_msg load(const void *) noexcept
+    {
+        return continue_msg{};
+    }
+};
+
+template <class... T> struct codec<std::tuple<T...>> {
+    static_assert(sizeof...(T) >= 1 && sizeof...(T) <= WF_JOIN_MAX_PORTS,
+                  "a weft tuple has 1 to WF_JOIN_MAX_PORTS elements");
+    static_assert(((codec<T>::size > 0) && ...),
+                  "a weft tuple cannot hold a continue_msg");
+    struct layout_t {
+        std::size_t offset[sizeof...(T)];
+        std::size_t size;
+    };
+    /* wf_tuple_layout, at compile time (join_node checks the two agree). */
+    static constexpr layout_t layout()
+    {
+        constexpr std::size_t sizes[] = {codec<T>::size...};
+        layout_t l{};
+        std::size_t off = 0, max_align = 1;
+        for (std::size_t i = 0; i < sizeof...(T); i++) {
+            std::size_t a = tuple_align(sizes[i]);
+            off = (off + a - 1) / a * a;
+            l.offset[i] = off;
+            off += sizes[i];
+            max_align = a > max_align ? a : max_align;
+        }
+        l.size = (off + max_align - 1) / max_align * max_align;
+        return l;
+    }
+    static constexpr layout_t lay = layout();
+    static constexpr std::size_t size = lay.size;
+    static constexpr bool direct = false;
+
+    static void store(void *p, const std::tuple<T...> &v) noexcept
+    {
+        store_each(static_cast<unsigned char *>(p), v,
+                   std::index_sequence_for<T...>{});
+    }
+    static std::tuple<T...> load(const void *p) noexcept
+    {
+        return load_each(static_cast<const unsigned char *>(p),
+                         std::index_sequence_for<T...>{});
+    }
+
+  private:
+    template <std::size_t... I>
+    static void store_each(unsigned char *p, const std::tuple<T...> &v,
+                           std::index_sequence<I...>) noexcept
+    {
+        (codec<T>::store(p + lay.offset[I], std::get<I>(v)), ...);
+    }
+    template <std::size_t... I>
+    static std::tuple<T...> load_each(const unsigned char *p,
+                                      std::index_sequence<I...>) noexcept
+    {
+        return std::tuple<T...>(codec<T>::load(p + lay.offset[I])...);
+    }
+};
+
+/* Offer v to port p (wf_try_put_port): 1 taken, 0 rejected, or an error. */
+template <class T> int put(wf_port p, const T &v)
+{
+    using C = codec<T>;
+    if constexpr (C::size == WF_SIGNAL) {
+        return wf_try_put_port(p, nullptr);
+    } else if constexpr (C::direct) {
+        return wf_try_put_port(p, &v);
+    } else {
+        alignas(16) unsigned char buf[C::size];
+        C::store(buf, v);
+        return wf_try_put_port(p, buf);
+    }
+}
+
+/* Take a message from port p into v (wf_try_get_port): 1, 0 or an error. */
+template <class T> int get(wf_port p, T &v)
+{
+    using C = codec<T>;
+    if constexpr (C::size == WF_SIGNAL) {
+        return wf_try_get_port(p, nullptr);
+    } else if constexpr (C::direct) {
+        return wf_try_get_port(p, &v);
+    } else {
+        alignas(16) unsigned char buf[C::size];
+        int r = wf_try_get_port(p, buf);
+        if (r == 1)
+            v = C::load(buf);
+        return r;
+    }
+}
+
+/* What a node keeps for its callables: freed once the node is (node). */
+struct box_base {
+    virtual ~box_base() = default;
+};
+
+/* A callable, and where the exceptions it throws go. */
+template <class F> struct box final : box_base {
+    box(F fn, exception_slot *slot) : f(std::move(fn)), ex(slot)
+    {
+    }
+    F f;
+    exception_slot *ex;
+};
+
+/* f(v) when f takes a V, else f(): a continue_node's body may take the
+ * continue_msg or nothing. */
+template <class F, class V> decltype(auto) call_with(F &f, const V &v)
+{
+    if constexpr (std::is_invocable_v<F &, const V &>)
+        return f(v);
+    else
+        return f();
+}
+
+/* Write what a body returned (r, of type R) as an Out message to out, for
+ * a C body: 0, or WF_NO_OUTPUT for an empty std::optional.  A body that
+ * returns nothing sends a continue_msg (Out = continue_msg or void). */
+template <class Out, class R> int emit(void *out, R &&r)
+{
+    using D = std::decay_t<R>;
+    if constexpr (std::is_same_v<D, std::optional<Out>>) {
+        if (!r)
+            return WF_NO_OUTPUT;
+        codec<Out>::store(out, *r);
+    } else {
+        codec<Out>::store(out, static_cast<Out>(std::forward<R>(r)));
+    }
+    return 0;
+}
+
+/* Message size of a node's output of type Out (void: a signal port). */
+template <class Out> constexpr std::size_t out_size()
+{
+    if constexpr (std::is_void_v<Out>)
+        return WF_SIGNAL;
+    else
+        return codec<Out>::size;
+}
+
+} // namespace detail
+
+/* An input port of a node, taking messages of type T (oneTBB's
+ * receiver<T> &, as input_port<i>(node) returns it).  A small value: valid
+ * as long as its node. */
+template <class T> class in_port
+{
+  public:
+    /* The C port p, as a port of T messages. */
+    explicit in_port(wf_port p) noexcept : p_(p)
+    {
+    }
+    /* The C port. */
+    wf_port get() const noexcept
+    {
+        return p_;
+    }
+    /* Offer v; true if the node took it (wf_try_put_port). */
+    bool try_put(const T &v) const
+    {
+        return detail::check(detail::put(p_, v)) == 1;
+    }
+
+  private:
+    wf_port p_;
+};
+
+/* An output port of a node, sending messages of type T. */
+template <class T> class out_port
+{
+  public:
+    /* The C port p, as a port of T messages. */
+    explicit out_port(wf_port p) noexcept : p_(p)
+    {
+    }
+    /* The C port. */
+    wf_port get() const noexcept
+    {
+        return p_;
+    }
+    /* Take a message from a buffering node's port into v; false when there
+     * is none (wf_try_get_port). */
+    bool try_get(T &v) const
+    {
+        return detail::check(detail::get(p_, v)) == 1;
+    }
+
+  private:
+    wf_port p_;
+};
+
 /* Any node: owns a wf_node and destroys it (wf_node_destroy, which waits
- * for the graph's work).  Movable, not copyable. */
+ * for the graph's work), then the callables its bodies use.  Movable, not
+ * copyable. */
 class node
 {
   public:
-    node(node &&o) noexcept : n_(std::exchange(o.n_, nullptr))
+    node(node &&o) noexcept
+        : n_(std::exchange(o.n_, nullptr)), body_(std::move(o.body_))
     {
     }
     node &operator=(node &&o) noexcept
@@ -977,6 +1380,7 @@ class node
         if (this != &o) {
             destroy();
             n_ = std::exchange(o.n_, nullptr);
+            body_ = std::move(o.body_);
         }
         return *this;
     }
@@ -1010,44 +1414,127 @@ class node
     {
         return wf_node_name(n_);
     }
+    /* wf_node_set_priority: a higher priority's bodies start first. */
+    void set_priority(int priority)
+    {
+        detail::check(wf_node_set_priority(n_, priority));
+    }
 
   protected:
     node() = default;
+    /* The node first: wf_node_destroy waits for the bodies that use
+     * body_. */
     void destroy() noexcept
     {
         if (n_ != nullptr)
             wf_node_destroy(n_);
         n_ = nullptr;
+        body_.reset();
+    }
+    /* Keep f, for a body that throws into g's exception slot. */
+    template <class F> detail::box<std::decay_t<F>> *hold(F &&f, graph &g)
+    {
+        auto b = std::make_unique<detail::box<std::decay_t<F>>>(
+            std::forward<F>(f), &g.exceptions());
+        auto *raw = b.get();
+        body_ = std::move(b);
+        return raw;
     }
 
     wf_node *n_ = nullptr;
+    std::unique_ptr<detail::box_base> body_; /* the callables, or null */
 };
 
-/* Edges between the only output of `from` and the only input of `to`
- * (wf_make_edge, wf_remove_edge). */
-inline void make_edge(node &from, node &to)
+/* Input port I of node n, typed by its input_types (oneTBB's
+ * input_port<I>(node)): for join_node, indexer_node, limiter_node
+ * (port 1 decrements), composite_node, and any node's port 0. */
+template <unsigned I, class N> auto input_port(N &n)
 {
-    detail::check(wf_make_edge(from.get(), to.get()));
+    using T = std::tuple_element_t<I, typename N::input_types>;
+    return in_port<T>(wf_input_port(n.get(), I));
 }
-inline void remove_edge(node &from, node &to)
+
+/* Output port I of node n, typed by its output_types (oneTBB's
+ * output_port<I>(node)): for split_node, multifunction_node,
+ * composite_node, and any node's port 0. */
+template <unsigned I, class N> auto output_port(N &n)
 {
-    detail::check(wf_remove_edge(from.get(), to.get()));
+    using T = std::tuple_element_t<I, typename N::output_types>;
+    return out_port<T>(wf_output_port(n.get(), I));
+}
+
+template <class T> class receiver;
+
+namespace detail
+{
+
+/* The ports make_edge joins: a typed port as it is; a receiver's input
+ * port 0, as oneTBB's receiver<T> & (a limiter_node's messages, not its
+ * decrement port); another node's only port of that direction. */
+inline wf_port as_out(const node &n) noexcept
+{
+    return wf__only_out(n.get());
+}
+template <class T> wf_port as_out(const out_port<T> &p) noexcept
+{
+    return p.get();
+}
+inline wf_port as_in(const node &n) noexcept
+{
+    return wf__only_in(n.get());
+}
+template <class T> wf_port as_in(const receiver<T> &n) noexcept
+{
+    return wf_input_port(n.get(), 0);
+}
+template <class T> wf_port as_in(const in_port<T> &p) noexcept
+{
+    return p.get();
+}
+/* Two typed ports must carry one type; a node's messages are checked by
+ * size, by weft (WF_ESIZE). */
+template <class A, class B> constexpr void check_edge(const A &, const B &)
+{
+}
+template <class T, class U>
+constexpr void check_edge(const out_port<T> &, const in_port<U> &)
+{
+    static_assert(std::is_same_v<T, U>, "an edge joins ports of one type");
+}
+
+} // namespace detail
+
+/* An edge from `from` to `to` (wf_make_edge): each a node (its only
+ * output, a receiver's input 0, or its only input) or a port that
+ * output_port / input_port name. */
+template <class From, class To> void make_edge(From &&from, To &&to)
+{
+    detail::check_edge(from, to);
+    detail::check(wf_make_edge_ports(detail::as_out(from), detail::as_in(to)));
+}
+/* Remove that edge (wf_remove_edge). */
+template <class From, class To> void remove_edge(From &&from, To &&to)
+{
+    detail::check_edge(from, to);
+    detail::check(
+        wf_remove_edge_ports(detail::as_out(from), detail::as_in(to)));
 }
 
 /* A node that takes messages of type T. */
 template <class T> class receiver : public node
 {
   public:
+    using input_types = std::tuple<T>;
     /* Offer v; true if the node took it (wf_try_put). */
     bool try_put(const T &v)
     {
-        return detail::check(wf_try_put(n_, &v)) == 1;
+        return detail::check(detail::put(wf_input_port(n_, 0), v)) == 1;
     }
 
   protected:
     receiver()
     {
-        detail::check_message<T>();
+        static_assert(sizeof(detail::codec<T>) > 0, "a weft message");
     }
 };
 
@@ -1055,10 +1542,11 @@ template <class T> class receiver : public node
 template <class T> class buffering : public receiver<T>
 {
   public:
+    using output_types = std::tuple<T>;
     /* Take the next message into v; false when there is none. */
     bool try_get(T &v)
     {
-        return detail::check(wf_try_get(this->n_, &v)) == 1;
+        return detail::check(detail::get(wf_output_port(this->n_, 0), v)) == 1;
     }
 };
 
@@ -1068,7 +1556,8 @@ template <class T> class queue_node : public buffering<T>
   public:
     explicit queue_node(graph &g)
     {
-        detail::check(wf_queue_node_create(&this->n_, g.get(), sizeof(T)));
+        detail::check(
+            wf_queue_node_create(&this->n_, g.get(), detail::codec<T>::size));
     }
 };
 
@@ -1078,7 +1567,8 @@ template <class T> class buffer_node : public buffering<T>
   public:
     explicit buffer_node(graph &g)
     {
-        detail::check(wf_buffer_node_create(&this->n_, g.get(), sizeof(T)));
+        detail::check(
+            wf_buffer_node_create(&this->n_, g.get(), detail::codec<T>::size));
     }
 };
 
@@ -1086,106 +1576,66 @@ template <class T> class buffer_node : public buffering<T>
 template <class T> class broadcast_node : public receiver<T>
 {
   public:
+    using output_types = std::tuple<T>;
     explicit broadcast_node(graph &g)
     {
-        detail::check(wf_broadcast_node_create(&this->n_, g.get(), sizeof(T)));
+        detail::check(wf_broadcast_node_create(&this->n_, g.get(),
+                                               detail::codec<T>::size));
     }
 };
 
 /* function_node: runs body(in) on each message In, at most `concurrency`
  * at once (weft::unlimited, weft::serial, or N), and sends what it
- * returns to every successor.  Out = void: no output port, the body
- * returns nothing.  A body that returns std::optional<Out> sends nothing
- * for std::nullopt (WF_NO_OUTPUT). */
+ * returns to every successor.  Out = void: the body returns nothing, and
+ * the output is a signal (a continue_msg, for a continue_node after it).
+ * A body that returns std::optional<Out> sends nothing for std::nullopt
+ * (WF_NO_OUTPUT).  A body that throws cancels the graph, and
+ * graph::wait_for_all throws the exception. */
 template <class In, class Out = void> class function_node : public receiver<In>
 {
   public:
+    using output_types =
+        std::tuple<std::conditional_t<std::is_void_v<Out>, continue_msg, Out>>;
+
     template <class F>
     function_node(graph &g, unsigned concurrency, F &&body,
                   wf_fn_policy policy = WF_QUEUEING)
-        : body_(std::make_unique<holder<std::decay_t<F>>>(std::forward<F>(body),
-                                                          g.exceptions()))
     {
+        using B = detail::box<std::decay_t<F>>;
         wf_function_config cfg = WF_FUNCTION_CONFIG_INIT;
-        cfg.in_size = sizeof(In);
-        cfg.out_size = out_size();
+        cfg.in_size = detail::codec<In>::size;
+        cfg.out_size = detail::out_size<Out>();
         cfg.concurrency = concurrency;
         cfg.policy = policy;
-        cfg.body = call;
-        cfg.ctx = body_.get();
+        cfg.body = call<B>;
+        cfg.ctx = this->hold(std::forward<F>(body), g);
         detail::check(wf_function_node_create(&this->n_, g.get(), &cfg));
-    }
-    function_node(function_node &&) noexcept = default;
-    function_node &operator=(function_node &&o) noexcept
-    {
-        this->destroy(); /* no body may run once body_ is replaced */
-        receiver<In>::operator=(std::move(o));
-        body_ = std::move(o.body_);
-        return *this;
-    }
-    /* The node goes first: it waits for the bodies that use body_. */
-    ~function_node()
-    {
-        this->destroy();
     }
 
   private:
-    static constexpr std::size_t out_size()
+    template <class B> static int call(const void *in, void *out, void *ctx)
     {
-        if constexpr (std::is_void_v<Out>) {
-            return 0;
-        } else {
-            detail::check_message<Out>();
-            return sizeof(Out);
-        }
-    }
-
-    struct holder_base {
-        virtual ~holder_base() = default;
-        virtual int invoke(const void *in, void *out) = 0;
-    };
-
-    template <class F> struct holder final : holder_base {
-        holder(F body, detail::exception_slot &slot)
-            : f(std::move(body)), ex(&slot)
-        {
-        }
-        int invoke(const void *in, void *out) override
-        {
-            try {
-                In v = detail::load<In>(in);
-                if constexpr (std::is_void_v<Out>) {
-                    f(v);
-                    return 0;
-                } else {
-                    using R = std::invoke_result_t<F &, const In &>;
-                    R r = f(v);
-                    if constexpr (std::is_same_v<R, std::optional<Out>>) {
-                        if (!r)
-                            return WF_NO_OUTPUT;
-                        Out o = *r;
-                        std::memcpy(out, &o, sizeof(Out));
-                    } else {
-                        Out o = r;
-                        std::memcpy(out, &o, sizeof(Out));
-                    }
-                    return 0;
-                }
-            } catch (...) {
-                ex->capture();
-                return WF_ECANCELED;
+        B *b = static_cast<B *>(ctx);
+        try {
+            In v = detail::codec<In>::load(in);
+            using R = std::invoke_result_t<decltype(b->f) &, const In &>;
+            if constexpr (std::is_void_v<R>) {
+                static_assert(std::is_void_v<Out> ||
+                                  std::is_same_v<Out, continue_msg>,
+                              "the body must return an Out");
+                b->f(v);
+                return 0;
+            } else if constexpr (std::is_void_v<Out>) {
+                (void)b->f(v);
+                return 0;
+            } else {
+                return detail::emit<Out>(out, b->f(v));
             }
+        } catch (...) {
+            b->ex->capture();
+            return WF_ECANCELED; /* wait_for_all throws the exception */
         }
-        F f;
-        detail::exception_slot *ex;
-    };
-
-    static int call(const void *in, void *out, void *ctx)
-    {
-        return static_cast<holder_base *>(ctx)->invoke(in, out);
     }
-
-    std::unique_ptr<holder_base> body_;
 };
 
 /* input_node: a source.  Once activate() is called, body() runs on the
@@ -1194,29 +1644,16 @@ template <class In, class Out = void> class function_node : public receiver<In>
 template <class T> class input_node : public node
 {
   public:
-    template <class F>
-    input_node(graph &g, F &&body)
-        : body_(std::make_unique<holder<std::decay_t<F>>>(std::forward<F>(body),
-                                                          g.exceptions()))
+    using output_types = std::tuple<T>;
+
+    template <class F> input_node(graph &g, F &&body)
     {
-        detail::check_message<T>();
+        using B = detail::box<std::decay_t<F>>;
         wf_input_config cfg = WF_INPUT_CONFIG_INIT;
-        cfg.out_size = sizeof(T);
-        cfg.body = call;
-        cfg.ctx = body_.get();
+        cfg.out_size = detail::codec<T>::size;
+        cfg.body = call<B>;
+        cfg.ctx = this->hold(std::forward<F>(body), g);
         detail::check(wf_input_node_create(&this->n_, g.get(), &cfg));
-    }
-    input_node(input_node &&) noexcept = default;
-    input_node &operator=(input_node &&o) noexcept
-    {
-        this->destroy();
-        node::operator=(std::move(o));
-        body_ = std::move(o.body_);
-        return *this;
-    }
-    ~input_node()
-    {
-        this->destroy();
     }
 
     /* Start making messages (wf_input_node_activate). */
@@ -1227,44 +1664,700 @@ template <class T> class input_node : public node
     /* Take the buffered (or a new) message into v; false when none. */
     bool try_get(T &v)
     {
-        return detail::check(wf_try_get(this->n_, &v)) == 1;
+        return detail::check(detail::get(wf_output_port(this->n_, 0), v)) == 1;
     }
 
   private:
-    struct holder_base {
-        virtual ~holder_base() = default;
-        virtual int invoke(void *out) = 0;
-    };
-
-    template <class F> struct holder final : holder_base {
-        holder(F body, detail::exception_slot &slot)
-            : f(std::move(body)), ex(&slot)
-        {
-        }
-        int invoke(void *out) override
-        {
-            try {
-                std::optional<T> r = f();
-                if (!r)
-                    return WF_INPUT_DONE;
-                T v = *r;
-                std::memcpy(out, &v, sizeof(T));
-                return 0;
-            } catch (...) {
-                ex->capture();
-                return WF_ECANCELED;
-            }
-        }
-        F f;
-        detail::exception_slot *ex;
-    };
-
-    static int call(void *out, void *ctx)
+    template <class B> static int call(void *out, void *ctx)
     {
-        return static_cast<holder_base *>(ctx)->invoke(out);
+        B *b = static_cast<B *>(ctx);
+        try {
+            std::optional<T> r = b->f();
+            if (!r)
+                return WF_INPUT_DONE;
+            detail::codec<T>::store(out, *r);
+            return 0;
+        } catch (...) {
+            b->ex->capture();
+            return WF_ECANCELED;
+        }
+    }
+};
+
+/* continue_node (oneTBB's): counts the continue_msg signals on its input
+ * and, once it has one from each predecessor (its in-edges, plus the
+ * `predecessors` given), runs body() and starts counting again.  The body
+ * takes a const continue_msg & or nothing, and returns the Out sent to
+ * the successors, a std::optional<Out> (std::nullopt: nothing sent), or,
+ * for Out = continue_msg, nothing.  Exceptions as in function_node. */
+template <class Out = continue_msg>
+class continue_node : public receiver<continue_msg>
+{
+  public:
+    using output_types = std::tuple<Out>;
+
+    /* A node whose count is its in-edges only. */
+    template <class F>
+    continue_node(graph &g, F &&body)
+        : continue_node(g, 0, std::forward<F>(body))
+    {
+    }
+    /* A node that also waits for `predecessors` signals put from
+     * outside (oneTBB's number_of_predecessors). */
+    template <class F> continue_node(graph &g, unsigned predecessors, F &&body)
+    {
+        using B = detail::box<std::decay_t<F>>;
+        wf_continue_config cfg = WF_CONTINUE_CONFIG_INIT;
+        cfg.out_size = detail::codec<Out>::size;
+        cfg.predecessors = predecessors;
+        cfg.body = call<B>;
+        cfg.ctx = this->hold(std::forward<F>(body), g);
+        detail::check(wf_continue_node_create(&this->n_, g.get(), &cfg));
     }
 
-    std::unique_ptr<holder_base> body_;
+  private:
+    template <class B> static int call(void *out, void *ctx)
+    {
+        B *b = static_cast<B *>(ctx);
+        try {
+            using R = decltype(detail::call_with(b->f, continue_msg{}));
+            if constexpr (std::is_void_v<R>) {
+                static_assert(std::is_same_v<Out, continue_msg>,
+                              "the body must return an Out");
+                detail::call_with(b->f, continue_msg{});
+                return 0;
+            } else {
+                return detail::emit<Out>(
+                    out, detail::call_with(b->f, continue_msg{}));
+            }
+        } catch (...) {
+            b->ex->capture();
+            return WF_ECANCELED;
+        }
+    }
+};
+
+/* multifunction_node<In, std::tuple<Out...>> (oneTBB's): runs
+ * body(in, ports) on each input, at most `concurrency` at once; the body
+ * sends any number of messages to any output port with
+ * std::get<i>(ports).try_put(v).  Exceptions as in function_node (what
+ * was sent before the throw stays sent). */
+template <class In, class Outs> class multifunction_node;
+
+/* Output port I of a running multifunction_node body: try_put sends v to
+ * the port's successors now (wf_output_put); true if one took it. */
+template <class T> class multifunction_output
+{
+  public:
+    /* Port i of the body's ports (made by the node for each call). */
+    multifunction_output(wf_output_ports *ports, unsigned i) noexcept
+        : ports_(ports), i_(i)
+    {
+    }
+    bool try_put(const T &v) const
+    {
+        int r;
+        if constexpr (detail::codec<T>::size == WF_SIGNAL) {
+            r = wf_output_put(ports_, i_, nullptr);
+        } else {
+            alignas(16) unsigned char buf[detail::codec<T>::size];
+            detail::codec<T>::store(buf, v);
+            r = wf_output_put(ports_, i_, buf);
+        }
+        return detail::check(r) == 1;
+    }
+
+  private:
+    wf_output_ports *ports_;
+    unsigned i_;
+};
+
+template <class In, class... Out>
+class multifunction_node<In, std::tuple<Out...>> : public receiver<In>
+{
+  public:
+    using output_types = std::tuple<Out...>;
+    /* What the body gets: std::get<i>(ports).try_put(v). */
+    using output_ports_type = std::tuple<multifunction_output<Out>...>;
+
+    template <class F>
+    multifunction_node(graph &g, unsigned concurrency, F &&body,
+                       wf_fn_policy policy = WF_QUEUEING)
+    {
+        using B = detail::box<std::decay_t<F>>;
+        static const std::size_t sizes[] = {detail::codec<Out>::size...};
+        wf_multifunction_config cfg = WF_MULTIFUNCTION_CONFIG_INIT;
+        cfg.in_size = detail::codec<In>::size;
+        cfg.out_ports = sizeof...(Out);
+        cfg.out_sizes = sizes;
+        cfg.concurrency = concurrency;
+        cfg.policy = policy;
+        cfg.body = call<B>;
+        cfg.ctx = this->hold(std::forward<F>(body), g);
+        detail::check(wf_multifunction_node_create(&this->n_, g.get(), &cfg));
+    }
+
+  private:
+    template <std::size_t... I>
+    static output_ports_type ports_of(wf_output_ports *p,
+                                      std::index_sequence<I...>)
+    {
+        return output_ports_type(multifunction_output<Out>(p, I)...);
+    }
+    template <class B>
+    static int call(const void *in, wf_output_ports *p, void *ctx)
+    {
+        B *b = static_cast<B *>(ctx);
+        try {
+            In v = detail::codec<In>::load(in);
+            output_ports_type ports =
+                ports_of(p, std::index_sequence_for<Out...>{});
+            b->f(static_cast<const In &>(v), ports);
+            return 0;
+        } catch (...) {
+            b->ex->capture();
+            return WF_ECANCELED;
+        }
+    }
+};
+
+/* The policies of join_node (oneTBB's): a FIFO per port; reservation
+ * from every port's predecessors, all or none; matching keys (K, given by
+ * a function per port and compared byte by byte); matching tag_value
+ * tags.  docs/graph.md describes each. */
+struct queueing {
+};
+struct reserving {
+};
+template <class K> struct key_matching {
+};
+struct tag_matching {
+};
+
+template <class Tuple, class Policy = queueing> class join_node;
+
+namespace detail
+{
+
+/* The parts join_node's policies share: the C node made from cfg, with
+ * tuple-typed ports. */
+template <class... T> class join_base : public node
+{
+  public:
+    using input_types = std::tuple<T...>;
+    using output_types = std::tuple<std::tuple<T...>>;
+
+    /* Take a tuple the node holds (a queueing or key-matching join) into
+     * v; false when there is none. */
+    bool try_get(std::tuple<T...> &v)
+    {
+        return check(get(wf_output_port(n_, 0), v)) == 1;
+    }
+
+  protected:
+    void create(graph &g, wf_join_config &cfg)
+    {
+        static const std::size_t sizes[] = {codec<T>::size...};
+        static_assert(sizeof...(T) >= 2, "a join_node has 2 or more ports");
+        if (wf_tuple_layout(sizeof...(T), sizes, nullptr) !=
+            codec<std::tuple<T...>>::size)
+            throw error(WF_ESIZE); /* weft.hpp and weft disagree */
+        cfg.ports = sizeof...(T);
+        cfg.msg_sizes = sizes;
+        check(wf_join_node_create(&n_, g.get(), &cfg));
+    }
+};
+
+/* Key functions called by weft: they cannot fail a put, so one that
+ * throws terminates the program, as a noexcept function does. */
+template <class K, class B, std::size_t I, class T>
+void key_thunk(const void *msg, void *key, void *ctx) noexcept
+{
+    K k = std::get<I>(static_cast<B *>(ctx)->f)(codec<T>::load(msg));
+    std::memcpy(key, &k, sizeof(K));
+}
+template <class B, std::size_t I, class T>
+std::uint64_t tag_thunk(const void *msg, void *ctx) noexcept
+{
+    return static_cast<tag_value>(
+        std::get<I>(static_cast<B *>(ctx)->f)(codec<T>::load(msg)));
+}
+
+} // namespace detail
+
+/* join_node<std::tuple<T...>, queueing or reserving>: input port i
+ * (input_port<i>(j)) takes a T_i; when every port has a message (the
+ * head of each FIFO, or one reserved from each port's predecessors) it
+ * sends the std::tuple of them to every successor. */
+template <class... T, class Policy>
+class join_node<std::tuple<T...>, Policy> : public detail::join_base<T...>
+{
+    static_assert(std::is_same_v<Policy, queueing> ||
+                      std::is_same_v<Policy, reserving>,
+                  "join policies: queueing, reserving, key_matching<K>, "
+                  "tag_matching");
+
+  public:
+    explicit join_node(graph &g)
+    {
+        wf_join_config cfg = WF_JOIN_CONFIG_INIT;
+        cfg.policy = std::is_same_v<Policy, queueing> ? WF_JOIN_QUEUEING
+                                                      : WF_JOIN_RESERVING;
+        this->create(g, cfg);
+    }
+};
+
+/* join_node<std::tuple<T...>, key_matching<K>>: a tuple of the messages,
+ * one per port, whose keys are equal; port i's key is f_i(message), one
+ * function per port.  K must have a unique byte representation (an
+ * integer, a struct of them without padding): weft compares keys byte by
+ * byte.  The key functions run on the putting thread, several at once;
+ * one that throws terminates the program (weft cannot fail the put). */
+template <class... T, class K>
+class join_node<std::tuple<T...>, key_matching<K>>
+    : public detail::join_base<T...>
+{
+    static_assert(std::is_trivially_copyable_v<K> &&
+                      std::has_unique_object_representations_v<K>,
+                  "keys are compared byte by byte: use an integer or a "
+                  "struct of them without padding");
+
+  public:
+    template <class... F> explicit join_node(graph &g, F &&...key_fns)
+    {
+        static_assert(sizeof...(F) == sizeof...(T), "a key function a port");
+        using B = detail::box<std::tuple<std::decay_t<F>...>>;
+        void *ctx = this->hold(
+            std::tuple<std::decay_t<F>...>(std::forward<F>(key_fns)...), g);
+        make<B>(g, ctx, std::index_sequence_for<T...>{});
+    }
+
+  private:
+    template <class B, std::size_t... I>
+    void make(graph &g, void *ctx, std::index_sequence<I...>)
+    {
+        static const wf_key_fn fns[] = {&detail::key_thunk<K, B, I, T>...};
+        wf_join_config cfg = WF_JOIN_CONFIG_INIT;
+        cfg.policy = WF_JOIN_KEY_MATCHING;
+        cfg.key_size = sizeof(K);
+        cfg.key_fns = fns;
+        cfg.ctx = ctx;
+        this->create(g, cfg);
+    }
+};
+
+/* join_node<std::tuple<T...>, tag_matching>: key matching on the
+ * tag_value that f_i(message) returns for port i. */
+template <class... T>
+class join_node<std::tuple<T...>, tag_matching> : public detail::join_base<T...>
+{
+  public:
+    template <class... F> explicit join_node(graph &g, F &&...tag_fns)
+    {
+        static_assert(sizeof...(F) == sizeof...(T), "a tag function a port");
+        using B = detail::box<std::tuple<std::decay_t<F>...>>;
+        void *ctx = this->hold(
+            std::tuple<std::decay_t<F>...>(std::forward<F>(tag_fns)...), g);
+        make<B>(g, ctx, std::index_sequence_for<T...>{});
+    }
+
+  private:
+    template <class B, std::size_t... I>
+    void make(graph &g, void *ctx, std::index_sequence<I...>)
+    {
+        static const wf_tag_fn fns[] = {&detail::tag_thunk<B, I, T>...};
+        wf_join_config cfg = WF_JOIN_CONFIG_INIT;
+        cfg.policy = WF_JOIN_TAG_MATCHING;
+        cfg.tag_fns = fns;
+        cfg.ctx = ctx;
+        this->create(g, cfg);
+    }
+};
+
+/* split_node<std::tuple<T...>> (oneTBB's): sends element i of each tuple
+ * it takes from output port i (output_port<i>(s)), at once. */
+template <class Tuple> class split_node;
+template <class... T>
+class split_node<std::tuple<T...>> : public receiver<std::tuple<T...>>
+{
+  public:
+    using output_types = std::tuple<T...>;
+
+    explicit split_node(graph &g)
+    {
+        static const std::size_t sizes[] = {detail::codec<T>::size...};
+        if (wf_tuple_layout(sizeof...(T), sizes, nullptr) !=
+            detail::codec<std::tuple<T...>>::size)
+            throw error(WF_ESIZE);
+        detail::check(
+            wf_split_node_create(&this->n_, g.get(), sizeof...(T), sizes));
+    }
+};
+
+/* An indexer_node's message (oneTBB's tagged_msg): the index of the port
+ * the value came in on, tag(), and the value, read as the type of that
+ * port (cast_to<U>(), get<I>()).  Laid out as the C wf_tagged_msg, and
+ * trivially copyable, so a node of tagged_msg<T...> takes it as any
+ * message. */
+template <class... T> class tagged_msg
+{
+    static constexpr std::size_t max_size()
+    {
+        std::size_t m = 0;
+        ((m = detail::codec<T>::size > m ? detail::codec<T>::size : m), ...);
+        return m;
+    }
+    static constexpr std::size_t value_size =
+        (max_size() + sizeof(wf_tagged_msg) - 1) / sizeof(wf_tagged_msg) *
+        sizeof(wf_tagged_msg);
+
+  public:
+    /* The index of the port the value came in on (of T...). */
+    std::size_t tag() const noexcept
+    {
+        return port_;
+    }
+    /* True when the value is of type U (its port's type is U). */
+    template <class U> bool is_a() const noexcept
+    {
+        std::size_t i = 0;
+        bool r = false;
+        ((r = r || (i++ == port_ && std::is_same_v<U, T>)), ...);
+        return r;
+    }
+    /* The value, of type U; throws weft::error (WF_EINVAL) when it is not
+     * a U (oneTBB throws std::runtime_error). */
+    template <class U> U cast_to() const
+    {
+        if (!is_a<U>())
+            throw error(WF_EINVAL);
+        return detail::load<U>(value_);
+    }
+    /* The value of port I's type; throws weft::error (WF_EINVAL) when it
+     * came in on another port. */
+    template <std::size_t I> auto get() const
+    {
+        using U = std::tuple_element_t<I, std::tuple<T...>>;
+        if (port_ != I)
+            throw error(WF_EINVAL);
+        return detail::load<U>(value_);
+    }
+
+  private:
+    std::size_t port_;
+    alignas(std::max_align_t) unsigned char value_[value_size];
+};
+
+/* oneTBB's free functions over a tagged_msg. */
+template <class U, class... T> U cast_to(const tagged_msg<T...> &m)
+{
+    return m.template cast_to<U>();
+}
+template <class U, class... T> bool is_a(const tagged_msg<T...> &m) noexcept
+{
+    return m.template is_a<U>();
+}
+
+/* indexer_node<T...> (oneTBB's): input port i takes a T_i
+ * (input_port<i>(n)); each message goes at once to every successor as a
+ * tagged_msg<T...> naming its port. */
+template <class... T> class indexer_node : public node
+{
+  public:
+    using input_types = std::tuple<T...>;
+    using output_type = tagged_msg<T...>;
+    using output_types = std::tuple<output_type>;
+
+    explicit indexer_node(graph &g)
+    {
+        static_assert(sizeof(output_type) == WF_TAGGED_MSG_SIZE(std::max(
+                                                 {detail::codec<T>::size...})),
+                      "tagged_msg is laid out as wf_tagged_msg");
+        static const std::size_t sizes[] = {detail::codec<T>::size...};
+        detail::check(
+            wf_indexer_node_create(&this->n_, g.get(), sizeof...(T), sizes));
+    }
+};
+
+/* sequencer_node<T> (oneTBB's): a buffer that lets its messages out in
+ * the order seq(message) gives, 0, 1, 2, ..., whatever order they come in.
+ * seq runs on the putting thread, several at once; one that throws
+ * terminates the program (weft cannot fail the put). */
+template <class T> class sequencer_node : public buffering<T>
+{
+  public:
+    template <class F> sequencer_node(graph &g, F &&seq)
+    {
+        using B = detail::box<std::decay_t<F>>;
+        void *ctx = this->hold(std::forward<F>(seq), g);
+        detail::check(wf_sequencer_node_create(
+            &this->n_, g.get(), detail::codec<T>::size, call<B>, ctx));
+    }
+
+  private:
+    template <class B>
+    static std::size_t call(const void *msg, void *ctx) noexcept
+    {
+        return static_cast<std::size_t>(
+            static_cast<B *>(ctx)->f(detail::codec<T>::load(msg)));
+    }
+};
+
+/* limiter_node<T> (oneTBB's): lets at most `threshold` messages through;
+ * each continue_msg on its decrement port (decrementer(), or
+ * input_port<1>) lets one more pass.  limiter_node<T, std::int64_t>: the
+ * decrement port takes a count (negative: raise).  It keeps nothing: a
+ * message over the threshold is rejected, and pulled from a buffering
+ * predecessor when a decrement comes. */
+template <class T, class D = continue_msg>
+class limiter_node : public receiver<T>
+{
+    static_assert(std::is_same_v<D, continue_msg> ||
+                      std::is_same_v<D, std::int64_t>,
+                  "the decrement is a continue_msg or a std::int64_t");
+
+  public:
+    using input_types = std::tuple<T, D>;
+    using output_types = std::tuple<T>;
+
+    limiter_node(graph &g, std::size_t threshold)
+    {
+        if constexpr (std::is_same_v<D, continue_msg>)
+            detail::check(wf_limiter_node_create(
+                &this->n_, g.get(), detail::codec<T>::size, threshold));
+        else
+            detail::check(wf_limiter_node_create_counted(
+                &this->n_, g.get(), detail::codec<T>::size, threshold));
+    }
+    /* The decrement port (input port 1). */
+    in_port<D> decrementer() const noexcept
+    {
+        return in_port<D>(wf_input_port(this->n_, 1));
+    }
+};
+
+/* priority_queue_node<T, Compare> (oneTBB's): a buffer whose next message
+ * is the greatest it holds by `less` (std::less: the largest first).
+ * The comparison runs inside the node; one that throws terminates the
+ * program. */
+template <class T, class Compare = std::less<T>>
+class priority_queue_node : public buffering<T>
+{
+  public:
+    explicit priority_queue_node(graph &g, Compare less = Compare())
+    {
+        using B = detail::box<Compare>;
+        void *ctx = this->hold(std::move(less), g);
+        detail::check(wf_priority_queue_node_create(
+            &this->n_, g.get(), detail::codec<T>::size, call<B>, ctx));
+    }
+
+  private:
+    template <class B>
+    static int call(const void *a, const void *b, void *ctx) noexcept
+    {
+        auto &less = static_cast<B *>(ctx)->f;
+        T x = detail::codec<T>::load(a), y = detail::codec<T>::load(b);
+        return less(x, y) ? -1 : less(y, x) ? 1 : 0;
+    }
+};
+
+namespace detail
+{
+
+/* overwrite_node and write_once_node: one value, kept until clear(). */
+template <class T> class single_value : public buffering<T>
+{
+  public:
+    /* True while the node holds a value (wf_overwrite_node_is_valid). */
+    bool is_valid() const
+    {
+        return check(wf_overwrite_node_is_valid(this->n_)) == 1;
+    }
+    /* Forget the value (wf_overwrite_node_clear). */
+    void clear()
+    {
+        check(wf_overwrite_node_clear(this->n_));
+    }
+};
+
+} // namespace detail
+
+/* overwrite_node<T> (oneTBB's): holds the last message put, and sends
+ * each to every successor; try_get copies the value and leaves it. */
+template <class T> class overwrite_node : public detail::single_value<T>
+{
+  public:
+    explicit overwrite_node(graph &g)
+    {
+        detail::check(wf_overwrite_node_create(&this->n_, g.get(),
+                                               detail::codec<T>::size));
+    }
+};
+
+/* write_once_node<T> (oneTBB's): an overwrite_node that keeps its first
+ * message; later puts are rejected until clear() or graph::reset. */
+template <class T> class write_once_node : public detail::single_value<T>
+{
+  public:
+    explicit write_once_node(graph &g)
+    {
+        detail::check(wf_write_once_node_create(&this->n_, g.get(),
+                                                detail::codec<T>::size));
+    }
+};
+
+/* composite_node<std::tuple<In...>, std::tuple<Out...>> (oneTBB's): a
+ * sub-graph seen as one node.  Its input port i is the inner port
+ * inputs[i], its output port j the inner port outputs[j]: edges, puts and
+ * gets through it act on the inner ports.  It does not own the inner
+ * nodes, and must go before them: declare it after them.  The ports are
+ * given to the constructor, or to set_external_ports (once) for a class
+ * that derives from it and makes its inner nodes first. */
+template <class Ins, class Outs> class composite_node;
+template <class... In, class... Out>
+class composite_node<std::tuple<In...>, std::tuple<Out...>> : public node
+{
+  public:
+    using input_types = std::tuple<In...>;
+    using output_types = std::tuple<Out...>;
+    using input_ports_type = std::tuple<in_port<In>...>;
+    using output_ports_type = std::tuple<out_port<Out>...>;
+
+    /* Ports to come with set_external_ports. */
+    explicit composite_node(graph &g) noexcept : g_(g.get())
+    {
+    }
+    composite_node(graph &g, const input_ports_type &inputs,
+                   const output_ports_type &outputs)
+        : g_(g.get())
+    {
+        set_external_ports(inputs, outputs);
+    }
+
+    /* Alias the inner ports (wf_composite_node_create); throws
+     * weft::error (WF_ESTATE) when they are set already. */
+    void set_external_ports(const input_ports_type &inputs,
+                            const output_ports_type &outputs)
+    {
+        if (n_ != nullptr)
+            throw error(WF_ESTATE);
+        wf_port in[sizeof...(In) + 1], out[sizeof...(Out) + 1];
+        std::apply([&](const auto &...p) { fill(in, p...); }, inputs);
+        std::apply([&](const auto &...p) { fill(out, p...); }, outputs);
+        check_create(in, out);
+    }
+
+  private:
+    template <class... P> static void fill(wf_port *to, const P &...ps)
+    {
+        std::size_t i = 0;
+        ((to[i++] = ps.get()), ...);
+    }
+    void check_create(const wf_port *in, const wf_port *out)
+    {
+        detail::check(wf_composite_node_create(&n_, g_, sizeof...(In), in,
+                                               sizeof...(Out), out));
+    }
+
+    wf_graph *g_; /* the C graph: a weft::graph may move meanwhile */
+};
+
+/* An async_node's gateway (oneTBB's gateway_type): how work outside the
+ * pool sends its results.  A copyable handle, valid as long as its node;
+ * every call may come from any thread. */
+template <class Out> class gateway
+{
+  public:
+    /* The C gateway gw (wf_async_node_gateway). */
+    explicit gateway(wf_gateway *gw) noexcept : gw_(gw)
+    {
+    }
+    /* Send v to the node's successors, on this thread
+     * (wf_gateway_try_put); true if one took it.  Before the matching
+     * release_wait. */
+    bool try_put(const Out &v) const
+    {
+        int r;
+        if constexpr (detail::codec<Out>::direct) {
+            r = wf_gateway_try_put(gw_, &v);
+        } else {
+            alignas(16) unsigned char buf[detail::codec<Out>::size];
+            detail::codec<Out>::store(buf, v);
+            r = wf_gateway_try_put(gw_, buf);
+        }
+        return detail::check(r) == 1;
+    }
+    /* One more piece of outside work in flight: wait_for_all waits for
+     * it (wf_gateway_reserve_wait). */
+    void reserve_wait() const
+    {
+        detail::check(wf_gateway_reserve_wait(gw_));
+    }
+    /* That work is done (wf_gateway_release_wait). */
+    void release_wait() const
+    {
+        detail::check(wf_gateway_release_wait(gw_));
+    }
+    /* The C handle. */
+    wf_gateway *get() const noexcept
+    {
+        return gw_;
+    }
+
+  private:
+    wf_gateway *gw_;
+};
+
+/* async_node<In, Out> (oneTBB's): body(in, gateway) hands each input to
+ * work outside the pool (a thread, a device), which calls reserve_wait
+ * before the body returns, later gateway.try_put(result) and then
+ * release_wait.  At most `concurrency` bodies at once; a body's slot is
+ * free once it returns.  Exceptions from the body as in function_node. */
+template <class In, class Out> class async_node : public receiver<In>
+{
+  public:
+    using output_types = std::tuple<Out>;
+    using gateway_type = weft::gateway<Out>;
+
+    template <class F>
+    async_node(graph &g, unsigned concurrency, F &&body,
+               wf_fn_policy policy = WF_QUEUEING)
+    {
+        static_assert(detail::codec<Out>::size > 0, "an async_node's output "
+                                                    "carries data");
+        using B = detail::box<std::decay_t<F>>;
+        wf_async_config cfg = WF_ASYNC_CONFIG_INIT;
+        cfg.in_size = detail::codec<In>::size;
+        cfg.out_size = detail::codec<Out>::size;
+        cfg.concurrency = concurrency;
+        cfg.policy = policy;
+        cfg.body = call<B>;
+        cfg.ctx = this->hold(std::forward<F>(body), g);
+        detail::check(wf_async_node_create(&this->n_, g.get(), &cfg));
+    }
+    /* The node's gateway, for outside work that did not get it from the
+     * body. */
+    gateway_type gateway() const noexcept
+    {
+        return gateway_type(wf_async_node_gateway(this->n_));
+    }
+
+  private:
+    template <class B>
+    static int call(const void *in, wf_gateway *gw, void *ctx)
+    {
+        B *b = static_cast<B *>(ctx);
+        try {
+            In v = detail::codec<In>::load(in);
+            gateway_type gate(gw);
+            b->f(static_cast<const In &>(v), gate);
+            return 0;
+        } catch (...) {
+            b->ex->capture();
+            return WF_ECANCELED;
+        }
+    }
 };
 
 } // namespace weft
