@@ -24,7 +24,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "internal/atomic.h"
 #include "internal/trace.h"
@@ -61,10 +60,10 @@ typedef struct tr_buf {
 } tr_buf;
 
 static pthread_mutex_t tr_lock = PTHREAD_MUTEX_INITIALIZER;
-static tr_buf *tr_bufs;       /* under tr_lock */
-static unsigned tr_next_tid;  /* under tr_lock */
-static char *tr_path;         /* under tr_lock */
-static struct timespec tr_t0; /* written before the switch is set */
+static tr_buf *tr_bufs;      /* under tr_lock */
+static unsigned tr_next_tid; /* under tr_lock */
+static char *tr_path;        /* under tr_lock */
+static uint64_t tr_t0;       /* written before the switch is set */
 static _Atomic uint64_t tr_next_flow;
 static _Thread_local tr_buf *tr_self;
 /* The pool's answer to "which of its threads is this?" (NULL: no pool
@@ -80,12 +79,10 @@ void wf__trace_thread_namer(wf__trace_namer fn)
     wf_store_relaxed(&tr_namer, fn);
 }
 
+/* Nanoseconds since the trace started. */
 static uint64_t now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)(ts.tv_sec - tr_t0.tv_sec) * 1000000000u +
-           (uint64_t)(ts.tv_nsec - tr_t0.tv_nsec);
+    return wf__now_ns() - tr_t0;
 }
 
 static tr_buf *self_buf(void)
@@ -185,7 +182,7 @@ int wf_trace_start(const char *path)
         return WF_EBUSY;
     }
     tr_path = copy;
-    clock_gettime(CLOCK_MONOTONIC, &tr_t0);
+    tr_t0 = wf__now_ns();
     /* Release pairs with the recorders' acquire load: they see t0 and
      * the emptied buffers of the last stop. */
     wf_store_release(&wf__tracing, 1);
