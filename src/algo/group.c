@@ -54,7 +54,7 @@ static void group_task(wf_task *task)
         int none = 0;
         /* First error wins; the waiter reads it after joining this task
          * (the join's acquire orders it), so relaxed would do: acq_rel
-         * costs nothing on this rare path. */
+         * costs nothing on this rare path (A1). */
         wf_cas_acqrel(&g->error_, &none, err);
         wf_store_relaxed(&g->cancelled_, 1);
     }
@@ -108,7 +108,7 @@ int wf_group_wait(wf_group *g)
         t->group_ = NULL; /* it has run: the frame may be spawned again */
     }
     wf_store_relaxed(&g->state_, GROUP_WAITED); /* see init */
-    int err = wf_load_acquire(&g->error_);      /* see group_task */
+    int err = wf_load_acquire(&g->error_);      /* see group_task, A1 */
     if (err == 0 && wf_group_is_cancelled(g))
         err = WF_ECANCELED;
     return err;

@@ -20,8 +20,8 @@
  * token (published at once, so an idle thread can take over the input),
  * then carries its item on.  With no free record it marks the input
  * stalled, and the token that next gives a record back runs the input
- * (oneTBB's input_tokens).  The rules below are cited as PL1..PL4;
- * P7 and P8 are those of docs/protocols.md.
+ * (oneTBB's input_tokens).  The rules below are cited as PL1..PL4 (A2..A5
+ * in docs/protocols.md); P7 and P8 are those of docs/protocols.md.
  *
  * PL1  free records: one word, `free` (below), changed only by CAS or
  *      exchange, acq_rel.  A record's fields written before the CAS that
@@ -76,9 +76,10 @@ static pl_token *free_take(pl_pipe *p)
         /* Relaxed: the CAS or the exchange decides.  No flag is set
          * while the input token runs: only it sets them. */
         uint64_t w = wf_load_relaxed(&p->free);
+        /* PL1 (A2): acq_rel, as every change of `free`. */
         if (w == 0 && wf_cas_acqrel(&p->free, &w, FREE_STALLED))
             return NULL;
-        if (w != 0) /* acq_rel: the givers' writes to the records, PL1 */
+        if (w != 0) /* acq_rel: the givers' writes to the records, PL1 (A2) */
             p->priv = rec_at(p, wf_exchange_acqrel(&p->free, 0));
     }
 }
@@ -87,7 +88,7 @@ static pl_token *free_take(pl_pipe *p)
  * pool was read before the CAS that brought the last record back. */
 static void pipe_complete(pl_pipe *p, wf_pool *pool)
 {
-    wf_fetch_add_seqcst(&p->done, 1); /* P8: a seq_cst RMW, then wake */
+    wf_fetch_add_seqcst(&p->done, 1); /* A5, P8: seq_cst RMW, then wake */
     wf__wake_waiters(pool);
 }
 
@@ -104,7 +105,7 @@ static pl_token *token_finish(pl_pipe *p, pl_token *tok)
         nw = w & FREE_STALLED
                  ? 0
                  : FREE_WORD(tok->index + 1, FREE_COUNT(w) + 1, w & FREE_ENDED);
-    } while (!wf_cas_acqrel(&p->free, &w, nw)); /* PL1 */
+    } while (!wf_cas_acqrel(&p->free, &w, nw)); /* PL1 (A2) */
     if (w & FREE_STALLED) { /* stalled: empty, and ours to restart */
         tok->stage = 0;
         return tok;
@@ -128,7 +129,7 @@ static void input_end(pl_pipe *p, pl_token *tok)
     do {
         last->next = rec_at(p, w);
         nw = FREE_WORD(tok->index + 1, FREE_COUNT(w) + k, FREE_ENDED);
-    } while (!wf_cas_acqrel(&p->free, &w, nw)); /* PL1 */
+    } while (!wf_cas_acqrel(&p->free, &w, nw)); /* PL1 (A2) */
     if (FREE_COUNT(nw) == all)
         pipe_complete(p, pool);
 }
@@ -141,8 +142,10 @@ static bool inorder_enter(pl_serial *s, pl_token *tok, uint64_t mask)
 {
     _Atomic uint64_t *slot = &s->ring[tok->seq & mask];
     /* Acquire (the load and the CAS): pairs with the leaver's CAS, so
-     * the calls of the items before this one happen before its call. */
+     * the calls of the items before this one happen before its call
+     * (A3). */
     uint64_t w = wf_load_acquire(slot);
+    /* A3: parks by a CAS from empty. */
     if (w == 0 && wf_cas_acqrel(slot, &w, SLOT_PARKED(tok->seq, tok->index)))
         return false; /* the leaver will find it; tok is not ours now */
     if (w != SLOT_GO(tok->seq))
@@ -160,7 +163,7 @@ static pl_token *inorder_leave(pl_pipe *p, pl_serial *s, pl_token *tok)
     uint64_t k = tok->seq + 1, w = 0;
     _Atomic uint64_t *slot = &s->ring[k & p->mask];
     /* Release: the next item's call sees this one's (see enter).  On
-     * failure, acquire: the parker's writes to its token. */
+     * failure, acquire: the parker's writes to its token (A3). */
     if (wf_cas_acqrel(slot, &w, SLOT_GO(k)))
         return NULL;
     if ((w & ~SLOT_INDEX_MASK) != SLOT_GO(k) || SLOT_TOKEN(w) == 0)
@@ -176,6 +179,8 @@ static bool ooo_enter(pl_serial *s, pl_token *tok)
     do {
         tok->next = (pl_token *)(w & ~(uintptr_t)1);
         nw = w == 0 ? 1 : (uintptr_t)tok | 1;
+        /* Acq_rel: taking the stage acquires its last holder's release;
+         * parking releases tok to the holder that takes the stack (A4). */
     } while (!wf_cas_acqrel(&s->state, &w, nw));
     return w == 0;
 }
@@ -198,6 +203,8 @@ static pl_token *ooo_leave(pl_serial *s)
 {
     if (s->fifo == NULL) {
         uintptr_t w = wf_load_relaxed(&s->state); /* the CAS decides */
+        /* Release: the next holder sees this one's calls; acquire: the
+         * tokens parked meanwhile (A4). */
         while (!wf_cas_acqrel(&s->state, &w, w == 1 ? 0 : 1))
             ;
         if (w == 1)
@@ -403,6 +410,7 @@ static void token_task(wf_task *t)
  * every stage call's effects, and the error. */
 static bool pipe_done(const void *arg)
 {
+    /* The caller's load of A5. */
     return wf_load_acquire(&((pl_pipe *)arg)->done) != 0;
 }
 

@@ -131,11 +131,11 @@ void wf__trace_record(char ph, char cat, const char *name, uint64_t id)
     tr_buf *b = self_buf();
     if (b == NULL)
         return;
-    /* The handshake (top of file): relaxed store, then the fence. */
+    /* The handshake (top of file, B1): relaxed store, then the fence. */
     wf_store_relaxed(&b->busy, 1);
-    wf_fence_seqcst();
+    wf_fence_seqcst(); /* pairs with stop's fence (B1) */
     /* Acquire: a new session's start (after a stop that reset our
-     * chunks) is seen with the stop's writes. */
+     * chunks) is seen with the stop's writes (B2). */
     if (wf_load_acquire(&wf__tracing)) {
         tr_event *e = slot(b);
         if (e) {
@@ -154,7 +154,7 @@ void wf__trace_record(char ph, char cat, const char *name, uint64_t id)
         }
     }
     /* Release pairs with stop's acquire load of busy: the event is
-     * complete before stop reads it. */
+     * complete before stop reads it (B1). */
     wf_store_release(&b->busy, 0);
 }
 
@@ -184,7 +184,7 @@ int wf_trace_start(const char *path)
     tr_path = copy;
     tr_t0 = wf__now_ns();
     /* Release pairs with the recorders' acquire load: they see t0 and
-     * the emptied buffers of the last stop. */
+     * the emptied buffers of the last stop (B2). */
     wf_store_release(&wf__tracing, 1);
     pthread_mutex_unlock(&tr_lock);
     return 0;
@@ -326,12 +326,12 @@ int wf_trace_stop(void)
         pthread_mutex_unlock(&tr_lock);
         return WF_ENOENT;
     }
-    /* The handshake (top of file): the store, the fence, then busy. */
+    /* The handshake (top of file, B1): the store, the fence, then busy. */
     wf_store_relaxed(&wf__tracing, 0);
-    wf_fence_seqcst();
+    wf_fence_seqcst(); /* pairs with each recorder's fence (B1) */
     for (tr_buf *b = tr_bufs; b; b = b->next) {
         unsigned round = 0;
-        /* Acquire pairs with the recorder's release store of busy. */
+        /* Acquire pairs with the recorder's release store of busy (B1). */
         while (wf_load_acquire(&b->busy))
             wf__backoff(&round);
     }

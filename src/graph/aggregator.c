@@ -41,13 +41,14 @@ static wf__op *reverse(wf__op *list)
     return fifo;
 }
 
-/* Take busy if it is free.  Acquire (the CAS's success order) pairs with
- * the release store of busy by the previous holder: its changes to the
+/* Take busy if it is free (G1).  Acquire (the CAS's success order) pairs
+ * with the release store of busy by the previous holder: its changes to the
  * node's state are visible to us.  The relaxed pre-load only avoids a
  * locked instruction that would fail; the CAS decides. */
 static inline bool try_take(wf__agg *a)
 {
     int free_ = 0;
+    /* G1's lock: see above. */
     return wf_load_relaxed(&a->busy) == 0 && wf_cas_acqrel(&a->busy, &free_, 1);
 }
 
@@ -56,24 +57,25 @@ static void handle_batch(wf__agg *a, void *self)
     unsigned round = 0;
     while (!try_take(a))
         wf__backoff(&round);
-    /* Acquire pairs with each pusher's release CAS: we see their records. */
+    /* Acquire pairs with each pusher's release CAS: we see their records
+     * (G6). */
     wf__op *op = reverse(wf_exchange_acqrel(&a->mailbox, NULL));
     while (op) {
         wf__op *next = op->next; /* the record may vanish once done */
         op->handler(self, op);
         /* Release pairs with the acquire load in wait_done: the owner
-         * sees the results written into its record. */
+         * sees the results written into its record (G6). */
         wf_store_release(&op->status, 1);
         op = next;
     }
-    /* Release pairs with the next holder's acquire CAS of busy. */
+    /* Release pairs with the next holder's acquire CAS of busy (G1). */
     wf_store_release(&a->busy, 0);
 }
 
 static void wait_done(wf__op *op)
 {
     unsigned round = 0;
-    /* Acquire pairs with the handler's release store of status. */
+    /* Acquire pairs with the handler's release store of status (G6). */
     while (!wf_load_acquire(&op->status))
         wf__backoff(&round);
 }
@@ -89,7 +91,8 @@ void wf__agg_execute_queued(wf__agg *a, wf__op *op, wf__agg_handler h,
     do {
         op->next = head;
         /* Release: the handler that takes the mailbox sees the record.
-         * (Failure needs no order: we only retry with the new head.) */
+         * (Failure needs no order: we only retry with the new head.)
+         * G6. */
     } while (!wf_cas_acqrel(&a->mailbox, &head, op));
     if (head == NULL)
         handle_batch(a, self);

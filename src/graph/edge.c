@@ -55,7 +55,7 @@ size_t wf_port_msg_size(wf_port p)
 
 static wf__edges *load_list(wf__port *p)
 {
-    /* Acquire pairs with the release store in set_edges. */
+    /* Acquire pairs with the release store in set_edges (G7). */
     return wf_load_acquire(&p->edges);
 }
 
@@ -109,7 +109,7 @@ static void set_edges(void *self, wf__op *op)
     unsigned live = wf_load_relaxed(&p->n_edges);
     if (o->list) { /* the block was full: o->list holds its live slots */
         /* Release pairs with the acquire loads of readers that walk the
-         * list outside the aggregator (wf__push_*, wf__pull_*). */
+         * list outside the aggregator (wf__push_*, wf__pull_*; G7). */
         wf_store_release(&p->edges, o->list);
         if (l) { /* a reader may still walk it: keep it (wf__edges) */
             l->retired = wf__cold(n)->retired_lists;
@@ -121,7 +121,7 @@ static void set_edges(void *self, wf__op *op)
         unsigned i = wf_load_relaxed(&l->n); /* we are its only writer */
         l->s[i].far = p->is_input ? o->add->from : o->add->to;
         wf_store_relaxed(&l->s[i].e, o->add); /* published by n, next */
-        /* Release: a reader that sees the new count sees the slot. */
+        /* Release: a reader that sees the new count sees the slot (G7). */
         wf_store_release(&l->n, i + 1);
         live++;
     } else {
@@ -130,7 +130,7 @@ static void set_edges(void *self, wf__op *op)
         wf_store_relaxed(&l->s[o->remove].e, NULL);
         live--;
     }
-    /* Release pairs with the acquire load in continue.c (threshold). */
+    /* Release pairs with the acquire load in continue.c (threshold; G7). */
     wf_store_release(&p->n_edges, live);
     if (!p->is_input && o->add)
         p->push_hint = true; /* a new edge starts in push */
@@ -413,7 +413,7 @@ int wf_try_put_port(wf_port to, const void *msg)
     if (msg == NULL && p->size != WF_SIGNAL) /* a signal carries no data */
         return WF_EINVAL;
     wf_graph *g = wf__node_graph(to.node);
-    /* Acquire pairs with the exchange in cancel (graph.c), as in
+    /* Acquire pairs with the exchange in wf__graph_cancel (G8), as in
      * wf_graph_is_cancelled, without the call on every put. */
     if (g && wf_load_acquire(&g->cancelled))
         return WF_ECANCELED;

@@ -17,7 +17,7 @@ wf__node_extra *wf__extra_make(wf_node *n)
     memset(x, 0, sizeof *x);
     wf__node_extra *none = NULL;
     /* Release publishes the zeroed block to wf__extra_if's acquire;
-     * acquire on failure: the winner's block, initialised, is used. */
+     * acquire on failure: the winner's block, initialised, is used (G10). */
     if (wf_cas_acqrel(&wf__cold(n)->extra, &none, x))
         return x;
     wf__slab_free(s, x, sizeof *x);

@@ -83,7 +83,7 @@ fail_drainers:
 static bool has_successor(wf_node *n)
 {
     for (unsigned i = 0; i < n->n_out; i++)
-        /* Acquire pairs with the release store in set_edges (edge.c). */
+        /* Acquire pairs with the release store in set_edges (edge.c, G7). */
         if (wf_load_acquire(&n->out[i].n_edges) > 0)
             return true;
     return false;
@@ -130,7 +130,7 @@ static void debug_idle(wf_graph *g)
     pthread_mutex_lock(&g->topo);
     for (wf_node *n = g->nodes; n; n = wf__cold(n)->next) {
         /* Only while the graph is still idle: not a snapshot of a put
-         * that started meanwhile.  Acquire, as idle() in runtime.c. */
+         * that started meanwhile.  Acquire, as idle() in runtime.c (G5). */
         if (wf_load_acquire(&g->pending) != 0)
             break;
         /* Without memory for the flag, it may be said again. */
@@ -176,13 +176,13 @@ int wf_graph_cancel(wf_graph *g)
 
 bool wf_graph_is_cancelled(const wf_graph *g)
 {
-    /* Acquire pairs with the exchange in wf__graph_cancel. */
+    /* Acquire pairs with the exchange in wf__graph_cancel (G8). */
     return g != NULL && wf_load_acquire(&((wf_graph *)g)->cancelled);
 }
 
 wf_node *wf_graph_failed_node(const wf_graph *g)
 {
-    /* Acquire pairs with the release store in fail. */
+    /* Acquire pairs with the release store in fail (G8). */
     return g ? wf_load_acquire(&((wf_graph *)g)->failed) : NULL;
 }
 
@@ -239,10 +239,10 @@ int wf_graph_reset(wf_graph *g, unsigned flags)
     wf__graph_reopen(g);
     /* Release pairs with the acquire loads in wf__graph_status,
      * wf_graph_is_cancelled and wf_graph_failed_node: whoever sees the
-     * graph running again sees the emptied nodes. */
-    wf_store_release(&g->failed, NULL);
-    wf_store_release(&g->error, 0);
-    wf_store_release(&g->cancelled, 0);
+     * graph running again sees the emptied nodes (G8). */
+    wf_store_release(&g->failed, NULL); /* G8 */
+    wf_store_release(&g->error, 0);     /* G8 */
+    wf_store_release(&g->cancelled, 0); /* G8 */
     wf__nocancel_end(cancel_state);
     return 0;
 }
@@ -258,7 +258,7 @@ int wf_graph_destroy(wf_graph *g)
     pthread_mutex_lock(&g->topo);
     for (wf_node *n = g->nodes; n; n = wf__cold(n)->next)
         /* Release pairs with the acquire loads of node->graph: a node
-         * seen detached is never used with this graph again. */
+         * seen detached is never used with this graph again (G10). */
         wf_store_release(&n->graph, NULL);
     g->nodes = NULL;
     pthread_mutex_unlock(&g->topo);

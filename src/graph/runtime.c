@@ -80,13 +80,13 @@ void wf__runtime_fini(wf_graph *g)
 
 static void hold(wf_graph *g)
 {
-    /* Seq_cst RMW: a waiter that later reads 0 must have seen this +1
-     * first, or the task it counts has already finished. */
     unsigned round = 0;
+    /* Seq_cst RMW: a waiter that later reads 0 must have seen this +1
+     * first, or the task it counts has already finished (G5). */
     while (__builtin_expect(wf_fetch_add_seqcst(&g->pending, 1) < 0, 0)) {
         /* A reset is emptying the nodes (no task runs then: it began at
          * 0): take the count back and start once it is done. */
-        wf_fetch_add_seqcst(&g->pending, -1);
+        wf_fetch_add_seqcst(&g->pending, -1); /* G5: as the +1 */
         wf__backoff(&round);
     }
 }
@@ -100,13 +100,14 @@ static void release(wf_graph *g)
     while (v > 1) {
         /* Release pairs with the waiter's acquire load: the task's effects
          * (a body's writes) are visible once the waiter sees 0, through
-         * the release sequence of these RMWs. */
+         * the release sequence of these RMWs (G5). */
         if (wf_cas_acqrel(&g->pending, &v, v - 1))
             return;
     }
     pthread_mutex_lock(&g->idle_lock);
     /* The last one: under the lock, so a waiter that saw pending > 0 is
-     * already in cond_wait when the broadcast comes. */
+     * already in cond_wait when the broadcast comes.  Seq_cst: the
+     * waiters' condition, made true before the wake (G5, P8). */
     if (wf_fetch_add_seqcst(&g->pending, -1) == 1) {
         pthread_cond_broadcast(&g->idle);
         wf__wake_waiters(g->pool); /* and those that help (P8) */
@@ -174,7 +175,7 @@ int wf_graph_run_here(wf_graph *g, void (*fn)(void *ctx), void *ctx,
         slot = wf__caller_enter(g->pool);
     fn(ctx);
     unsigned n = 0;
-    /* Acquire pairs with the exchange in wf__graph_cancel. */
+    /* Acquire pairs with the exchange in wf__graph_cancel (G8). */
     if (slot != NULL && !wf_load_acquire(&g->cancelled))
         n = wf__run_own_for(slot, budget_ns);
     if (slot != NULL)
@@ -348,16 +349,18 @@ void wf__spawn(wf_graph *g, wf__gtask *t)
 
 int wf__graph_status(const wf_graph *g)
 {
-    /* Acquire pairs with the CAS in wf__graph_fail. */
+    /* Acquire pairs with the CAS in wf__graph_fail (G8). */
     int err = wf_load_acquire(&((wf_graph *)g)->error);
     if (err)
         return err;
+    /* Acquire pairs with the exchange in wf__graph_cancel (G8). */
     return wf_load_acquire(&((wf_graph *)g)->cancelled) ? WF_ECANCELED : 0;
 }
 
-/* Acquire pairs with the releasers' RMWs (see release). */
+/* Acquire pairs with the releasers' RMWs (see release; G5). */
 static bool idle(const void *g)
 {
+    /* The waiter's load of G5. */
     return wf_load_acquire(&((wf_graph *)g)->pending) == 0;
 }
 
@@ -381,7 +384,7 @@ void wf__graph_quiesce(wf_graph *g)
     bool helped = wf__wait_helping(g->pool, idle, g);
     /* Under the lock: the last releaser may still hold it (see release). */
     pthread_mutex_lock(&g->idle_lock);
-    while (!helped && wf_load_acquire(&g->pending) != 0) /* or RESETTING */
+    while (!helped && wf_load_acquire(&g->pending) != 0) /* or RESETTING; G5 */
         pthread_cond_wait(&g->idle, &g->idle_lock);
     pthread_mutex_unlock(&g->idle_lock);
     wf__nocancel_end(cancel_state);
@@ -392,7 +395,7 @@ void wf__graph_quiesce(wf_graph *g)
  * gateway that starts meanwhile waits in hold until the reset is done.  A
  * put that slips in between the wait and the CAS makes it fail: wait
  * again.  Seq_cst, as hold's RMW: either the CAS comes first and that hold
- * reads RESETTING, or the hold's +1 makes the CAS fail. */
+ * reads RESETTING, or the hold's +1 makes the CAS fail (G5). */
 int wf__graph_close(wf_graph *g)
 {
     if (wf__graph_running_here(g))
@@ -401,17 +404,17 @@ int wf__graph_close(wf_graph *g)
     do {
         wf__graph_quiesce(g);
         idle_count = 0;
-    } while (!wf_cas_seqcst(&g->pending, &idle_count, RESETTING));
+    } while (!wf_cas_seqcst(&g->pending, &idle_count, RESETTING)); /* G5 */
     return 0;
 }
 
 /* Open again, counting the holds that waited meanwhile (each added and
  * took back its 1).  Under idle_lock, as every step to 0 (release);
- * seq_cst, as every RMW of pending (hold). */
+ * seq_cst, as every RMW of pending (hold; G5). */
 void wf__graph_reopen(wf_graph *g)
 {
     pthread_mutex_lock(&g->idle_lock);
-    wf_fetch_add_seqcst(&g->pending, -RESETTING);
+    wf_fetch_add_seqcst(&g->pending, -RESETTING); /* G5 */
     pthread_cond_broadcast(&g->idle);
     wf__wake_waiters(g->pool);
     pthread_mutex_unlock(&g->idle_lock);
@@ -422,7 +425,7 @@ void wf__graph_reopen(wf_graph *g)
 void wf__graph_cancel(wf_graph *g)
 {
     /* Acq_rel: the release pairs with the acquire load in
-     * wf_graph_is_cancelled; the exchange elects one caller. */
+     * wf_graph_is_cancelled; the exchange elects one caller (G8). */
     if (wf_exchange_acqrel(&g->cancelled, 1) != 0)
         return;
     pthread_mutex_lock(&g->topo);
@@ -439,9 +442,9 @@ static void fail(wf_graph *g, wf_node *n, int err)
     int none = 0;
     /* First error wins; acq_rel orders it before the cancel below.  The
      * failed node is read after the body's task is counted out, which
-     * orders this store for wf_graph_failed_node. */
+     * orders this store for wf_graph_failed_node (G8). */
     if (wf_cas_acqrel(&g->error, &none, err) && n)
-        wf_store_release(&g->failed, n);
+        wf_store_release(&g->failed, n); /* G8 */
     wf__graph_cancel(g);
 }
 

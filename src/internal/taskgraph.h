@@ -207,6 +207,7 @@ wf_taskgraph *wf__tg_spare(wf_taskgraph *g);
 /* Is g running?  Acquire pairs with the release that ends a run. */
 static inline bool wf__tg_busy(const wf_taskgraph *g)
 {
+    /* T4: see above. */
     return wf_load_acquire(&((wf_taskgraph *)g)->running) != 0;
 }
 

@@ -21,7 +21,7 @@ int wf__mpi_check_args(wf_node **out, wf_mpi *m, const wf_mpi_channel_config *c)
         return WF_ERANGE;
     /* M7 (closing, failed) and M2 (cancelled): seq_cst loads, kept. */
     if (wf_load_seqcst(&m->closing) || wf_load_seqcst(&m->failed) ||
-        wf_load_seqcst(&m->cancelled))
+        wf_load_seqcst(&m->cancelled)) /* M2 */
         return WF_ESTATE;
     return 0;
 }

@@ -54,6 +54,7 @@ static bool handle_cancel(wf_mpi *m)
         return false;
     m->abort_sent = true;
     wf__mpi_drop_all(m);
+    /* M2: stored before `cancelled`, read after it. */
     if (!wf_load_seqcst(&m->origin) && !wf_load_seqcst(&m->origin_err))
         return true;
     int err = wf_load_seqcst(&m->origin_err); /* M2 */

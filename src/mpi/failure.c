@@ -15,8 +15,8 @@ void wf__mpi_on_cancel(void *arg)
     /* M2: seq_cst: the engine stores `remote` before it cancels; either
      * it reads our `cancelled` first or we read its `remote`. */
     if (!wf_load_seqcst(&m->remote))
-        wf_store_seqcst(&m->origin, 1);
-    wf_store_seqcst(&m->cancelled, 1);
+        wf_store_seqcst(&m->origin, 1); /* M2: before `cancelled` */
+    wf_store_seqcst(&m->cancelled, 1);  /* M2; then the kick (M1) */
     wf__mpi_kick(m);
 }
 

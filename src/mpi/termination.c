@@ -181,6 +181,7 @@ static int fail_everywhere(wf_mpi *m)
     int local = wf_graph_wait_for_all(m->g);
     int own = wf_load_seqcst(&m->origin_err); /* M2 */
     bool body_error = local != 0 && local != WF_ECANCELED;
+    /* M2: `origin` was stored before `cancelled`. */
     bool origin = own != 0 || body_error || wf_load_seqcst(&m->origin);
     int code = own ? own : body_error ? local : WF_ECANCELED;
     wf__mpi_coll c = {.op = WF__COLL_MINLOC,
@@ -217,8 +218,8 @@ int wf_mpi_graph_wait_all(MPI_Comm comm, wf_graph *g)
         wf__mpi_coll c = {.op = WF__COLL_SUM};
         /* M3: seq_cst loads of the counts (kept), S before R; M2. */
         c.in[0] = (int64_t)wf_load_seqcst(&m->n_sent);
-        c.in[1] = (int64_t)wf_load_seqcst(&m->n_received);
-        c.in[2] = wf_load_seqcst(&m->cancelled);
+        c.in[1] = (int64_t)wf_load_seqcst(&m->n_received); /* M3 */
+        c.in[2] = wf_load_seqcst(&m->cancelled);           /* M2 */
         c.in[3] = wf__mpi_unmatched(m);
         run_collective(m, &c);
         wf_fetch_add_relaxed(&m->st_rounds, 1); /* M6: a statistic */

@@ -16,7 +16,7 @@ bool wf__mpi_sleep(wf_mpi *m, int64_t ns)
      * pairs with wf__mpi_kick's store of `kicked`, then load of
      * `sleeping`: one of the two sees the other. */
     wf_fetch_add_seqcst(&m->sleeping, 1);
-    bool kicked = wf_exchange_seqcst(&m->kicked, 0);
+    bool kicked = wf_exchange_seqcst(&m->kicked, 0); /* M1 */
     /* M7: seq_cst (kept); engine_stop stores `stop`, then kicks. */
     if (!kicked && !wf_load_seqcst(&m->stop)) {
         int64_t until = (int64_t)wf__now_ns() + ns;
@@ -45,7 +45,7 @@ void wf__mpi_kick(wf_mpi *m)
     /* M1: seq_cst store of `kicked`, then seq_cst load of `sleeping`;
      * pairs with wf__mpi_sleep's increment, then exchange. */
     wf_store_seqcst(&m->kicked, 1);
-    if (wf_load_seqcst(&m->sleeping)) {
+    if (wf_load_seqcst(&m->sleeping)) { /* M1 */
         pthread_mutex_lock(&m->wake_mu);
         pthread_cond_broadcast(&m->wake_cv); /* the thread with the engine */
         pthread_mutex_unlock(&m->wake_mu);

@@ -17,7 +17,7 @@ static wf__worker *spare_slot(wf_pool *p)
     unsigned n = wf__nslots(p);
     for (unsigned i = p->first_spare; i < n; i++) {
         wf__worker *w = p->workers[i];
-        if (wf_load_acquire(&w->retired)) { /* pairs with retire's release */
+        if (wf_load_acquire(&w->retired)) { /* retire's release (P12) */
             if (w->started) /* not a slot whose thread failed to start */
                 pthread_join(w->thread, NULL);
             w->started = false;
@@ -28,7 +28,7 @@ static wf__worker *spare_slot(wf_pool *p)
     if (n >= p->first_spare + p->max_spares || wf__worker_create(p, n) != 0)
         return NULL;
     /* Release: thieves that see the new count see the worker (acquire in
-     * wf__nslots). */
+     * wf__nslots; P11). */
     wf_store_release(&p->nslots, n + 1);
     return p->workers[n];
 }
@@ -41,17 +41,17 @@ static int start_spare(wf_pool *p)
     int err = 0;
     pthread_mutex_lock(&p->spare_lock);
     /* Acquire pairs with stop_workers' release: no spare after shutdown
-     * (stop_workers also takes this lock before joining). */
+     * (stop_workers also takes this lock before joining; P11). */
     if (!wf_load_acquire(&p->shutdown) && wf__running(p) < (int)p->n) {
         bool at_bound = wf__nslots(p) >= p->first_spare + p->max_spares;
         wf__worker *w = spare_slot(p);
         if (w) {
             /* seq_cst, as every update of blocked / spares_running: the
-             * retire CAS compares the two. */
+             * retire CAS compares the two (P12). */
             wf_fetch_add_seqcst(&p->spares_running, 1);
             if (wf__worker_start(w) != 0) {
-                wf_fetch_add_seqcst(&p->spares_running, -1);
-                wf_store_release(&w->retired, 1); /* reusable, no thread */
+                wf_fetch_add_seqcst(&p->spares_running, -1); /* P12 */
+                wf_store_release(&w->retired, 1); /* reusable (P12) */
                 w->started = false;
                 err = WF_EAGAIN;
             }
@@ -71,7 +71,7 @@ int wf_blocking_begin(void)
     /* Another worker may need our private tasks to unblock us: publish
      * them all (P2), then make sure enough workers run. */
     wf__publish_all(w);
-    wf_fetch_add_seqcst(&w->pool->blocked, 1);
+    wf_fetch_add_seqcst(&w->pool->blocked, 1); /* P12 */
     if (wf__running(w->pool) < (int)w->pool->n)
         return start_spare(w->pool); /* blocked either way: end follows */
     return 0;
@@ -83,7 +83,7 @@ int wf_blocking_end(void)
     if (w == NULL || w->blocking_depth == 0 || --w->blocking_depth > 0)
         return 0;
     wf_pool *p = w->pool;
-    wf_fetch_add_seqcst(&p->blocked, -1); /* before the wake: see park.c */
+    wf_fetch_add_seqcst(&p->blocked, -1); /* before the wake (P12) */
     /* Spares that parked while they were needed are surplus now: wake
      * them so they retire (they check at the point where they would park
      * again). */

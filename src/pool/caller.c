@@ -32,9 +32,9 @@ wf__worker *wf__caller_enter(wf_pool *pool)
         wf__worker *w = pool->workers[pool->n + i];
         int free = 0;
         /* Relaxed first look, so busy slots cost no RMW; the acquire CAS
-         * pairs with the release store in wf__caller_leave. */
+         * pairs with the release store in wf__caller_leave (P8). */
         if (wf_load_relaxed(&w->occupied) == 0 &&
-            wf_cas_acqrel(&w->occupied, &free, 1)) {
+            wf_cas_acqrel(&w->occupied, &free, 1)) { /* P8 */
             last_slot = i;
             /* A worker of another pool answers no request of its own
              * pool while it is here: what it holds privately goes where
@@ -62,7 +62,7 @@ void wf__caller_leave(wf__worker *w)
         wf__run_own(w, t);
     }
     wf__self = w->outer;
-    wf_store_release(&w->occupied, 0); /* pairs with the CAS in enter */
+    wf_store_release(&w->occupied, 0); /* the CAS in enter (P8) */
 }
 
 unsigned wf__run_own_for(wf__worker *w, uint64_t budget_ns)

@@ -78,6 +78,7 @@ int wf_run(wf_pool *pool, void (*fn)(void *arg), void *arg)
 /* Acquire pairs with the release sequence of the roots' decrements. */
 static bool no_roots(const void *pool)
 {
+    /* The waiter's load of P10. */
     return wf_load_acquire(&((wf_pool *)pool)->roots) <= 0;
 }
 
@@ -97,6 +98,7 @@ int wf_pool_wait_idle(wf_pool *pool)
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
     bool helped = wf__wait_helping(pool, no_roots, pool);
     pthread_mutex_lock(&pool->idle_lock); /* see wf__root_done */
+    /* Acquire, as in no_roots (P10). */
     while (!helped && wf_load_acquire(&pool->roots) > 0)
         pthread_cond_wait(&pool->idle_cond, &pool->idle_lock);
     pthread_mutex_unlock(&pool->idle_lock);

@@ -67,7 +67,7 @@ static void help_until_done(wf__worker *w, wf_task *t)
 {
     wf__idle idle;
     wf__idle_init(&idle, w->pool->spin, WF__YIELDS);
-    /* Acquire pairs with the release in wf__task_complete. */
+    /* Acquire pairs with the release in wf__task_complete (P5). */
     while (wf_load_acquire(&t->done_) != WF__DONE) {
         wf__worker *thief = wf_load_relaxed(&t->thief_); /* hint */
         wf_task *x = thief ? wf__steal(w, thief) : NULL;
@@ -94,6 +94,7 @@ static int finish_join(wf_task *t)
 /* Acquire pairs with the release in wf__task_complete. */
 static bool task_done(const void *t)
 {
+    /* The joiner's load of P5, as a helping waiter's condition (P8). */
     return wf_load_acquire(&((wf_task *)t)->done_) == WF__DONE;
 }
 
@@ -104,7 +105,7 @@ static bool task_done(const void *t)
 static int wait_own(wf__worker *w, wf_task *t, wf_task *(*pop)(wf__worker *))
 {
     bool lost;
-    /* Acquire pairs with the release in wf__task_complete. */
+    /* Acquire pairs with the release in wf__task_complete (P5). */
     if (wf_load_acquire(&t->done_) != WF__DONE) {
         wf_task *x;
         while ((x = pop(w)) != NULL && x != t)
@@ -125,9 +126,10 @@ static int wait_own(wf__worker *w, wf_task *t, wf_task *(*pop)(wf__worker *))
 int wf__join_external(wf_pool *pool, wf_task *t)
 {
     /* HELPING asks the task's runner to wake the pool's waiters, among
-     * which this thread may park (P8).  A failed CAS read WF__DONE. */
+     * which this thread may park (P8).  A failed CAS read WF__DONE, and
+     * acquires the task's effects (P5). */
     uint32_t d = 0;
-    if (wf_cas_acqrel(&t->done_, &d, WF__HELPING) &&
+    if (wf_cas_acqrel(&t->done_, &d, WF__HELPING) && /* P8 */
         !wf__wait_helping(pool, task_done, t))
         wf__task_wait(t); /* cannot take part: sleep on t (P5) */
     return finish_join(t);

@@ -42,7 +42,7 @@ void wf__park(wf__worker *w)
      * top of its loop.  wf_blocking_end decrements `blocked` before it
      * wakes everyone, so the same fence argument covers that wake-up.
      * Acquire on shutdown pairs with the release store in
-     * wf_pool_destroy. */
+     * wf_pool_destroy (P11). */
     if (!wf__work_visible(p) && !wf_load_acquire(&p->shutdown) &&
         !(w->spare && wf__spares_surplus(p))) {
         wf_counter_inc(&w->stats.parks); /* owner-only (P4) */
@@ -60,7 +60,7 @@ void wf__wait_park(wf__worker *w, wf__cond_fn done, const void *arg)
     ask_everyone(w);
     /* Announced, and fenced (P8): see wf__ec_wait_begin. */
     uint32_t epoch = wf__ec_wait_begin(&p->ec);
-    /* Acquire on shutdown, as in wf__park. */
+    /* Acquire on shutdown, as in wf__park (P11). */
     if (!done(arg) && !wf__work_visible(p) && !wf_load_acquire(&p->shutdown)) {
         wf_counter_inc(&w->stats.parks); /* owner-only (P4) */
         traced_wait(&p->ec.waiter_epoch, epoch);
@@ -75,7 +75,7 @@ void wf__nap(wf__worker *w, uint64_t ns)
      * below, epoch has moved since this read and the wait returns at
      * once (wf__ec_epoch). */
     uint32_t epoch = wf__ec_epoch(&p->ec);
-    if (!wf_load_acquire(&p->shutdown)) { /* pairs with wf_pool_destroy */
+    if (!wf_load_acquire(&p->shutdown)) { /* wf_pool_destroy's (P11) */
         wf_counter_inc(&w->stats.parks);  /* owner-only (P4) */
         wf__futex_wait_ns(&p->ec.epoch, epoch, ns);
     }
@@ -87,12 +87,13 @@ void wf__task_wait(wf_task *t)
 {
     /* acq_rel: on failure we may read WF__DONE and need the task's
      * effects.  The first load may be relaxed: the CAS checks it, and the
-     * acquire load below is what the return waits on. */
+     * acquire load below is what the return waits on (P5). */
     uint32_t d = wf_load_relaxed(&t->done_);
     while (d != WF__DONE && d != WF__WAITING &&
-           !wf_cas_acqrel(&t->done_, &d, WF__WAITING))
+           !wf_cas_acqrel(&t->done_, &d, WF__WAITING)) /* P5 */
         ;
-    /* Acquire pairs with the release of wf__task_complete's exchange. */
+    /* Acquire pairs with the release of wf__task_complete's exchange
+     * (P5). */
     while (wf_load_acquire(&t->done_) != WF__DONE)
         wf__futex_wait(&t->done_, WF__WAITING);
 }

@@ -66,7 +66,7 @@ static void display_env_once(const wf_pool *p)
 {
     static _Atomic int shown;
     if (wf__env_uint("WEFT_DISPLAY_ENV", 0, 1) == 0 ||
-        wf_exchange_acqrel(&shown, 1)) /* once per process */
+        wf_exchange_acqrel(&shown, 1)) /* once per process (P11) */
         return;
     const wf_pool_config *c = &p->cfg;
     /* Read as graph.c reads it when the first graph is made. */
@@ -141,7 +141,8 @@ static int make_workers(wf_pool *p)
 /* Stop and join the threads that started. */
 static void stop_workers(wf_pool *p)
 {
-    /* Release pairs with the acquire loads in the worker loop and park. */
+    /* Release pairs with the acquire loads in the worker loop and park
+     * (P11). */
     wf_store_release(&p->shutdown, 1);
     wf__wake_all(p);
     pthread_mutex_lock(&p->spare_lock); /* no spare starts from now on */
@@ -228,6 +229,7 @@ int wf_pool_destroy(wf_pool *pool)
         return WF_EPERM;
     if (wf__pool_forked(pool))
         return WF_ESTATE; /* its threads are the parent's: leave it */
+    /* The graphs made before this call, in the caller's order (P11). */
     if (wf_load_acquire(&pool->graphs) > 0)
         return WF_EBUSY; /* a graph still uses it: destroy the graph first */
     wf_pool_wait_idle(pool);
@@ -258,7 +260,8 @@ static void watch_fork(void)
 
 wf_pool *wf_pool_default(void)
 {
-    /* Acquire pairs with the release store below: the pool is made. */
+    /* Acquire pairs with the release store below: the pool is made
+     * (P11). */
     wf_pool *p = wf_load_acquire(&default_pool);
     if (p && !wf__pool_forked(p))
         return p;
@@ -278,10 +281,11 @@ wf_pool *wf_pool_default(void)
                     "inline, and wf_pool_default() is NULL\n",
                     wf_strerror(err), wf_err_name(err));
         }
-        /* Release pairs with the acquire loads above: the pool is made. */
+        /* Release pairs with the acquire loads above: the pool is made
+         * (P11). */
         wf_store_release(&default_pool, made);
     }
-    p = wf_load_acquire(&default_pool); /* under the lock: either order */
+    p = wf_load_acquire(&default_pool); /* under the lock: any order; P11 */
     pthread_mutex_unlock(&default_lock);
     return p;
 }
@@ -375,7 +379,7 @@ static void print_stats(wf_pool *p)
 
 static void print_default_stats(void)
 {
-    wf_pool *p = wf_load_acquire(&default_pool); /* see wf_pool_default */
+    wf_pool *p = wf_load_acquire(&default_pool); /* wf_pool_default's, P11 */
     if (p && !wf__pool_forked(p))
         print_stats(p);
 }

@@ -36,7 +36,7 @@ bool wf__pool_forked(const wf_pool *p)
 
 void wf__pool_graphs_add(wf_pool *p, long delta)
 {
-    /* Seq_cst: pairs with the load in wf_pool_destroy (see there). */
+    /* Seq_cst: pairs with the load in wf_pool_destroy (see there; P11). */
     wf_fetch_add_seqcst(&p->graphs, delta);
 }
 

@@ -38,7 +38,7 @@ bool wf__spawn_detached(wf_pool *pool, wf_task *t, wf_task_fn fn,
     /* Nobody else sees t until it is published: relaxed. */
     wf_store_relaxed(&t->done_, 0);
     wf_store_relaxed(&t->thief_, NULL);
-    if (flags & WF__TASK_ROOT) /* counted before it can run */
+    if (flags & WF__TASK_ROOT) /* counted before it can run (P10) */
         wf_fetch_add_seqcst(&pool->roots, 1);
     /* The inline spawn's test and path; relaxed, as there. */
     if ((uintptr_t)w->fast.sp < (uintptr_t)wf_load_relaxed(&w->fast.limit))

@@ -119,10 +119,11 @@ void wf__ask_for_work(struct wf__fast *f)
  * slow path is rare. */
 bool wf__take_request(struct wf__fast *f)
 {
+    /* P2's exchange; P9's below. */
     bool asked = wf_exchange_acqrel(&f->limit, f->end) == NULL;
     wf__tslot *tstop = ((wf__worker *)f)->tstop;
     if (tstop != NULL)
-        asked |= wf_exchange_acqrel(&f->tlimit, tstop) == NULL;
+        asked |= wf_exchange_acqrel(&f->tlimit, tstop) == NULL; /* P9 */
     return asked;
 }
 

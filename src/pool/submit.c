@@ -18,7 +18,7 @@ void wf__submit_root(wf_pool *pool, wf_task *t)
     else
         q->head = t;
     q->tail = t;
-    /* Counted before it can run, so wait_idle cannot miss it. */
+    /* Counted before it can run, so wait_idle cannot miss it (P10). */
     wf_fetch_add_seqcst(&pool->roots, 1);
     /* Relaxed: the lock orders the list; this is read as a hint, and the
      * wake protocol (P3) covers a sleeper. */
@@ -53,9 +53,12 @@ void wf__root_done(wf_pool *pool)
 {
     long v = wf_load_relaxed(&pool->roots);
     while (v > 1)
+        /* Release, see above (P10). */
         if (wf_cas_acqrel(&pool->roots, &v, v - 1))
             return;
     pthread_mutex_lock(&pool->idle_lock);
+    /* Seq_cst: the waiters' condition, made true before the wake (P10,
+     * P8). */
     if (wf_fetch_add_seqcst(&pool->roots, -1) == 1) {
         pthread_cond_broadcast(&pool->idle_cond);
         wf__wake_waiters(pool); /* and those that help (P8) */

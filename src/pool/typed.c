@@ -109,6 +109,7 @@ static void tseg_ready(wf__worker *w, unsigned k)
  * a segment change is rare. */
 static void set_tlimit(struct wf__fast *f, wf__tslot *stop)
 {
+    /* P9: see above. */
     if (wf_exchange_acqrel(&f->tlimit, stop) == NULL)
         wf_store_relaxed(&f->tlimit, NULL);
 }

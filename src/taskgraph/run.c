@@ -43,10 +43,10 @@ static inline void spawn(wf_taskgraph *g, wf_tg_task *t)
 
 /* Count n more tasks of the round, then spawn them: counted first, so that
  * the count cannot reach zero while they are still to run.  Seq_cst, as
- * every RMW of the count (retire). */
+ * every RMW of the count (retire; T2). */
 static void spawn_all(wf_taskgraph *g, wf_tg_task **ts, size_t n)
 {
-    wf_fetch_add_seqcst(&g->active, (long)n);
+    wf_fetch_add_seqcst(&g->active, (long)n); /* T2 */
     for (size_t k = 0; k < n; k++)
         spawn(g, ts[k]);
 }
@@ -71,18 +71,19 @@ static wf_tg_task *ready(wf_tg_task *t)
 /* n of the round's tasks are done: the round ends with the last.
  * Seq_cst, as the condition of a waiter must be made true (P8 in
  * docs/protocols.md); its release also publishes the tasks' writes to
- * the thread that waits. */
+ * the thread that waits (T2). */
 static void retire(wf_taskgraph *g, long n)
 {
     wf_pool *pool = g->pool; /* once the count is 0, g may be freed */
-    if (wf_fetch_add_seqcst(&g->active, -n) == n)
+    if (wf_fetch_add_seqcst(&g->active, -n) == n) /* T2 */
         wf__wake_waiters(pool);
 }
 
 static void fail(wf_taskgraph *g, int err)
 {
     int none = 0;
-    /* Seq_cst: the first error wins; the others' loads of it are hints. */
+    /* Seq_cst: the first error wins; the others' loads of it are hints.
+     * Its release pairs with run_round's exchange and final load (T3). */
     wf_cas_seqcst(&g->run_error, &none, err);
 }
 
@@ -137,11 +138,12 @@ static int traced_work(wf_taskgraph *g, wf_tg_task *t)
  * it synchronises with that RMW and, through its release sequence, with
  * every earlier decrement of the round: this task is the last, and no
  * other writes the count before ready() resets it.  The last to arrive
- * then makes no locked write. */
+ * then makes no locked write (T1). */
 static inline bool arrive(wf_tg_task *s)
 {
+    /* T1: the acquire load, then the RMW. */
     return s->strong <= 1 || wf_load_acquire(&s->join) == 1 ||
-           wf_fetch_add_seqcst(&s->join, (uint32_t)-1) == 1;
+           wf_fetch_add_seqcst(&s->join, (uint32_t)-1) == 1; /* T1 */
 }
 
 /* What a task that is not plain, or runs traced, does: its work (*r),
@@ -233,6 +235,7 @@ static void exec(wf_task *wt)
 /* Acquire pairs with retire's release. */
 static bool round_done(const void *g)
 {
+    /* The waiter's load of T2. */
     return wf_load_acquire(&((const wf_taskgraph *)g)->active) == 0;
 }
 
@@ -272,8 +275,9 @@ static int run_round(wf_taskgraph *g)
     /* A cancel's CAS of the error comes after this exchange, and the
      * round's tasks see it, or before it: then the exchange reads it
      * (acquire, from the CAS's release), and so sees the cancel's store
-     * to `cancelled`, made before its CAS. */
+     * to `cancelled`, made before its CAS (T3). */
     wf_exchange_acqrel(&g->run_error, 0);
+    /* Acquire pairs with wf_tg_cancel's release store (T3). */
     if (wf_load_acquire(&g->cancelled))
         return WF_ECANCELED;
     if (g->dirty || g->relist)
@@ -286,7 +290,7 @@ static int run_round(wf_taskgraph *g)
         spawn(g, t);
     wf__wait_helping(g->pool, round_done, g);
     /* Acquire, from the failing task's CAS (seq_cst): its writes are seen
-     * by the caller the error goes to. */
+     * by the caller the error goes to (T3). */
     int err = wf_load_acquire(&g->run_error);
     if (err != 0) /* tasks skipped: counters left part-way */
         g->dirty = true;
@@ -316,7 +320,8 @@ static int run(wf_taskgraph *g, run_job *j)
     if (g->error != 0)
         return g->error;
     int idle = 0;
-    /* Acquire: this run sees what the one before wrote (its release). */
+    /* Acquire: this run sees what the one before wrote (its release;
+     * T4). */
     if (!wf_cas_acqrel(&g->running, &idle, 1))
         return WF_EBUSY;
     j->g = g;
@@ -324,7 +329,7 @@ static int run(wf_taskgraph *g, run_job *j)
     wf_store_relaxed(&g->cancelled, 0); /* before this run: not for it */
     wf_run(g->pool, run_rounds, j);
     /* Release: the next run, or a build, sees what this one wrote
-     * (counters, sources, the spare graphs of subflows). */
+     * (counters, sources, the spare graphs of subflows; T4). */
     wf_store_release(&g->running, 0);
     return j->err;
 }
@@ -334,7 +339,8 @@ int wf_tg_cancel(wf_taskgraph *g)
     if (g == NULL)
         return WF_EINVAL;
     /* The flag stops the rounds still to come, the error the tasks of
-     * the round in progress (run_round says why one of the two is seen). */
+     * the round in progress (run_round says why one of the two is seen;
+     * T3). */
     wf_store_release(&g->cancelled, 1);
     fail(g, WF_ECANCELED);
     return 0;

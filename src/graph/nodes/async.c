@@ -50,7 +50,7 @@ int wf_gateway_reserve_wait(wf_gateway *gw)
     /* Release pairs with the acquire CAS in release_wait: a release that
      * takes this reservation sees the graph's count raised first, so the
      * count never drops below the work in flight.  The waiter sees the
-     * outside work's effects through the graph's own counter (graph.c). */
+     * outside work's effects through the graph's own counter (G5). */
     wf_fetch_add_release(&gw->waits, 1);
     return 0;
 }
@@ -64,7 +64,7 @@ int wf_gateway_release_wait(wf_gateway *gw)
     do {
         if (v <= 0)
             return WF_ENOENT;
-        /* Acquire pairs with the release add in reserve_wait (above). */
+        /* Acquire pairs with the release add in reserve_wait (G5). */
     } while (!wf_cas_acqrel(&gw->waits, &v, v - 1));
     wf_graph *g = wf__node_graph(&gw->node->base);
     if (g)

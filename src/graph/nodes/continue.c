@@ -77,7 +77,7 @@ static size_t threshold(cont_node *c, wf__port *in)
 {
     /* Acquire pairs with the release store of n_edges in set_edges
      * (SET_EDGES); a signal racing with an edge edit counts against the
-     * threshold before or after it, as it would under a lock. */
+     * threshold before or after it, as it would under a lock (G7). */
     return (size_t)wf_load_acquire(&in->n_edges) + c->outside;
 }
 
@@ -98,7 +98,8 @@ static void broadcast(cont_node *c, const void *msg)
         wf__push_broadcast(out, msg);
         return;
     }
-    /* Acquire pairs with the release store of the list in set_edges. */
+    /* Acquire pairs with the release store of the list in set_edges
+     * (G7). */
     wf__edges *l = wf_load_acquire(&out->edges);
     for (unsigned i = 0, n = wf__edges_count(l); i < n; i++) {
         wf__edge *e = wf__edges_at(l, i);
@@ -132,7 +133,7 @@ static bool next_round(cont_node *c, uint64_t bit, bool may_take)
         /* Acq_rel: taking a round acquires what its signals released (the
          * predecessors' bodies, through the count's CAS chain and the
          * firer's CAS here); going idle releases this runner's body to
-         * whoever starts it next. */
+         * whoever starts it next (G9). */
     } while (!wf_cas_acqrel(&c->work, &w, nw));
     return take;
 }
@@ -147,7 +148,8 @@ static void run(wf__gtask *t)
         r == &c->first ? 1 : (uint64_t)2 << (r - wf_load_relaxed(&c->more));
     if (wf__node_stopped(&c->base)) { /* cancelled: the round stays due */
         uint64_t w = wf_load_relaxed(&c->work); /* the CAS checks it */
-        /* Acq_rel, as in next_round; retried until no one else moved. */
+        /* Acq_rel, as in next_round; retried until no one else moved
+         * (G9). */
         while (!wf_cas_acqrel(&c->work, &w, (w + DUE_ONE) | bit))
             continue;
         return;
@@ -184,7 +186,7 @@ static inline bool fire(cont_node *c, bool due)
             nw = (due ? w - DUE_ONE : w) & ~(idle & -idle);
         else
             nw = w + DUE_ONE;
-        /* Acq_rel: see next_round. */
+        /* Acq_rel: see next_round (G9). */
     } while (!wf_cas_acqrel(&c->work, &w, nw));
     if (idle) {
         wf__spawn(wf__node_graph(&c->base),
@@ -223,7 +225,7 @@ static __attribute__((noinline, cold)) void add_runners(cont_node *c)
     }
     /* Acq_rel: the release publishes the records' fields to whoever
      * loads `more` after seeing their idle bits (below); the loser of two
-     * makers frees its own. */
+     * makers frees its own (G9). */
     if (more == NULL || !wf_cas_acqrel(&c->more, &none, more)) {
         free_runners(c, more, n);
         return;
@@ -231,7 +233,7 @@ static __attribute__((noinline, cold)) void add_runners(cont_node *c)
     uint64_t bits = (((uint64_t)1 << c->n_slots) - 1) & ~(uint64_t)1;
     uint64_t w = wf_load_relaxed(&c->work); /* the CAS checks it */
     /* Acq_rel: the release orders the store of `more` before the bits;
-     * see next_round for the rest. */
+     * see next_round for the rest (G9). */
     while (!wf_cas_acqrel(&c->work, &w, w | bits))
         continue;
     while (fire(c, true))
@@ -251,7 +253,7 @@ static inline int cont_put(wf__port *in, const void *msg)
         next = n + 1 >= t ? 0 : n + 1;
         /* Acq_rel: the signal that completes a round acquires the earlier
          * signals' releases (their senders' bodies), and fire passes them
-         * on to the body. */
+         * on to the body (G9). */
     } while (!wf_cas_acqrel(&c->count, &n, next));
     if (next == 0)
         fire(c, false);

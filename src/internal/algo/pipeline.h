@@ -101,8 +101,8 @@ _Static_assert(WF_PIPELINE_MAX_TOKENS < 1u << SLOT_INDEX_BITS, "slot word");
 static inline void wf__pl_fail(pl_pipe *p, int err)
 {
     int none = 0;
-    /* First error wins.  The caller reads it after `done` (PL4), which
-     * orders it; acq_rel costs nothing on this rare path. */
+    /* First error wins.  The caller reads it after `done` (PL4, A5),
+     * which orders it; acq_rel costs nothing on this rare path. */
     wf_cas_acqrel(&p->error, &none, err);
 }
 

@@ -39,20 +39,21 @@ void wf__agg_execute_queued(wf__agg *a, wf__op *op, wf__agg_handler h,
  * load: only a hint that no handler is waiting (aggregator.c); the busy
  * CAS alone gives mutual exclusion and the order.  The CAS's acquire
  * pairs with the release store of busy by the previous holder (its
- * changes to the node are visible).  The relaxed busy pre-load only
+ * changes to the node are visible; G1).  The relaxed busy pre-load only
  * avoids a locked instruction that would fail. */
 static inline bool wf__agg_try_enter(wf__agg *a)
 {
     int free_ = 0;
     return wf_load_relaxed(&a->mailbox) == NULL &&
-           wf_load_relaxed(&a->busy) == 0 && wf_cas_acqrel(&a->busy, &free_, 1);
+           wf_load_relaxed(&a->busy) == 0 &&
+           wf_cas_acqrel(&a->busy, &free_, 1); /* G1 */
 }
 
 /* Leave a node entered with wf__agg_try_enter.  Release pairs with the
- * next holder's CAS. */
+ * next holder's CAS (G1). */
 static inline void wf__agg_leave(wf__agg *a)
 {
-    wf_store_release(&a->busy, 0);
+    wf_store_release(&a->busy, 0); /* G1 */
 }
 
 /* Apply op with h(self, op) and return once it has been applied, by this

@@ -56,10 +56,10 @@ WF__HOT_INLINE bool wf__offer(wf__edge *e, const void *msg)
  * states are read relaxed: a stale state costs one rejected offer, and
  * each switch is followed by a notice through the other node's
  * aggregator (G3).  Acquire on the list pairs with the release store in
- * set_edges (edge.c). */
+ * set_edges (edge.c, G7). */
 WF__HOT_INLINE int wf__push_broadcast_inline(wf__port *out, const void *msg)
 {
-    wf__edges *l = wf_load_acquire(&out->edges);
+    wf__edges *l = wf_load_acquire(&out->edges); /* G7 */
     int accepted = 0;
     for (unsigned i = 0, n = wf__edges_count(l); i < n; i++) {
         wf__edge *e = wf__edges_at(l, i);
@@ -77,7 +77,7 @@ wf__edge *wf__pull_reserve(wf__port *in, void *msg);
  * Inline: a store asks after most of its operations. */
 static inline bool wf__has_edge(wf__port *p, int state)
 {
-    /* Acquire pairs with the release store in set_edges (edge.c). */
+    /* Acquire pairs with the release store in set_edges (edge.c, G7). */
     wf__edges *l = wf_load_acquire(&p->edges);
     for (unsigned i = 0, n = wf__edges_count(l); i < n; i++) {
         wf__edge *e = wf__edges_at(l, i);

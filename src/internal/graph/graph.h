@@ -3,12 +3,14 @@
  * run, and the rules every graph file follows.  Never installed.
  *
  * The rules every graph file follows (docs/graph.md explains them for
- * users):
+ * users; docs/protocols.md, "The flow graph", states them with the memory
+ * orders behind them):
  *
  * G1  A node's state (buffers, counters, busy flags, edge lists) changes
  *     only inside its aggregator's handler (aggregator.c).  One exception:
  *     continue_node's signal count and due rounds are atomics changed by
- *     CAS (continue.c says why and how); its edge lists still follow G1.
+ *     CAS (continue.c says why and how, G9); its edge lists still follow
+ *     G1.
  * G2  A handler never calls another node, a user function or the pool: it
  *     changes local state and tells its caller what to do next ("start the
  *     forwarder", "spawn a runner").  No thread therefore ever waits for a
@@ -35,9 +37,16 @@
  *     message that waits in the node turns `quiet` off for every put that
  *     starts after it was accepted.
  * G5  The graph counts tasks in flight (pending), and puts from outside
- *     its tasks while they run; a task that starts new work counts it
- *     before it stops counting itself.  A task it bypasses to (graph.c)
- *     runs under the same count, so it is counted throughout. */
+ *     its tasks while they run, and outside work held open (a gateway's
+ *     reservation); a task that starts new work counts it before it
+ *     stops counting itself.  A task it bypasses to (runtime.c)
+ *     runs under the same count, so it is counted throughout.
+ *
+ * The memory orders of the atomics are docs/protocols.md's G6 (the
+ * aggregator's mailbox), G7 (edge lists read outside the aggregator), G8
+ * (cancel and errors), G9 (continue_node's counters) and G10 (blocks made
+ * on demand, a graph's end); the aggregator's lock is G1's, the count of
+ * work in flight G5's. */
 #ifndef WF_GRAPH_GRAPH_H
 #define WF_GRAPH_GRAPH_H
 

@@ -131,10 +131,11 @@ static inline wf__node_cold *wf__cold(const wf_node *n)
 wf__node_extra *wf__extra_make(wf_node *n);
 
 /* n's extra block if it has one, else NULL.  Acquire pairs with the
- * release CAS that installed it (extra.c): its fields are initialised. */
+ * release CAS that installed it (extra.c): its fields are initialised
+ * (G10). */
 static inline wf__node_extra *wf__extra_if(const wf_node *n)
 {
-    return wf_load_acquire(&wf__cold(n)->extra);
+    return wf_load_acquire(&wf__cold(n)->extra); /* G10 */
 }
 
 /* The allocator of n's memory (mem.c). */
@@ -189,7 +190,7 @@ static inline wf__port *wf__node_port(wf_node *n, unsigned i)
  * body and spawn asks. */
 static inline wf_graph *wf__node_graph(const wf_node *n)
 {
-    /* Acquire pairs with the release store in wf_graph_destroy. */
+    /* Acquire pairs with the release store in wf_graph_destroy (G10). */
     return wf_load_acquire(&((wf_node *)n)->graph);
 }
 

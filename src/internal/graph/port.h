@@ -46,10 +46,10 @@ typedef struct wf__edges {
 
 /* The slots of l a reader may walk: 0 .. count - 1 (0 for no list).
  * Acquire pairs with the release store of n in set_edges (edge.c): the
- * slots below it are filled. */
+ * slots below it are filled (G7). */
 static inline unsigned wf__edges_count(wf__edges *l)
 {
-    return l ? wf_load_acquire(&l->n) : 0;
+    return l ? wf_load_acquire(&l->n) : 0; /* G7 */
 }
 
 /* Slot i's edge, or NULL once removed.  Relaxed: the edge was published

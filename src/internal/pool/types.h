@@ -19,7 +19,7 @@
 #include "weft/task.h"
 
 /* Workers that exist now (spares included); acquire pairs with the release
- * that publishes a new slot in wf__worker_create's caller. */
+ * that publishes a new slot in wf__worker_create's caller (P11). */
 #define wf__nslots(p) wf_load_acquire(&(p)->nslots)
 
 /* Task flags (owner-written before the task is shared). */
