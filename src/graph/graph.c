@@ -236,13 +236,15 @@ int wf_graph_reset(wf_graph *g, unsigned flags)
         for (wf_node *n = g->nodes; n; n = wf__cold(n)->next)
             wf__edges_detach_all(n);
     pthread_mutex_unlock(&g->topo);
-    wf__graph_reopen(g);
-    /* Release pairs with the acquire loads in wf__graph_status,
-     * wf_graph_is_cancelled and wf_graph_failed_node: whoever sees the
-     * graph running again sees the emptied nodes (G8). */
+    /* Cleared while the graph is still closed: a put held meanwhile goes
+     * on only after the reopen, whose RMW of pending it reads (G5), so it
+     * never sees the old flags.  Release pairs with the acquire loads in
+     * wf__graph_status, wf_graph_is_cancelled and wf_graph_failed_node:
+     * whoever sees the flags cleared sees the emptied nodes (G8). */
     wf_store_release(&g->failed, NULL); /* G8 */
     wf_store_release(&g->error, 0);     /* G8 */
     wf_store_release(&g->cancelled, 0); /* G8 */
+    wf__graph_reopen(g);
     wf__nocancel_end(cancel_state);
     return 0;
 }
