@@ -61,6 +61,7 @@
 #include <exception>
 #include <functional>
 #include <initializer_list>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -416,6 +417,96 @@ class pool
         };
         detail::check(wf_parallel_for(p_, begin, end, grain, body, &ctx));
         ctx.ex.rethrow();
+    }
+
+    /* Call f(*it) for every it in [first, last) in parallel, as oneTBB's
+     * parallel_for_each over a random-access range (a std::vector's,
+     * an array's): parallel_for over the positions, same grain and
+     * exceptions. */
+    template <class It, class F>
+    void parallel_for_each(It first, It last, F &&f, std::size_t grain = 0)
+    {
+        static_assert(
+            std::is_base_of<
+                std::random_access_iterator_tag,
+                typename std::iterator_traits<It>::iterator_category>::value,
+            "weft::pool::parallel_for_each needs random-access iterators");
+        parallel_for(
+            0, static_cast<std::size_t>(last - first),
+            [&](std::size_t b, std::size_t e) {
+                for (It it = first + b, end = first + e; it != end; ++it)
+                    f(*it);
+            },
+            grain);
+    }
+
+    /* Reduce [begin, end) in parallel (wf_parallel_reduce) and return the
+     * result, as oneTBB's functional parallel_reduce: every piece starts
+     * from identity; body(b, e, acc) returns acc combined with the
+     * contribution of [b, e), or body(i, acc) returns it for one index;
+     * combine(x, y) returns x (+) y, associative (std::plus<>() for a
+     * sum).  T is copied byte by byte, so it must be trivially copyable
+     * (numbers, structs of them).  The split tree depends only on the
+     * range, the grain and the pool's size, so the result is the same bit
+     * for bit on every run.  Throws the first exception body or combine
+     * threw (the pieces not started by then are skipped). */
+    template <class T, class Body, class Combine>
+    T parallel_reduce(std::size_t begin, std::size_t end, const T &identity,
+                      Body &&body, Combine &&combine, std::size_t grain = 0)
+    {
+        static_assert(std::is_trivially_copyable<T>::value,
+                      "weft::pool::parallel_reduce copies its value byte by "
+                      "byte: T must be trivially copyable");
+        using B = std::remove_reference_t<Body>;
+        using C = std::remove_reference_t<Combine>;
+        struct ctx_t {
+            B *body;
+            C *combine;
+            detail::exception_slot ex;
+        } ctx;
+        ctx.body = &body;
+        ctx.combine = &combine;
+        wf_reduce_fn part = [](std::size_t b, std::size_t e, void *acc,
+                               void *arg) {
+            ctx_t *c = static_cast<ctx_t *>(arg);
+            if (c->ex.failed())
+                return;
+            try {
+                T v = detail::load<T>(acc);
+                if constexpr (std::is_invocable_r_v<T, B &, std::size_t,
+                                                    std::size_t, const T &>) {
+                    v = (*c->body)(b, e, static_cast<const T &>(v));
+                } else {
+                    static_assert(
+                        std::is_invocable_r_v<T, B &, std::size_t, const T &>,
+                        "parallel_reduce's body: T(size_t b, size_t e, "
+                        "const T &acc) or T(size_t i, const T &acc)");
+                    for (std::size_t i = b; i < e; i++)
+                        v = (*c->body)(i, static_cast<const T &>(v));
+                }
+                std::memcpy(acc, &v, sizeof v);
+            } catch (...) {
+                c->ex.capture();
+            }
+        };
+        wf_combine_fn join = [](void *left, const void *right, void *arg) {
+            ctx_t *c = static_cast<ctx_t *>(arg);
+            if (c->ex.failed())
+                return;
+            try {
+                T v = (*c->combine)(detail::load<T>(left),
+                                    detail::load<T>(right));
+                std::memcpy(left, &v, sizeof v);
+            } catch (...) {
+                c->ex.capture();
+            }
+        };
+        T result = identity;
+        detail::check(wf_parallel_reduce(p_, begin, end, grain, &result,
+                                         sizeof(T), &identity, part, join,
+                                         &ctx));
+        ctx.ex.rethrow();
+        return result;
     }
 
     /* Call every f in parallel and wait for all (wf_parallel_invoke);

@@ -5,6 +5,9 @@
  * a task's exception reaches its join, then run's caller; parallel_for
  * calls the index form once per index and the range form on disjoint
  * pieces covering the range, and rethrows a body's exception;
+ * parallel_for_each visits every element once; parallel_reduce's index
+ * and range forms give the sequential result, the same bits on every
+ * run, the identity on an empty range, and rethrow a body's exception;
  * parallel_invoke runs every callable once; a queue -> function ->
  * function graph delivers every message once; a body returning
  * std::optional sends only what it holds; an input_node feeds a graph until
@@ -15,9 +18,12 @@
  * leaks), and so do moves by assignment. */
 #include <weft.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -102,6 +108,57 @@ static void test_pool()
                                            throw std::out_of_range("777");
                                    }),
                  std::out_of_range, std::string(e.what()) == "777");
+
+    /* parallel_for_each: every element of a vector once. */
+    std::vector<int> elems(n, 1);
+    pool.parallel_for_each(elems.begin(), elems.end(), [](int &v) { v += 2; });
+    for (int v : elems)
+        CHECK(v == 3);
+
+    /* parallel_reduce: the index and the range forms give the sequential
+     * sum; a struct value; the same bits on every run; an exception from
+     * the body comes out of the call. */
+    std::vector<double> xs(n);
+    for (std::size_t i = 0; i < n; i++)
+        xs[i] = 1.0 / double(i + 1);
+    double sum = pool.parallel_reduce(
+        0, n, 0.0, [&](std::size_t i, double acc) { return acc + xs[i]; },
+        std::plus<>());
+    double seq = 0;
+    for (double x : xs)
+        seq += x;
+    CHECK(std::abs(sum - seq) < 1e-9);
+    for (int rep = 0; rep < 5; rep++) /* deterministic: same bits */
+        CHECK(pool.parallel_reduce(
+                  0, n, 0.0,
+                  [&](std::size_t i, double acc) { return acc + xs[i]; },
+                  std::plus<>()) == sum);
+    struct minmax {
+        long lo, hi;
+    };
+    minmax mm = pool.parallel_reduce(
+        0, n, minmax{long(n), -1},
+        [](std::size_t b, std::size_t e, const minmax &acc) {
+            return minmax{std::min(acc.lo, long(b)),
+                          std::max(acc.hi, long(e) - 1)};
+        },
+        [](const minmax &x, const minmax &y) {
+            return minmax{std::min(x.lo, y.lo), std::max(x.hi, y.hi)};
+        },
+        100);
+    CHECK(mm.lo == 0 && mm.hi == long(n) - 1);
+    CHECK(pool.parallel_reduce(
+              5, 5, 42, [](std::size_t, int a) { return a; }, std::plus<>()) ==
+          42);
+    CHECK_THROWS(pool.parallel_reduce(
+                     0, n, 0L,
+                     [](std::size_t i, long acc) {
+                         if (i == 4321)
+                             throw std::out_of_range("4321");
+                         return acc + 1;
+                     },
+                     std::plus<>()),
+                 std::out_of_range, std::string(e.what()) == "4321");
 
     /* parallel_invoke: each callable once; lvalues and rvalues. */
     std::atomic<int> a(0), b(0), c(0);
