@@ -65,6 +65,7 @@ static const workload_info workloads[] = {
     {"reduce", "forkjoin"},
     {"cilksort", "forkjoin"},
     {"pipeline", "forkjoin"}, /* from main, as the graphs: bench/pipeline.c */
+    {"blur", "forkjoin"},     /* from main: bench/blur.c */
     {"g_chain", "graph"},
     {"g_broadcast", "graph"},
     {"g_join_queueing", "graph"},

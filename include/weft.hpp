@@ -440,6 +440,40 @@ class pool
             grain);
     }
 
+    /* Call f on [r0, r1) x [c0, c1) in parallel (wf_parallel_for_box,
+     * OpenMP's collapse(2), oneTBB's blocked_range2d): f(i, j) for each
+     * pair, or f(piece) for each piece when f takes a const wf_box &.
+     * Throws the first exception a call threw; the pieces not started by
+     * then are skipped. */
+    template <class F>
+    void parallel_for_2d(std::size_t r0, std::size_t r1, std::size_t c0,
+                         std::size_t c1, F &&f)
+    {
+        wf_box box = WF_BOX_2D(r0, r1, c0, c1);
+        /* Generic (the indices' type comes from b), so that it is
+         * compiled only for an f that it calls. */
+        for_box(box, f, [&f](const auto &b) {
+            for (auto i = b.begin[0]; i < b.end[0]; i++)
+                for (auto j = b.begin[1]; j < b.end[1]; j++)
+                    f(i, j);
+        });
+    }
+
+    /* The same over [a0, a1) x [b0, b1) x [c0, c1): f(i, j, k) for each
+     * triple, or f(piece). */
+    template <class F>
+    void parallel_for_3d(std::size_t a0, std::size_t a1, std::size_t b0,
+                         std::size_t b1, std::size_t c0, std::size_t c1, F &&f)
+    {
+        wf_box box = WF_BOX_3D(a0, a1, b0, b1, c0, c1);
+        for_box(box, f, [&f](const auto &b) {
+            for (auto i = b.begin[0]; i < b.end[0]; i++)
+                for (auto j = b.begin[1]; j < b.end[1]; j++)
+                    for (auto k = b.begin[2]; k < b.end[2]; k++)
+                        f(i, j, k);
+        });
+    }
+
     /* Reduce [begin, end) in parallel (wf_parallel_reduce) and return the
      * result, as oneTBB's functional parallel_reduce: every piece starts
      * from identity; body(b, e, acc) returns acc combined with the
@@ -544,6 +578,36 @@ class pool
   private:
     friend class graph;     /* shares owner_ */
     friend class taskgraph; /* likewise */
+
+    /* wf_parallel_for_box with f(piece) when f takes a const wf_box &,
+     * else with each(piece), which calls f per element. */
+    template <class F, class Each>
+    void for_box(const wf_box &box, F &f, const Each &each)
+    {
+        using Fn = std::remove_reference_t<F>;
+        struct ctx_t {
+            Fn *f;
+            const Each *each;
+            detail::exception_slot ex;
+        } ctx;
+        ctx.f = &f;
+        ctx.each = &each;
+        wf_box_fn body = [](const wf_box *piece, void *arg) {
+            ctx_t *c = static_cast<ctx_t *>(arg);
+            if (c->ex.failed())
+                return;
+            try {
+                if constexpr (std::is_invocable_v<Fn &, const wf_box &>)
+                    (*c->f)(*piece);
+                else
+                    (*c->each)(*piece);
+            } catch (...) {
+                c->ex.capture();
+            }
+        };
+        detail::check(wf_parallel_for_box(p_, &box, nullptr, body, &ctx));
+        ctx.ex.rethrow();
+    }
 
     explicit pool(wf_pool *p) noexcept : p_(p) /* not owned */
     {

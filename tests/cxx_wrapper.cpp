@@ -5,7 +5,8 @@
  * a task's exception reaches its join, then run's caller; parallel_for
  * calls the index form once per index and the range form on disjoint
  * pieces covering the range, and rethrows a body's exception;
- * parallel_for_each visits every element once; parallel_reduce's index
+ * parallel_for_each visits every element once, parallel_for_2d/_3d every
+ * cell, per element or per piece; parallel_reduce's index
  * and range forms give the sequential result, the same bits on every
  * run, the identity on an empty range, and rethrow a body's exception;
  * parallel_invoke runs every callable once; a queue -> function ->
@@ -114,6 +115,37 @@ static void test_pool()
     pool.parallel_for_each(elems.begin(), elems.end(), [](int &v) { v += 2; });
     for (int v : elems)
         CHECK(v == 3);
+
+    /* parallel_for_2d / _3d: every cell once, per element or per piece;
+     * a body's exception comes out. */
+    {
+        const std::size_t rows = 123, cols = 457;
+        std::vector<std::atomic<int>> cell(rows * cols);
+        pool.parallel_for_2d(0, rows, 0, cols,
+                             [&](std::size_t i, std::size_t j) {
+                                 cell[i * cols + j].fetch_add(1);
+                             });
+        pool.parallel_for_2d(3, rows, 0, cols, [&](const wf_box &b) {
+            for (std::size_t i = b.begin[0]; i < b.end[0]; i++)
+                for (std::size_t j = b.begin[1]; j < b.end[1]; j++)
+                    cell[i * cols + j].fetch_add(1);
+        });
+        for (std::size_t i = 0; i < rows * cols; i++)
+            CHECK(cell[i].load() == (i < 3 * cols ? 1 : 2));
+        std::vector<std::atomic<int>> cube(5 * 6 * 70);
+        pool.parallel_for_3d(0, 5, 0, 6, 0, 70,
+                             [&](std::size_t i, std::size_t j, std::size_t k) {
+                                 cube[(i * 6 + j) * 70 + k].fetch_add(1);
+                             });
+        for (auto &c : cube)
+            CHECK(c.load() == 1);
+        CHECK_THROWS(pool.parallel_for_2d(0, rows, 0, cols,
+                                          [](std::size_t i, std::size_t j) {
+                                              if (i == 77 && j == 5)
+                                                  throw std::out_of_range("77");
+                                          }),
+                     std::out_of_range, std::string(e.what()) == "77");
+    }
 
     /* parallel_reduce: the index and the range forms give the sequential
      * sum; a struct value; the same bits on every run; an exception from

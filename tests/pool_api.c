@@ -9,6 +9,11 @@
  *           1..SIZE_MAX, ranges ending at SIZE_MAX; pools of 1, 2 and 4
  *           workers, called from outside the pool, from one of its workers
  *           and from a worker of another pool; bad input -> WF_EINVAL.
+ *   box     wf_parallel_for_box: every cell of 2-D and 3-D boxes (not at
+ *           0, a single row, automatic and explicit grains) once, in
+ *           non-empty in-box pieces within the grains; a single row is
+ *           cut along its columns; empty boxes call nothing; bad input
+ *           and tile counts that overflow -> WF_EINVAL.
  *   reduce  integer sum = closed form; non-commutative combines (ordered
  *           sequence concatenation, 2x2 matrix product) = the sequential
  *           fold; every piece starts from a fresh copy of the identity; a
@@ -192,6 +197,109 @@ static void scenario_for(void)
         CHECK_OK(wf_pool_destroy(p));
     }
     printf("for: exactly-once on 1/2/4 workers, both sides: ok\n");
+}
+
+/* ---- parallel_for_box ---------------------------------------------------- */
+
+typedef struct {
+    wf_box box;
+    size_t grain[3]; /* the limit a piece is checked against; 0: none */
+    _Atomic long calls;
+} box_case;
+
+static void box_body(const wf_box *piece, void *arg)
+{
+    box_case *c = arg;
+    size_t ext[3];
+    for (int d = 0; d < 3; d++) {
+        CHECK(c->box.begin[d] <= piece->begin[d]);
+        CHECK(piece->begin[d] < piece->end[d]);
+        CHECK(piece->end[d] <= c->box.end[d]);
+        ext[d] = c->box.end[d] - c->box.begin[d];
+        if (c->grain[d])
+            CHECK(piece->end[d] - piece->begin[d] <= c->grain[d]);
+    }
+    for (size_t i = piece->begin[0]; i < piece->end[0]; i++)
+        for (size_t j = piece->begin[1]; j < piece->end[1]; j++)
+            for (size_t k = piece->begin[2]; k < piece->end[2]; k++) {
+                size_t at =
+                    ((i - c->box.begin[0]) * ext[1] + (j - c->box.begin[1])) *
+                        ext[2] +
+                    (k - c->box.begin[2]);
+                CHECK(at < BIG);
+                atomic_fetch_add_explicit(&seen[at], 1, memory_order_relaxed);
+            }
+    atomic_fetch_add(&c->calls, 1);
+}
+
+/* Every cell of c->box once; grain NULL or c->grain. */
+static void box_run(wf_pool *p, box_case *c, bool automatic)
+{
+    size_t n = 1;
+    for (int d = 0; d < 3; d++)
+        n *= c->box.end[d] - c->box.begin[d];
+    CHECK(n <= BIG);
+    for (size_t i = 0; i < n; i++)
+        atomic_store_explicit(&seen[i], 0, memory_order_relaxed);
+    atomic_store(&c->calls, 0);
+    CHECK_OK(wf_parallel_for_box(p, &c->box, automatic ? NULL : c->grain,
+                                 box_body, c));
+    for (size_t i = 0; i < n; i++)
+        CHECK_EQ(atomic_load_explicit(&seen[i], memory_order_relaxed), 1);
+}
+
+static void box_cases(wf_pool *p, void *arg)
+{
+    (void)arg;
+    /* Automatic: bands of rows; a single row is cut along its columns;
+     * a 3-D box; boxes that do not start at 0. */
+    box_case rows = {.box = WF_BOX_2D(0, 300, 0, 1000)};
+    box_run(p, &rows, true);
+    box_case one_row = {.box = WF_BOX_2D(7, 8, 0, 100000)};
+    box_run(p, &one_row, true);
+    if (wf_pool_threads(p) > 1)
+        CHECK(atomic_load(&one_row.calls) > 1); /* the columns were cut */
+    box_case cube = {.box = WF_BOX_3D(3, 8, 10, 17, 100, 400)};
+    box_run(p, &cube, true);
+    box_case odd = {.box = WF_BOX_3D(1, 2, 5, 1005, 9, 10)};
+    box_run(p, &odd, true);
+    /* Explicit grains: no piece longer; 0 keeps a dimension whole. */
+    box_case tiles = {.box = WF_BOX_2D(0, 301, 0, 999), .grain = {16, 64, 1}};
+    box_run(p, &tiles, false);
+    CHECK_EQ(atomic_load(&tiles.calls),
+             (long)(ceil_div(301, 16) * ceil_div(999, 64)));
+    box_case whole_rows = {.box = WF_BOX_3D(0, 9, 0, 11, 0, 500),
+                           .grain = {2, 3, 0}};
+    box_run(p, &whole_rows, false);
+    CHECK_EQ(atomic_load(&whole_rows.calls), 5 * 4);
+}
+
+static void scenario_box(void)
+{
+    for (size_t s = 0; s < NSIZES; s++) {
+        wf_pool *p = make_pool(pool_sizes[s], 0, NULL);
+        for (int inside = 0; inside < 2; inside++)
+            run_from(inside, p, box_cases, NULL);
+        /* Empty boxes call nothing; bad input is refused. */
+        box_case none = {.box = WF_BOX_2D(5, 5, 0, 10)};
+        CHECK_OK(wf_parallel_for_box(p, &none.box, NULL, box_body, &none));
+        CHECK_EQ(atomic_load(&none.calls), 0);
+        wf_box bad = WF_BOX_2D(0, 10, 4, 3);
+        CHECK_ERR(wf_parallel_for_box(p, &bad, NULL, box_body, &none),
+                  WF_EINVAL);
+        wf_box huge = WF_BOX_3D(0, SIZE_MAX, 0, SIZE_MAX, 0, SIZE_MAX);
+        const size_t ones[3] = {1, 1, 1};
+        CHECK_ERR(wf_parallel_for_box(p, &huge, ones, box_body, &none),
+                  WF_EINVAL);
+        CHECK_ERR(wf_parallel_for_box(NULL, &none.box, NULL, box_body, &none),
+                  WF_EINVAL);
+        CHECK_ERR(wf_parallel_for_box(p, NULL, NULL, box_body, &none),
+                  WF_EINVAL);
+        CHECK_ERR(wf_parallel_for_box(p, &none.box, NULL, NULL, &none),
+                  WF_EINVAL);
+        CHECK_OK(wf_pool_destroy(p));
+    }
+    printf("box: every cell once, pieces within grains, 1/2/4 workers: ok\n");
 }
 
 /* Lazy splitting: all the work of a loop lies in its first adaptive piece
@@ -1190,6 +1298,7 @@ int main(int argc, char **argv)
     static const check_scenario scenarios[] = {
         {"for", scenario_for},
         {"for_lazy_split", scenario_for_lazy_split},
+        {"box", scenario_box},
         {"reduce", scenario_reduce},
         {"invoke", scenario_invoke},
         {"group", scenario_group},

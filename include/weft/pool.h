@@ -198,6 +198,42 @@ typedef void (*wf_range_fn)(size_t begin, size_t end, void *ctx);
 WF_API int wf_parallel_for(wf_pool *pool, size_t begin, size_t end,
                            size_t grain, wf_range_fn body, void *ctx);
 
+/* A box of indices: [begin[d], end[d]) in each of three dimensions, the
+ * last one contiguous in memory (row-major).  A 2-D box has dimension 2
+ * [0, 1): WF_BOX_2D(r0, r1, c0, c1) is rows [r0, r1) by columns [c0, c1),
+ * WF_BOX_3D(a0, a1, b0, b1, c0, c1) the same with a third dimension. */
+typedef struct wf_box {
+    size_t begin[3], end[3];
+} wf_box;
+#define WF_BOX_2D(r0, r1, c0, c1)                                              \
+    {                                                                          \
+        {(r0), (c0), 0},                                                       \
+        {                                                                      \
+            (r1), (c1), 1                                                      \
+        }                                                                      \
+    }
+#define WF_BOX_3D(a0, a1, b0, b1, c0, c1)                                      \
+    {                                                                          \
+        {(a0), (b0), (c0)},                                                    \
+        {                                                                      \
+            (a1), (b1), (c1)                                                   \
+        }                                                                      \
+    }
+
+typedef void (*wf_box_fn)(const wf_box *piece, void *ctx);
+
+/* Call body on disjoint boxes covering *box, in parallel: OpenMP's
+ * collapse(2)/collapse(3), oneTBB's blocked_range2d/3d.  grain NULL: the
+ * split adapts as wf_parallel_for's grain 0 does, cutting the outer
+ * dimensions first and keeping the contiguous one whole while there are
+ * enough pieces, so a piece is usually a band of whole rows.  Else each
+ * piece is at most grain[d] long in dimension d (0: not cut).  Returns
+ * 0 (at once for an empty box), or WF_EINVAL (pool, box or body NULL, an
+ * end below its begin, or more tiles than a size_t counts). */
+WF_API int wf_parallel_for_box(wf_pool *pool, const wf_box *box,
+                               const size_t grain[3], wf_box_fn body,
+                               void *ctx);
+
 /* Accumulate [begin, end) into `acc` (size bytes, already holding the
  * identity): acc = acc (+) body's contribution. */
 typedef void (*wf_reduce_fn)(size_t begin, size_t end, void *acc, void *ctx);
