@@ -637,6 +637,62 @@ class pool
 
 /* ---- task groups ---------------------------------------------------------- */
 
+/* A value of T per thread that runs a pool's work (wf_per_thread,
+ * weft/pool.h; oneTBB's combinable): local() is the calling thread's,
+ * combine(op) folds the values threads took into init (the identity of
+ * op), once the work is done.  T is copied byte by byte (trivially
+ * copyable).  Neither copyable nor movable: bodies hold its address. */
+template <class T> class per_thread
+{
+    static_assert(std::is_trivially_copyable<T>::value,
+                  "weft::per_thread copies its values byte by byte: T must "
+                  "be trivially copyable");
+
+  public:
+    explicit per_thread(pool &p, const T &init = T()) : init_(init)
+    {
+        detail::check(wf_per_thread_create(&pt_, p.get(), sizeof(T), &init_));
+    }
+    per_thread(const per_thread &) = delete;
+    per_thread &operator=(const per_thread &) = delete;
+    ~per_thread()
+    {
+        wf_per_thread_destroy(pt_);
+    }
+
+    /* The calling thread's value; throws weft::error(WF_EPERM) from a
+     * thread that is not running the pool's work. */
+    T &local()
+    {
+        void *v = wf_per_thread_local(pt_);
+        if (v == nullptr)
+            throw error(WF_EPERM);
+        return *static_cast<T *>(v);
+    }
+
+    /* f(value) for each value a thread took, in slot order. */
+    template <class F> void each(F &&f)
+    {
+        auto call = [](void *v, void *ctx) {
+            (*static_cast<std::remove_reference_t<F> *>(ctx))(
+                *static_cast<T *>(v));
+        };
+        detail::check(wf_per_thread_each(pt_, call, &f));
+    }
+
+    /* init op v0 op v1 ...: the values threads took, folded. */
+    template <class Op> T combine(Op op)
+    {
+        T r = init_;
+        each([&](const T &v) { r = op(r, v); });
+        return r;
+    }
+
+  private:
+    wf_per_thread *pt_ = nullptr;
+    T init_;
+};
+
 /* What task_group::wait returns (oneTBB's task_group_status). */
 enum class task_group_status {
     not_complete, /* not returned by weft; oneTBB's name, for switches */

@@ -5,6 +5,7 @@
  * a task's exception reaches its join, then run's caller; parallel_for
  * calls the index form once per index and the range form on disjoint
  * pieces covering the range, and rethrows a body's exception;
+ * per_thread's values fold to the sum and local() outside the pool throws;
  * parallel_for_each visits every element once, parallel_for_2d/_3d every
  * cell, per element or per piece; parallel_reduce's index
  * and range forms give the sequential result, the same bits on every
@@ -145,6 +146,19 @@ static void test_pool()
                                                   throw std::out_of_range("77");
                                           }),
                      std::out_of_range, std::string(e.what()) == "77");
+    }
+
+    /* per_thread: the values the bodies add into fold to the sum;
+     * local() outside the pool throws. */
+    {
+        weft::per_thread<long> counts(pool, 0L);
+        pool.parallel_for(0, n,
+                          [&](std::size_t i) { counts.local() += long(i); });
+        CHECK(counts.combine(std::plus<>()) == long(n) * long(n - 1) / 2);
+        int taken = 0;
+        counts.each([&](long &) { taken++; });
+        CHECK(taken >= 1 && taken <= int(pool.threads()));
+        CHECK_THROWS(counts.local(), weft::error, e.code() == WF_EPERM);
     }
 
     /* parallel_reduce: the index and the range forms give the sequential

@@ -14,6 +14,10 @@
  *           non-empty in-box pieces within the grains; a single row is
  *           cut along its columns; empty boxes call nothing; bad input
  *           and tile counts that overflow -> WF_EINVAL.
+ *   per_thread  wf_per_thread: the values bodies add into on 1/2/4
+ *           workers sum to the closed form, each started from init, at
+ *           most one per thread; NULL outside the pool and from another
+ *           pool's worker; bad input -> WF_EINVAL.
  *   reduce  integer sum = closed form; non-commutative combines (ordered
  *           sequence concatenation, 2x2 matrix product) = the sequential
  *           fold; every piece starts from a fresh copy of the identity; a
@@ -300,6 +304,71 @@ static void scenario_box(void)
         CHECK_OK(wf_pool_destroy(p));
     }
     printf("box: every cell once, pieces within grains, 1/2/4 workers: ok\n");
+}
+
+/* ---- per-thread storage -------------------------------------------------- */
+
+typedef struct {
+    uint64_t sum;
+    uint64_t pieces;
+} pt_value;
+
+static void pt_body(size_t b, size_t e, void *ctx)
+{
+    pt_value *v = wf_per_thread_local(ctx);
+    CHECK(v != NULL);
+    for (size_t i = b; i < e; i++)
+        v->sum += i;
+    v->pieces++;
+}
+
+static void pt_add(void *value, void *ctx)
+{
+    pt_value *total = ctx, *v = value;
+    total->sum += v->sum - 7; /* each started from init's 7 */
+    total->pieces++;
+}
+
+static void pt_other_pool(void *arg)
+{
+    CHECK(wf_per_thread_local(arg) == NULL); /* not this pool's thread */
+}
+
+static void scenario_per_thread(void)
+{
+    for (size_t s = 0; s < NSIZES; s++) {
+        wf_pool *p = make_pool(pool_sizes[s], 0, NULL);
+        CHECK(wf_pool_slots(p) >= pool_sizes[s] - 1 + WF_CALLER_SLOTS);
+        wf_per_thread *pt;
+        const pt_value init = {7, 0};
+        CHECK_OK(wf_per_thread_create(&pt, p, sizeof init, &init));
+        CHECK(wf_per_thread_local(pt) == NULL); /* outside the pool */
+        const size_t n = 1000000;
+        CHECK_OK(wf_parallel_for(p, 0, n, 0, pt_body, pt));
+        CHECK_OK(wf_parallel_for(p, 0, n, 1000, pt_body, pt));
+        pt_value total = {0, 0};
+        CHECK_OK(wf_per_thread_each(pt, pt_add, &total));
+        CHECK_EQ(total.sum, (uint64_t)n * (n - 1)); /* twice n(n-1)/2 */
+        /* Only the values threads took, at most one per thread. */
+        CHECK(total.pieces >= 1 && total.pieces <= pool_sizes[s]);
+        wf_pool *q = make_pool(2, 0, NULL);
+        CHECK_OK(wf_run(q, pt_other_pool, pt));
+        CHECK_OK(wf_pool_destroy(q));
+        wf_per_thread_destroy(pt);
+        /* No init: zeroes; bad input. */
+        CHECK_OK(wf_per_thread_create(&pt, p, 3, NULL));
+        wf_per_thread_destroy(pt);
+        wf_per_thread_destroy(NULL);
+        CHECK_ERR(wf_per_thread_create(&pt, p, 0, NULL), WF_EINVAL);
+        CHECK_ERR(wf_per_thread_create(&pt, NULL, 8, NULL), WF_EINVAL);
+        CHECK_ERR(wf_per_thread_create(NULL, p, 8, NULL), WF_EINVAL);
+        CHECK_ERR(wf_per_thread_create(&pt, p, SIZE_MAX, NULL), WF_EINVAL);
+        CHECK_ERR(wf_per_thread_each(NULL, pt_add, &total), WF_EINVAL);
+        CHECK(wf_per_thread_local(NULL) == NULL);
+        CHECK_OK(wf_pool_destroy(p));
+    }
+    CHECK_EQ(wf_pool_slots(NULL), 0u);
+    printf("per_thread: sums exact, a value per thread, 1/2/4 workers: ok\n");
 }
 
 /* Lazy splitting: all the work of a loop lies in its first adaptive piece
@@ -1299,6 +1368,7 @@ int main(int argc, char **argv)
         {"for", scenario_for},
         {"for_lazy_split", scenario_for_lazy_split},
         {"box", scenario_box},
+        {"per_thread", scenario_per_thread},
         {"reduce", scenario_reduce},
         {"invoke", scenario_invoke},
         {"group", scenario_group},

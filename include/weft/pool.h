@@ -133,6 +133,13 @@ WF_API wf_pool *wf_current_pool(void);
  * threads-1), and above that for spare workers (wf_blocking_begin). */
 WF_API int wf_worker_index(void);
 
+/* How many slots pool has room for: one more than the largest
+ * wf_worker_index a thread running its work can get (workers, caller
+ * slots, spare workers up to max_spares); 0 for NULL.  An array of this
+ * many entries indexed by wf_worker_index is per-thread storage; no two
+ * threads hold one index at once. */
+WF_API unsigned wf_pool_slots(const wf_pool *pool);
+
 /* ---- fork-join --------------------------------------------------------- */
 
 /* Spawn t: fn(t) will run, on this worker or a thief, before wf_join(t)
@@ -263,6 +270,37 @@ typedef void (*wf_invoke_fn)(void *ctx);
  * is NULL).  Returns 0, or WF_EINVAL (pool or fns NULL, a NULL function). */
 WF_API int wf_parallel_invoke(wf_pool *pool, size_t n, const wf_invoke_fn *fns,
                               void *const *ctxs);
+
+/* ---- per-thread storage ------------------------------------------------ */
+/* A value per thread that runs a pool's work (oneTBB's
+ * enumerable_thread_specific and combinable, OpenMP's threadprivate and
+ * reduction): a loop's bodies add into their thread's value with no
+ * atomic and no false sharing, and the values are combined once the loop
+ * is done. */
+
+typedef struct wf_per_thread wf_per_thread;
+
+/* Values of size bytes, one per slot of pool (wf_pool_slots), each on
+ * cache lines of its own and first a copy of *init (zeroes when init is
+ * NULL).  Returns 0, WF_EINVAL (out or pool NULL, size 0) or WF_ENOMEM;
+ * the memory comes from the pool's allocator. */
+WF_API int wf_per_thread_create(wf_per_thread **out, wf_pool *pool, size_t size,
+                                const void *init);
+
+/* The calling thread's value: from a task, a loop's body or any code
+ * that runs on one of the pool's threads (a worker, a caller in its
+ * slot, a spare); NULL from any other thread.  The value stays the
+ * thread's while it runs the pool's work. */
+WF_API void *wf_per_thread_local(wf_per_thread *pt);
+
+/* Call fn(value, ctx) for each value a thread took with
+ * wf_per_thread_local, in slot order; once the work that used them is
+ * done (after the loop or wf_run returned).  Returns 0 or WF_EINVAL. */
+WF_API int wf_per_thread_each(wf_per_thread *pt,
+                              void (*fn)(void *value, void *ctx), void *ctx);
+
+/* Free pt (NULL: nothing). */
+WF_API void wf_per_thread_destroy(wf_per_thread *pt);
 
 /* ---- task groups --------------------------------------------------------- */
 /* A group runs any number of tasks and waits for them together.  A task

@@ -71,3 +71,8 @@ int wf_worker_index(void)
     wf__worker *w = wf__current();
     return w ? (int)w->index : -1;
 }
+
+unsigned wf_pool_slots(const wf_pool *pool)
+{
+    return pool ? pool->first_spare + pool->max_spares : 0;
+}
