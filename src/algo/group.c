@@ -52,10 +52,9 @@ static void group_task(wf_task *task)
     int err = t->fn_(t);
     if (err < 0) { /* 0 or above: success */
         int none = 0;
-        /* First error wins; the waiter reads it after joining this task
-         * (the join's acquire orders it), so relaxed would do: acq_rel
-         * costs nothing on this rare path (A1). */
-        wf_cas_acqrel(&g->error_, &none, err);
+        /* First error wins.  Relaxed: the waiter reads it after joining
+         * this task, and the join's acquire orders it (A1, P5). */
+        wf_cas_relaxed(&g->error_, &none, err);
         wf_store_relaxed(&g->cancelled_, 1);
     }
 }
@@ -108,7 +107,7 @@ int wf_group_wait(wf_group *g)
         t->group_ = NULL; /* it has run: the frame may be spawned again */
     }
     wf_store_relaxed(&g->state_, GROUP_WAITED); /* see init */
-    int err = wf_load_acquire(&g->error_);      /* see group_task, A1 */
+    int err = wf_load_relaxed(&g->error_);      /* joined above (A1) */
     if (err == 0 && wf_group_is_cancelled(g))
         err = WF_ECANCELED;
     return err;

@@ -16,10 +16,10 @@ void wf__trace_body_begin(wf_node *n)
 {
     wf__trace_span('B', WF__TRACE_BODY, n);
     wf__node_extra *x = wf__extra_if(n);
-    /* No extra block: no arrow was drawn to n.  Acq_rel exchange: takes
-     * the arrow once even if two bodies start at once; only the id
-     * travels, so any order would do (G10). */
-    uint64_t id = x ? wf_exchange_acqrel(&x->trace_flow, 0) : 0;
+    /* No extra block: no arrow was drawn to n.  The exchange takes the
+     * arrow once even if two bodies start at once; relaxed, since only
+     * the id travels (G10). */
+    uint64_t id = x ? wf_exchange_relaxed(&x->trace_flow, 0) : 0;
     if (id)
         wf__trace_record('f', WF__TRACE_BODY, NULL, id);
 }

@@ -66,7 +66,7 @@ static void display_env_once(const wf_pool *p)
 {
     static _Atomic int shown;
     if (wf__env_uint("WEFT_DISPLAY_ENV", 0, 1) == 0 ||
-        wf_exchange_acqrel(&shown, 1)) /* once per process (P11) */
+        wf_exchange_relaxed(&shown, 1)) /* elects one printer (P11) */
         return;
     const wf_pool_config *c = &p->cfg;
     /* Read as graph.c reads it when the first graph is made. */

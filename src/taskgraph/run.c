@@ -82,9 +82,10 @@ static void retire(wf_taskgraph *g, long n)
 static void fail(wf_taskgraph *g, int err)
 {
     int none = 0;
-    /* Seq_cst: the first error wins; the others' loads of it are hints.
-     * Its release pairs with run_round's exchange and final load (T3). */
-    wf_cas_seqcst(&g->run_error, &none, err);
+    /* The first error wins (the modification order of run_error); the
+     * others' loads of it are hints.  Acq_rel: its release pairs with
+     * run_round's exchange and final load (T3); nothing needs seq_cst. */
+    wf_cas_acqrel(&g->run_error, &none, err);
 }
 
 /* A subflow task's work: its graph, made at the first run (on g's pool
