@@ -5,12 +5,29 @@
  * src/deque.c does, so a model checker can compile it unchanged.  Rule
  * numbers (P3, P8) refer to docs/protocols.md. */
 #include <limits.h>
-#include <linux/futex.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "internal/pool/evcount.h"
+
+/* The two futex operations (Linux futex(2)), the only system calls here.
+ * Under WF_SIM they are events of weft-sim instead (internal/sim_hook.h),
+ * which orders the operations on one word as the kernel does and tells a
+ * wait that sleeps for good (docs/weft-sim.md). */
+#ifdef WF_SIM
+static void futex_wait(_Atomic uint32_t *addr, uint32_t val,
+                       const struct timespec *timeout)
+{
+    wf__sim_futex_wait(addr, val, timeout != NULL, WF__SIM_SITE("futex"));
+}
+
+static void futex_wake(_Atomic uint32_t *addr, int n)
+{
+    wf__sim_futex_wake(addr, n, WF__SIM_SITE("futex"));
+}
+#else
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* Returns at once if *addr != val, else when woken or after timeout (NULL:
  * none); spurious returns are fine, every caller loops. */
@@ -20,6 +37,12 @@ static void futex_wait(_Atomic uint32_t *addr, uint32_t val,
     syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, timeout, NULL,
             0);
 }
+
+static void futex_wake(_Atomic uint32_t *addr, int n)
+{
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+#endif
 
 void wf__futex_wait(_Atomic uint32_t *addr, uint32_t val)
 {
@@ -34,7 +57,7 @@ void wf__futex_wait_ns(_Atomic uint32_t *addr, uint32_t val, uint64_t ns)
 
 void wf__futex_wake(_Atomic uint32_t *addr, int n)
 {
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+    futex_wake(addr, n);
 }
 
 /* Every parked waiter looks again.  Release: a waiter that wakes on the

@@ -41,6 +41,38 @@ static const sim_override relaxed_array_load[] = {
 static const sim_override poll_cas_acqrel[] = {
     {"wf_deque_poll", K_CAS, WF_SIM_SEQ_CST, "base", WF_SIM_ACQ_REL}, END};
 
+/* The pool's event counts (src/pool/evcount.c), run by a protocol of
+ * evcount.c (`protocol p3`, `p8`, `p8-fallback`); on a deque scenario
+ * these change no access. */
+static const sim_override ec_no_wake_fence[] = {
+    {"wf__ec_wake_sleeper", K_FENCE, WF_SIM_SEQ_CST, NULL, -1}, END};
+static const sim_override ec_no_sleep_fence[] = {
+    {"wf__ec_sleep_begin", K_FENCE, WF_SIM_SEQ_CST, NULL, -1}, END};
+static const sim_override ec_no_wait_fence[] = {
+    {"wf__ec_wait_begin", K_FENCE, WF_SIM_SEQ_CST, NULL, -1}, END};
+static const sim_override ec_no_waiters_fence[] = {
+    {"wf__ec_wake_waiters", K_FENCE, WF_SIM_SEQ_CST, NULL, -1}, END};
+static const sim_override ec_relaxed_epoch_add[] = {
+    {"wf__ec_wake_sleeper", K_FADD, WF_SIM_RELEASE, "epoch", WF_SIM_RELAXED},
+    END};
+static const sim_override ec_relaxed_waiter_epoch_add[] = {
+    {"wake_waiters_now", K_FADD, WF_SIM_RELEASE, "waiter_epoch",
+     WF_SIM_RELAXED},
+    END};
+static const sim_override ec_relaxed_epoch_load[] = {
+    {"wf__ec_sleep_begin", K_LOAD, WF_SIM_ACQUIRE, "epoch", WF_SIM_RELAXED},
+    END};
+static const sim_override ec_relaxed_waiter_epoch_load[] = {
+    {"wf__ec_wait_begin", K_LOAD, WF_SIM_ACQUIRE, "waiter_epoch",
+     WF_SIM_RELAXED},
+    END};
+static const sim_override ec_relaxed_sleepers_add[] = {
+    {"wf__ec_sleep_begin", K_FADD, WF_SIM_SEQ_CST, "sleepers", WF_SIM_RELAXED},
+    END};
+static const sim_override ec_relaxed_waiters_add[] = {
+    {"wf__ec_wait_begin", K_FADD, WF_SIM_SEQ_CST, "waiters", WF_SIM_RELAXED},
+    END};
+
 const sim_algo sim_algo_weft =
     WEFT_ALGO("weft", "-",
               "the shipped deque: src/deque.c compiled unchanged with -DWF_SIM",
@@ -104,4 +136,47 @@ const sim_algo sim_weft_mutants[] = {
               "poll: base is advanced (the CAS) before the slot is read, so "
               "the owner may reuse the slot first (variants.c)",
               NULL, sim_weft_poll_cas_first),
+    WEFT_ALGO("evcount-no-wake-fence", "tso",
+              "wake_sleeper: the seq_cst fence after the publish is skipped "
+              "(P3: the load of sleepers passes the store of top; p3, "
+              "p8-fallback)",
+              ec_no_wake_fence, sim_weft_poll),
+    WEFT_ALGO("evcount-no-sleep-fence", "arm",
+              "sleep_begin: the seq_cst fence after the increment of "
+              "sleepers is skipped (P3; on x86 the locked increment is a "
+              "full fence; p3)",
+              ec_no_sleep_fence, sim_weft_poll),
+    WEFT_ALGO("evcount-no-wait-fence", "arm",
+              "wait_begin: the seq_cst fence after the increment of waiters "
+              "is skipped (P8; ARMv8 loses a wake-up only when the check is "
+              "a relaxed load, p8-fallback; c11 in p8 too)",
+              ec_no_wait_fence, sim_weft_poll),
+    WEFT_ALGO("evcount-no-waiters-fence", "arm",
+              "wake_waiters: the seq_cst fence after the condition is made "
+              "true is skipped (P8; on x86 the exchange is a full fence; p8)",
+              ec_no_waiters_fence, sim_weft_poll),
+    WEFT_ALGO("evcount-relaxed-epoch-add", "-",
+              "wake_sleeper: the release increment of epoch becomes relaxed "
+              "(no model loses a wake-up: the fences order the rescan)",
+              ec_relaxed_epoch_add, sim_weft_poll),
+    WEFT_ALGO("evcount-relaxed-waiter-epoch-add", "-",
+              "wake_waiters: the release increment of waiter_epoch becomes "
+              "relaxed (no model loses a wake-up)",
+              ec_relaxed_waiter_epoch_add, sim_weft_poll),
+    WEFT_ALGO("evcount-relaxed-epoch-load", "-",
+              "sleep_begin: the acquire load of epoch becomes relaxed (no "
+              "model loses a wake-up)",
+              ec_relaxed_epoch_load, sim_weft_poll),
+    WEFT_ALGO("evcount-relaxed-waiter-epoch-load", "-",
+              "wait_begin: the acquire load of waiter_epoch becomes relaxed "
+              "(no model loses a wake-up)",
+              ec_relaxed_waiter_epoch_load, sim_weft_poll),
+    WEFT_ALGO("evcount-relaxed-sleepers-add", "-",
+              "sleep_begin: the seq_cst increment of sleepers becomes relaxed "
+              "(no model loses a wake-up: the fence after it is enough)",
+              ec_relaxed_sleepers_add, sim_weft_poll),
+    WEFT_ALGO("evcount-relaxed-waiters-add", "-",
+              "wait_begin: the seq_cst increment of waiters becomes relaxed "
+              "(no model loses a wake-up: the fence after it is enough)",
+              ec_relaxed_waiters_add, sim_weft_poll),
     {0}};

@@ -160,6 +160,14 @@ static int set_name(scenario *sc, const char *key, const char *v, char *err,
             snprintf(err, n, "unknown algorithm '%s' (see weft-sim algos)", v);
             return -1;
         }
+    } else if (strcmp(key, "protocol") == 0) {
+        if (!(sc->protocol = sim_protocol_find(v))) {
+            snprintf(err, n,
+                     "unknown protocol '%s' (p3, p8, p8-fallback, p3-two, "
+                     "p8-two)",
+                     v);
+            return -1;
+        }
     } else if (strcmp(key, "model") == 0) {
         if ((sc->model = sim_model_parse(v)) < 0) {
             snprintf(err, n,
@@ -330,6 +338,19 @@ static void outcome(char *buf, size_t n)
     }
 }
 
+/* A protocol's outcome, with (for crosscheck) every value each thread read. */
+static void (*protocol_outcome)(char *buf, size_t n);
+
+static void outcome_with_reads(char *buf, size_t n)
+{
+    protocol_outcome(buf, n);
+    size_t k = strlen(buf);
+    for (int t = 0; t < S.nthreads && k < n; t++)
+        k += (size_t)snprintf(buf + k, n - k, " %s:reads#%016llx",
+                              sim_thread_name(t),
+                              (unsigned long long)S.th[t].reads_hash);
+}
+
 const sim_algo *scenario_algo(const scenario *sc)
 {
     static sim_algo adhoc;
@@ -367,10 +388,26 @@ void scenario_job(const scenario *sc, explore_job *job)
     job->extra_after_fail = 20000;
     outcome_reads = sc->reads;
     sim_spin_limit = sc->spins;
+    if (sc->protocol) { /* the event counts: no deque checks (evcount.c) */
+        job->nthreads = sc->protocol->nthreads;
+        job->setup = sc->protocol->setup;
+        job->final = sc->protocol->final;
+        job->outcome = sc->protocol->outcome;
+        protocol_outcome = sc->protocol->outcome;
+        if (sc->reads)
+            job->outcome = outcome_with_reads;
+        job->deque_checks = false;
+    }
 }
 
 void scenario_describe(const scenario *sc, char *out, size_t n)
 {
+    if (sc->protocol) {
+        snprintf(out, n, "algo %s, model %s, protocol %s: %s",
+                 scenario_algo(sc)->name, sim_model_name(sc->model),
+                 sc->protocol->name, sc->protocol->desc);
+        return;
+    }
     size_t k =
         (size_t)snprintf(out, n, "algo %s, model %s, owner \"",
                          scenario_algo(sc)->name, sim_model_name(sc->model));

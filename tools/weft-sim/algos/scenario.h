@@ -6,11 +6,15 @@
 #ifndef WEFT_SIM_SCENARIO_H
 #define WEFT_SIM_SCENARIO_H
 
+#include "algos/evcount.h"
 #include "search/explore.h"
 
 typedef struct scenario {
     char name[128];
     const sim_algo *algo;
+    /* a protocol of the event counts (evcount.h) in place of owner and
+     * thieves, or NULL */
+    const sim_protocol *protocol;
     int model;
     int owner_ops[SIM_MAX_OPS];   /* OP_PUSH / OP_POP */
     int owner_count[SIM_MAX_OPS]; /* push: tasks at once ("push2": 2) */
@@ -33,7 +37,7 @@ typedef struct scenario {
 } scenario;
 
 void scenario_defaults(scenario *sc);
-/* Set one key ("algo", "model", "owner", "thieves", "polls", "capacity",
+/* Set one key ("algo", "protocol", "model", "owner", "thieves", "polls", "capacity",
  * "reuse", "naive", "first", "preemptions", "max-execs", "expect",
  * "outcomes", "html").  Returns 0, or -1 with a message in err. */
 int scenario_set(scenario *sc, const char *key, const char *value, char *err,

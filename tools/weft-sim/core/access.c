@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The instrumented atomics: every access of src/deque.c (through
- * src/internal/sim_hook.h), of the reference algorithms and of the
+/* The instrumented atomics: every access of src/deque.c and
+ * src/pool/evcount.c (through src/internal/sim_hook.h; evcount.c's futex
+ * calls too, at the end), of the reference algorithms and of the
  * simulator's own scaffolding is posted here by the running thread, which
  * waits until the scheduler executes it as a step.  A mutant's override
  * changes the access first.  Outside simulated threads (set-up, the final
@@ -115,57 +116,87 @@ void sim_register_ring(const void *ring, volatile void *slots, int64_t cap)
         sim_plain_store((volatile void *)ring, (uint64_t)cap);
 }
 
-int64_t wf__sim_load_i64(const volatile void *p, int order, wf_sim_site s)
+static uint64_t load(const volatile void *p, int size, int order, wf_sim_site s)
 {
     sim_access a = {.kind = K_LOAD,
                     .order = order,
+                    .size = size,
                     .addr = (volatile void *)(uintptr_t)p,
                     .site = s};
-    perform(&a);
-    return (int64_t)a.result;
-}
-
-void *wf__sim_load_ptr(const volatile void *p, int order, wf_sim_site s)
-{
-    sim_access a = {.kind = K_LOAD,
-                    .order = order,
-                    .addr = (volatile void *)(uintptr_t)p,
-                    .site = s};
-    perform(&a);
-    return (void *)(uintptr_t)a.result;
-}
-
-void wf__sim_store(volatile void *p, uint64_t v, int order, wf_sim_site s)
-{
-    sim_access a = {
-        .kind = K_STORE, .order = order, .addr = p, .val = v, .site = s};
-    perform(&a);
-}
-
-bool wf__sim_cas(volatile void *p, void *expected, uint64_t desired, int order,
-                 wf_sim_site s)
-{
-    sim_access a = {
-        .kind = K_CAS, .order = order, .addr = p, .val = desired, .site = s};
-    memcpy(&a.expect, expected, 8);
-    perform(&a);
-    if (!a.ok)
-        memcpy(expected, &a.result, 8); /* as C11: expected gets the value */
-    return a.ok;
-}
-
-uint64_t wf__sim_xchg(volatile void *p, uint64_t v, int order, wf_sim_site s)
-{
-    sim_access a = {
-        .kind = K_XCHG, .order = order, .addr = p, .val = v, .site = s};
     perform(&a);
     return a.result;
 }
 
-uint64_t wf__sim_fadd(volatile void *p, uint64_t v, int order, wf_sim_site s)
+int64_t wf__sim_load_i64(const volatile void *p, int order, wf_sim_site s)
 {
-    sim_access a = {
-        .kind = K_FADD, .order = order, .addr = p, .val = v, .site = s};
+    return (int64_t)load(p, 8, order, s);
+}
+
+int32_t wf__sim_load_i32(const volatile void *p, int order, wf_sim_site s)
+{
+    return (int32_t)(uint32_t)load(p, 4, order, s);
+}
+
+uint32_t wf__sim_load_u32(const volatile void *p, int order, wf_sim_site s)
+{
+    return (uint32_t)load(p, 4, order, s);
+}
+
+void *wf__sim_load_ptr(const volatile void *p, int order, wf_sim_site s)
+{
+    return (void *)(uintptr_t)load(p, 8, order, s);
+}
+
+void wf__sim_store(volatile void *p, int size, uint64_t v, int order,
+                   wf_sim_site s)
+{
+    sim_access a = {.kind = K_STORE,
+                    .order = order,
+                    .size = size,
+                    .addr = p,
+                    .val = sim_fit(size, v),
+                    .site = s};
+    perform(&a);
+}
+
+bool wf__sim_cas(volatile void *p, int size, void *expected, uint64_t desired,
+                 int order, wf_sim_site s)
+{
+    sim_access a = {.kind = K_CAS,
+                    .order = order,
+                    .size = size,
+                    .addr = p,
+                    .val = sim_fit(size, desired),
+                    .site = s};
+    memcpy(&a.expect, expected, (size_t)size); /* little-endian */
+    perform(&a);
+    if (!a.ok) /* as C11: expected gets the value */
+        memcpy(expected, &a.result, (size_t)size);
+    return a.ok;
+}
+
+uint64_t wf__sim_xchg(volatile void *p, int size, uint64_t v, int order,
+                      wf_sim_site s)
+{
+    sim_access a = {.kind = K_XCHG,
+                    .order = order,
+                    .size = size,
+                    .addr = p,
+                    .val = sim_fit(size, v),
+                    .site = s};
+    perform(&a);
+    return a.result;
+}
+
+uint64_t wf__sim_fadd(volatile void *p, int size, uint64_t v, int order,
+                      wf_sim_site s)
+{
+    sim_access a = {.kind = K_FADD,
+                    .order = order,
+                    .size = size,
+                    .addr = p,
+                    .val = sim_fit(size, v),
+                    .site = s};
     perform(&a);
     return a.result;
 }
@@ -174,4 +205,93 @@ void wf__sim_fence(int order, wf_sim_site s)
 {
     sim_access a = {.kind = K_FENCE, .order = order, .site = s};
     perform(&a);
+}
+
+/* ---- futexes (Linux futex(2)) ------------------------------------------- */
+
+/* The kernel serialises the futex operations on a word (under the lock of
+ * its hash bucket), and FUTEX_WAIT reads the word under that lock: its
+ * "read, and sleep if it holds val" is atomic against every FUTEX_WAKE.
+ * Each operation therefore first takes a ticket, a seq_cst fetch-add on
+ * the word's kernel counter (sim_futex_word): the tickets order the
+ * operations on one word, and the fetch-add's release and acquire carry
+ * what a waker wrote before its wake (the new epoch) to a wait that comes
+ * after it, whose relaxed read of the word then sees it.  A wait that
+ * sleeps stays asleep unless a wake with a later ticket wakes it
+ * (sim_futex_asleep); a spurious wake-up, which the API allows, is never
+ * needed to find a lost one. */
+void wf__sim_futex_wait(volatile void *p, uint32_t val, bool timed,
+                        wf_sim_site s)
+{
+    if (S.cur < 0)
+        return; /* set-up and the final checks never sleep */
+    _Atomic int64_t *k = sim_futex_word(p);
+    if (!k) {
+        sim_failf("more than 4 futex words: the scenario is too large");
+        return;
+    }
+    s.expr = "futex";
+    int64_t ticket =
+        (int64_t)wf__sim_fadd(k, 8, 1, WF_SIM_SEQ_CST, s); /* the bucket lock */
+    s.expr = "futex word";
+    uint32_t now = (uint32_t)load(p, 4, WF_SIM_RELAXED, s); /* under it */
+    sim_thread *th = &S.th[S.cur];
+    th->futex_addr = p;
+    th->futex_ticket = ticket;
+    th->futex_slept = now == val;
+    th->futex_timed = timed;
+}
+
+void wf__sim_futex_wake(volatile void *p, int n, wf_sim_site s)
+{
+    if (S.cur < 0)
+        return;
+    _Atomic int64_t *k = sim_futex_word(p);
+    if (!k) {
+        sim_failf("more than 4 futex words: the scenario is too large");
+        return;
+    }
+    s.expr = "futex";
+    int64_t ticket = (int64_t)wf__sim_fadd(k, 8, 1, WF_SIM_SEQ_CST, s);
+    if (S.nwakes < SIM_MAX_WAKES)
+        S.wakes[S.nwakes++] = (sim_wake){p, ticket, n};
+    else
+        sim_failf("more than %d futex wakes in one execution", SIM_MAX_WAKES);
+}
+
+/* Wakes go in ticket order to the sleepers on their word queued before
+ * them (lower tickets), oldest first, n at a time, as FUTEX_WAKE takes
+ * the bucket's queue in order. */
+bool sim_futex_asleep(int t)
+{
+    const sim_thread *th = &S.th[t];
+    if (!th->futex_slept || th->futex_timed)
+        return false;
+    bool woken[SIM_MAX_THREADS] = {false};
+    int64_t last = -1;
+    for (;;) { /* the next wake in ticket order */
+        const sim_wake *w = NULL;
+        for (int i = 0; i < S.nwakes; i++)
+            if (S.wakes[i].ticket > last &&
+                (!w || S.wakes[i].ticket < w->ticket))
+                w = &S.wakes[i];
+        if (!w)
+            break;
+        last = w->ticket;
+        for (int left = w->n; left > 0;) {
+            int best = -1; /* the oldest sleeper on w's word it can wake */
+            for (int u = 0; u < S.nthreads; u++) {
+                const sim_thread *x = &S.th[u];
+                if (!woken[u] && x->futex_slept && !x->futex_timed &&
+                    x->futex_addr == w->addr && x->futex_ticket < w->ticket &&
+                    (best < 0 || x->futex_ticket < S.th[best].futex_ticket))
+                    best = u;
+            }
+            if (best < 0)
+                break;
+            woken[best] = true;
+            left--;
+        }
+    }
+    return !woken[t];
 }

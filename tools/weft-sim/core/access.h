@@ -19,5 +19,9 @@ void sim_plain_store(volatile void *p, uint64_t v);
  * its slots, so that reading a ring before its fields are written shows
  * (a stale read under arm, a race under c11). */
 void sim_register_ring(const void *ring, volatile void *slots, int64_t cap);
+/* Is thread t asleep for good at the end of an execution: its last futex
+ * wait found the value it expected (so slept), had no timeout, and no
+ * FUTEX_WAKE on the word with a later ticket woke it? */
+bool sim_futex_asleep(int t);
 
 #endif

@@ -20,29 +20,45 @@
 #include "core/machine.h"
 #include "core/memory.h"
 
-static uint64_t mem_rd(volatile void *addr)
+/* Sizes are 8 or 4 (0 means 8); a 4-byte word is held zero-extended. */
+static size_t width(int size)
 {
-    uint64_t v;
-    memcpy(&v, (const void *)(uintptr_t)addr, 8);
+    return size == 4 ? 4 : 8;
+}
+
+uint64_t sim_fit(int size, uint64_t v)
+{
+    return size == 4 ? (uint32_t)v : v;
+}
+
+static uint64_t mem_rd(volatile void *addr, int size)
+{
+    uint64_t v = 0;
+    memcpy(&v, (const void *)(uintptr_t)addr, width(size)); /* little-endian */
     return v;
 }
 
-static void mem_wr(volatile void *addr, uint64_t v)
+static void mem_wr(volatile void *addr, uint64_t v, int size)
 {
     if (S.cur >= 0 || S.pos > 0) { /* not while initialising */
         if (S.base_addr && addr == (volatile void *)S.base_addr) {
-            int64_t old = (int64_t)mem_rd(addr), nv = (int64_t)v;
+            int64_t old = (int64_t)mem_rd(addr, 8), nv = (int64_t)v;
             if (nv < old)
                 sim_failf("base moved backwards, from %lld to %lld",
                           (long long)old, (long long)nv);
         }
     }
-    memcpy((void *)(uintptr_t)addr, &v, 8);
+    memcpy((void *)(uintptr_t)addr, &v, width(size));
 }
 
 uint64_t sim_mem_read(volatile void *addr)
 {
-    return mem_rd(addr);
+    return mem_rd(addr, 8);
+}
+
+uint64_t sim_mem_read_n(volatile void *addr, int size)
+{
+    return mem_rd(addr, size);
 }
 
 uint64_t sim_view(int t, volatile void *addr)
@@ -51,7 +67,7 @@ uint64_t sim_view(int t, volatile void *addr)
     for (int i = th->nbuf - 1; i >= 0; i--)
         if (th->buf[i].addr == addr)
             return th->buf[i].val;
-    return mem_rd(addr);
+    return mem_rd(addr, 8);
 }
 
 /* ---- processes ---------------------------------------------------------- */
@@ -159,32 +175,32 @@ void sim_exec(int t, sim_access *a)
                 a->forwarded = true;
                 return;
             }
-        a->result = mem_rd(a->addr);
+        a->result = mem_rd(a->addr, a->size);
         return;
     case K_STORE:
         if (th && S.model != MODEL_SC && sim_needs_drain(a) != 1) {
             buf_pid_make(t, a->addr);
-            th->buf[th->nbuf++] =
-                (sim_bufent){a->addr, a->val, S.pos, a->order, a->site};
+            th->buf[th->nbuf++] = (sim_bufent){a->addr, a->val,   a->size,
+                                               S.pos,   a->order, a->site};
             a->buffered = true;
             return;
         }
-        mem_wr(a->addr, a->val);
+        mem_wr(a->addr, a->val, a->size);
         return;
     case K_CAS:
-        old = mem_rd(a->addr);
+        old = mem_rd(a->addr, a->size);
         a->result = old;
         a->ok = old == a->expect;
         if (a->ok)
-            mem_wr(a->addr, a->val);
+            mem_wr(a->addr, a->val, a->size);
         return;
     case K_XCHG:
-        a->result = mem_rd(a->addr);
-        mem_wr(a->addr, a->val);
+        a->result = mem_rd(a->addr, a->size);
+        mem_wr(a->addr, a->val, a->size);
         return;
     case K_FADD:
-        a->result = mem_rd(a->addr);
-        mem_wr(a->addr, a->result + a->val);
+        a->result = mem_rd(a->addr, a->size);
+        mem_wr(a->addr, sim_fit(a->size, a->result + a->val), a->size);
         return;
     default: /* fences: the wait for the buffer is the whole effect */ return;
     }
@@ -194,8 +210,9 @@ void sim_hash_reads(sim_thread *th, const sim_access *a)
 {
     if (a->kind == K_STORE || a->kind == K_FENCE || a->order == WF_SIM_PLAIN)
         return; /* the arm and c11 scaffolding is not the algorithm's */
-    th->reads_hash = th->reads_hash * 1000003u +
-                     sim_stable_value(a->result) * 31u + a->ok + 1;
+    bool ok = a->kind == K_CAS && a->ok; /* only a CAS succeeds or fails */
+    th->reads_hash =
+        th->reads_hash * 1000003u + sim_stable_value(a->result) * 31u + ok + 1;
 }
 
 void sim_step(int pid, sim_step_info *info)
@@ -212,11 +229,12 @@ void sim_step(int pid, sim_step_info *info)
         memmove(&th->buf[i], &th->buf[i + 1],
                 (size_t)(th->nbuf - i - 1) * sizeof e);
         th->nbuf--;
-        mem_wr(e.addr, e.val);
+        mem_wr(e.addr, e.val, e.size);
         info->kind = K_DRAIN;
         info->acc = (sim_access){.kind = K_STORE,
                                  .order = e.order,
                                  .order_src = e.order,
+                                 .size = e.size,
                                  .addr = e.addr,
                                  .val = e.val,
                                  .site = e.site};

@@ -10,6 +10,10 @@
 
 /* Memory word as the machine holds it (no buffers). */
 uint64_t sim_mem_read(volatile void *addr);
+/* The same for a word of size bytes (4 or 8; 0 means 8). */
+uint64_t sim_mem_read_n(volatile void *addr, int size);
+/* v as a word of size bytes holds it (a 4-byte word: its low half). */
+uint64_t sim_fit(int size, uint64_t v);
 /* The newest value of addr thread t would read (its buffer first). */
 uint64_t sim_view(int t, volatile void *addr);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The simulated memory (memory.h): the arena, the simulator's own words,
  * objects, rings and the names of locations. */
+#include <stdio.h>
 #include <string.h>
 
 #include "core/memory.h"
@@ -12,6 +13,18 @@ static size_t arena_used;
 static _Alignas(64) uint64_t contents[SIM_MAX_VALUES];
 static _Alignas(64) _Atomic int64_t done_flag[SIM_MAX_VALUES];
 static _Alignas(64) _Atomic int64_t handoff_word;
+
+/* The kernel's side of each futex word (Linux futex(2)): a ticket counter
+ * that every FUTEX_WAIT and FUTEX_WAKE on the word takes in turn, as the
+ * kernel serialises them under the lock of the word's hash bucket. */
+#define MAX_FUTEXES 4
+typedef struct futex_word {
+    volatile void *addr;
+    _Alignas(64) _Atomic int64_t ticket;
+    char name[40];
+} futex_word;
+static futex_word futexes[MAX_FUTEXES];
+static int nfutexes;
 
 /* Objects reached through a pointer (arm's address dependencies). */
 #define MAX_OBJECTS 64
@@ -43,6 +56,24 @@ void sim_memory_reset(void)
     }
     handoff_word = 0;
     sim_register_name(&handoff_word, "handoff");
+    nfutexes = 0;
+}
+
+_Atomic int64_t *sim_futex_word(volatile void *addr)
+{
+    for (int i = 0; i < nfutexes; i++)
+        if (futexes[i].addr == addr)
+            return &futexes[i].ticket;
+    if (nfutexes == MAX_FUTEXES)
+        return NULL;
+    futex_word *f = &futexes[nfutexes++];
+    f->addr = addr;
+    f->ticket = 0;
+    char loc[32];
+    sim_loc_name(addr, loc, sizeof loc);
+    snprintf(f->name, sizeof f->name, "futex(%s)", loc);
+    sim_register_name(&f->ticket, f->name);
+    return &f->ticket;
 }
 
 void *sim_alloc(size_t bytes)

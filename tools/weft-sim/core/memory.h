@@ -33,6 +33,9 @@ _Atomic int64_t *sim_task_done(int value);
  * a release store and an acquire load of this word, as a caller slot's
  * deque passes from one caller to the next. */
 _Atomic int64_t *sim_handoff_word(void);
+/* The kernel's ticket counter of the futex word addr (made on first use
+ * in an execution, named "futex(epoch)"); NULL when there are too many. */
+_Atomic int64_t *sim_futex_word(volatile void *addr);
 
 /* An object whose address range [lo, lo + size) is reached through the
  * pointer value `handle`: arm's address dependencies come from the read

@@ -57,6 +57,7 @@ typedef struct sim_access {
     int kind;
     int order;     /* the order executed (a mutant may weaken it)          */
     int order_src; /* the order written in the source                     */
+    int size;      /* bytes at addr: 4, or 8 (0 also means 8)             */
     volatile void *addr;
     uint64_t val;    /* store value, CAS desired, exchange/add operand     */
     uint64_t expect; /* CAS expected value                                 */
@@ -72,6 +73,7 @@ typedef struct sim_access {
 typedef struct sim_bufent {
     volatile void *addr;
     uint64_t val;
+    int size;
     int pos; /* trace position of the store that buffered it */
     int order;
     wf_sim_site site;
@@ -108,7 +110,21 @@ typedef struct sim_thread {
     bool in_op; /* prog[pc] has started and not finished  */
     int op_steps;
     uint64_t reads_hash; /* every value this thread has read, hashed */
+    /* its last futex wait (access.c): the word, the kernel's ticket (the
+     * place of the wait among the futex operations on that word), and
+     * whether it found the expected value, so went to sleep */
+    volatile void *futex_addr;
+    int64_t futex_ticket;
+    bool futex_slept, futex_timed;
 } sim_thread;
+
+/* A futex wake (FUTEX_WAKE): its word, its ticket, how many it wakes. */
+#define SIM_MAX_WAKES 16
+typedef struct sim_wake {
+    volatile void *addr;
+    int64_t ticket;
+    int n;
+} sim_wake;
 
 /* A process: a thread, or one store buffer (TSO: a thread's whole buffer,
  * addr NULL; PSO: the FIFO of one location). */
@@ -161,6 +177,9 @@ typedef struct sim_state {
      * whether its acquire read of the handoff saw it */
     int handoff_thread;
     bool handed;
+    /* the futex wakes of this execution, in the order they were made */
+    sim_wake wakes[SIM_MAX_WAKES];
+    int nwakes;
     /* output */
     bool logging;
     void (*on_step)(const sim_step_info *);

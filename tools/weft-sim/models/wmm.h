@@ -74,6 +74,7 @@ typedef struct wg_loc {
     int nw;
     int16_t co[WG_MAX_W]; /* its writes in coherence order */
     bool plain;           /* has non-atomic accesses       */
+    uint8_t size;         /* 4 or 8 bytes                  */
 } wg_loc;
 
 /* Events are kept in the order they were added (TruSt's <_G): an index
@@ -93,7 +94,8 @@ typedef struct wg {
 extern bool wg_rs_same_thread;
 /* c11std: C11's own seq_cst rules (7.17.3) instead of RC11's psc. */
 extern bool wg_psc_std;
-int wg_loc_of(wg *g, volatile void *addr); /* adds it; -1 when full */
+/* The location of the size-byte word at addr: adds it; -1 when full. */
+int wg_loc_of(wg *g, volatile void *addr, int size);
 /* Append an event of thread t after its last one; views computed.  For
  * a write, cop is where it goes in co (1 = first after the initial
  * value).  Returns its index. */

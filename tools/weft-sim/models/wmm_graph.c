@@ -15,7 +15,7 @@
 #include "core/machine.h"
 #include "models/wmm.h"
 
-int wg_loc_of(wg *g, volatile void *addr)
+int wg_loc_of(wg *g, volatile void *addr, int size)
 {
     for (int l = 0; l < g->nloc; l++)
         if (g->loc[l].addr == addr)
@@ -25,7 +25,8 @@ int wg_loc_of(wg *g, volatile void *addr)
     wg_loc *L = &g->loc[g->nloc];
     memset(L, 0, sizeof *L);
     L->addr = addr;
-    L->init = sim_mem_read(addr); /* graph models never write memory */
+    L->size = (uint8_t)(size == 4 ? 4 : 8);
+    L->init = sim_mem_read_n(addr, size); /* graph models never write it */
     return g->nloc++;
 }
 

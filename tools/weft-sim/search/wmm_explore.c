@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/machine.h"
 #include "core/memory.h"
 #include "search/checks.h"
 #include "search/strset.h"
@@ -62,7 +63,7 @@ static bool rmw_writes(const sim_access *a, uint64_t v, uint64_t *out)
 {
     switch (a->kind) {
     case K_CAS: *out = a->val; return v == a->expect;
-    case K_FADD: *out = v + a->val; return true;
+    case K_FADD: *out = sim_fit(a->size, v + a->val); return true;
     default: *out = a->val; return true;
     }
 }
@@ -92,7 +93,7 @@ static int addr_dep(const wg *g, int t, volatile void *addr)
 static int add_event(wg *g, int type, int t, const sim_access *a, uint64_t val,
                      int rf, int cop, bool rmw)
 {
-    int l = a->addr ? wg_loc_of(g, a->addr) : -1;
+    int l = a->addr ? wg_loc_of(g, a->addr, a->size) : -1;
     if (a->addr && l < 0) {
         fprintf(stderr,
                 "weft-sim: more than %d locations: the scenario is "
@@ -291,7 +292,7 @@ static void revisit(int t, const sim_access *a, uint64_t v, int r,
     wg_restrict(&G2, keep, map);
     G2.cyclic |= cycle;
     int r2 = map[r];
-    int l = wg_loc_of(&G2, a->addr);
+    int l = wg_loc_of(&G2, a->addr, a->size);
     int lo = 1, hi = G2.loc[l].nw + 1;
     if (wmm_is_rmw(a))
         lo = hi = wg_cop(&G2, src >= 0 ? map[src] : -1) + 1;
@@ -400,7 +401,7 @@ static void conflict_revisit(int t, const sim_access *a, int l, int w,
 static bool add_write(int t)
 {
     const sim_access *a = &S.th[t].pend;
-    int l = wg_loc_of(&G, a->addr), src = -1;
+    int l = wg_loc_of(&G, a->addr, a->size), src = -1;
     uint64_t v = a->val, got = 0;
     int lo = 1, hi = G.loc[l].nw + 1;
     bool rmw = wmm_is_rmw(a);
@@ -454,7 +455,7 @@ static bool read_ok(int t, const sim_access *a, int l, int w, bool wr,
 static bool add_read(int t)
 {
     const sim_access *a = &S.th[t].pend;
-    int l = wg_loc_of(&G, a->addr);
+    int l = wg_loc_of(&G, a->addr, a->size);
     if (l < 0) {
         fprintf(stderr, "weft-sim: more than %d locations\n", WG_MAX_LOC);
         exit(2);

@@ -147,7 +147,7 @@ void wmm_write_back(const wg *g)
         if (L->plain)
             continue; /* scaffolding: the real fields are in memory */
         uint64_t v = L->nw ? g->ev[L->co[L->nw - 1]].val : L->init;
-        memcpy((void *)(uintptr_t)L->addr, &v, 8);
+        memcpy((void *)(uintptr_t)L->addr, &v, L->size); /* little-endian */
     }
 }
 

@@ -270,6 +270,9 @@ static int run_scenario(const scenario *sc, bool quiet, explore_result *res)
                    sc->preemptions >= 0 ? "schedules with at most the given "
                                           "preemptions"
                                         : "the search stopped at max-execs");
+        else if (sc->protocol)
+            printf("verdict: correct (no lost wake-up: every thread that "
+                   "slept for good slept with nothing to wait for)\n");
         else
             printf("verdict: correct (every task taken once or still in the "
                    "deque, in LIFO order for the owner and FIFO for thieves, "
@@ -319,8 +322,9 @@ int cmd_explore(int argc, char **argv)
     scenario_defaults(&sc);
     if (parse_args(&sc, argc, argv) != 0)
         return 2;
-    if (sc.nowner == 0) {
-        fprintf(stderr, "weft-sim: explore needs --owner \"push pop ...\"\n");
+    if (sc.nowner == 0 && !sc.protocol) {
+        fprintf(stderr, "weft-sim: explore needs --owner \"push pop ...\" "
+                        "or --protocol p3|p8|p8-fallback|p3-two|p8-two\n");
         return 2;
     }
     explore_result res;
@@ -347,8 +351,10 @@ int cmd_test(int argc, char **argv)
             fprintf(stderr, "weft-sim: %s\n", err);
             return 2;
         }
-        if (sc.expect < 0 || sc.nowner == 0) {
-            fprintf(stderr, "weft-sim: %s: needs 'owner' and 'expect'\n",
+        if (sc.expect < 0 || (sc.nowner == 0 && !sc.protocol)) {
+            fprintf(stderr,
+                    "weft-sim: %s: needs 'owner' (or 'protocol') and "
+                    "'expect'\n",
                     argv[i]);
             return 2;
         }
@@ -486,6 +492,6 @@ int cmd_algos(void)
 {
     const sim_algo *const *l = sim_algo_list();
     for (int i = 0; l[i]; i++)
-        printf("%-26s %-6s %s\n", l[i]->name, l[i]->catch_model, l[i]->desc);
+        printf("%-33s %-6s %s\n", l[i]->name, l[i]->catch_model, l[i]->desc);
     return 0;
 }
