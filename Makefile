@@ -1,14 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
 # Thin wrapper around CMake.  `make demo` and `make test` are all a new
 # machine needs: they, `make deps`, `make bench`, `make bench-quick` and
-# `make fuzz` install what is missing (scripts/deps.sh, apt-get as root).
+# `make fuzz` install what is missing (scripts/deps.sh, apt-get as root);
+# `make verify` too, before the mutation run of the memory orders.
 # `make` and `make install` only build, and install weft: no package.
 MAKEFLAGS += --no-print-directory
 BUILD  ?= build
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE  ?= cmake
 
-.PHONY: all deps configure build demo test bench bench-quick fuzz install clean
+.PHONY: all deps configure build demo test bench bench-quick fuzz verify install clean
 
 all: build
 
@@ -49,6 +50,12 @@ bench-quick: deps
 # (default 60); installs clang if it is missing (tests/fuzz/graph_ops.c).
 fuzz: deps
 	@sh scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# The mutation run of the memory orders (docs/protocols.md, "Mutation
+# run"): each order weakened one site at a time, rebuilt in /tmp/mut-build,
+# and the TSan, weft-sim and aarch64 checks run.  Hours; not part of test.
+verify: deps
+	@python3 scripts/mutate.py --jobs $(JOBS) $(VERIFY_ARGS)
 
 # What the install rules install (weft, and weft_mpi where MPI is found;
 # no test, example or benchmark), then cmake --install.

@@ -61,7 +61,7 @@ void wf__futex_wake(_Atomic uint32_t *addr, int n)
 }
 
 /* Every parked waiter looks again.  Release: a waiter that wakes on the
- * new epoch sees what was done before (the work, the condition). */
+ * new epoch sees what was done before (the work, the condition; P8). */
 static void wake_waiters_now(wf__evcount *ec)
 {
     wf_fetch_add_release(&ec->waiter_epoch, 1);
@@ -80,7 +80,8 @@ bool wf__ec_wake_sleeper(wf__evcount *ec)
             wake_waiters_now(ec);
         return false;
     }
-    /* Release: a sleeper that wakes on the new epoch finds the work. */
+    /* Release: a sleeper that wakes on the new epoch finds the work (P3;
+     * weft-sim's scenarios need it under no model, docs/protocols.md). */
     wf_fetch_add_release(&ec->epoch, 1);
     wf__futex_wake(&ec->epoch, 1);
     return true;
@@ -99,14 +100,16 @@ void wf__ec_wake_waiters(wf__evcount *ec)
 void wf__ec_wake_all(wf__evcount *ec)
 {
     /* Release, as in wf__ec_wake_sleeper: sleepers that see the new epoch
-     * see what was written before (shutdown, a blocked count). */
+     * see what was written before (shutdown, a blocked count; P3, P11). */
     wf_fetch_add_release(&ec->epoch, 1);
     wf__futex_wake(&ec->epoch, INT_MAX);
 }
 
 uint32_t wf__ec_sleep_begin(wf__evcount *ec)
 {
-    /* Acquire pairs with the release increment in wf__ec_wake_sleeper. */
+    /* Acquire pairs with the release increment in wf__ec_wake_sleeper;
+     * the increment is seq_cst beside the fence (P3: neither is needed in
+     * weft-sim's scenarios, docs/protocols.md). */
     uint32_t epoch = wf_load_acquire(&ec->epoch);
     wf_fetch_add_seqcst(&ec->sleepers, 1);
     /* P3: pairs with the fence in wf__ec_wake_sleeper (see there). */
@@ -121,7 +124,8 @@ void wf__ec_sleep_end(wf__evcount *ec)
 
 uint32_t wf__ec_wait_begin(wf__evcount *ec)
 {
-    /* Acquire pairs with the release increments of the wakers. */
+    /* Acquire pairs with the release increments of the wakers; the
+     * increment is seq_cst beside the fence (P8, as in sleep_begin). */
     uint32_t epoch = wf_load_acquire(&ec->waiter_epoch);
     wf_fetch_add_seqcst(&ec->waiters, 1);
     /* P8: pairs with the fences in wf__ec_wake_sleeper and
@@ -139,6 +143,6 @@ uint32_t wf__ec_epoch(wf__evcount *ec)
 {
     /* Acquire pairs with the release increment in wf__ec_wake_all: if a
      * store made before it (shutdown) is missed after this load, epoch
-     * has moved since, and a sleep on this value returns at once. */
+     * has moved since, and a sleep on this value returns at once (P3). */
     return wf_load_acquire(&ec->epoch);
 }
