@@ -217,6 +217,34 @@ static bool mutant_changed_nothing(const sim_algo *al,
     return bad;
 }
 
+/* The statistics, the outcomes and the verdict of a finished search. */
+static void print_verdict(const scenario *sc, const explore_job *job,
+                          explore_result *res)
+{
+    print_stats(sc, res);
+    for (int i = 0; i < res->noutcomes; i++)
+        printf("outcome: %s\n", res->outcomes[i]);
+    if (res->failed) {
+        show_counterexample(sc, job, res, isatty(1));
+        if (sc->replay && write_replay(sc, job, res) == 0)
+            printf("wrote %s (weft-sim run %s steps through it)\n", sc->replay,
+                   sc->replay);
+    } else if (!res->exhausted || sc->preemptions >= 0)
+        printf("verdict: bounded, no counterexample in %ld executions "
+               "(%s; not a proof)\n",
+               res->execs,
+               sc->preemptions >= 0 ? "schedules with at most the given "
+                                      "preemptions"
+                                    : "the search stopped at max-execs");
+    else if (sc->protocol)
+        printf("verdict: correct (no lost wake-up: every thread that "
+               "slept for good slept with nothing to wait for)\n");
+    else
+        printf("verdict: correct (every task taken once or still in the "
+               "deque, in LIFO order for the owner and FIFO for thieves, "
+               "base never moved back)\n");
+}
+
 static int run_scenario(const scenario *sc, bool quiet, explore_result *res)
 {
     explore_job job;
@@ -254,30 +282,8 @@ static int run_scenario(const scenario *sc, bool quiet, explore_result *res)
     }
     if (mutant_changed_nothing(job.algo, res))
         return 2;
-    if (!quiet) {
-        print_stats(sc, res);
-        for (int i = 0; i < res->noutcomes; i++)
-            printf("outcome: %s\n", res->outcomes[i]);
-        if (res->failed) {
-            show_counterexample(sc, &job, res, isatty(1));
-            if (sc->replay && write_replay(sc, &job, res) == 0)
-                printf("wrote %s (weft-sim run %s steps through it)\n",
-                       sc->replay, sc->replay);
-        } else if (!res->exhausted || sc->preemptions >= 0)
-            printf("verdict: bounded, no counterexample in %ld executions "
-                   "(%s; not a proof)\n",
-                   res->execs,
-                   sc->preemptions >= 0 ? "schedules with at most the given "
-                                          "preemptions"
-                                        : "the search stopped at max-execs");
-        else if (sc->protocol)
-            printf("verdict: correct (no lost wake-up: every thread that "
-                   "slept for good slept with nothing to wait for)\n");
-        else
-            printf("verdict: correct (every task taken once or still in the "
-                   "deque, in LIFO order for the owner and FIFO for thieves, "
-                   "base never moved back)\n");
-    }
+    if (!quiet)
+        print_verdict(sc, &job, res);
     return res->failed ? 1 : 0;
 }
 
