@@ -116,15 +116,24 @@ void sim_register_ring(const void *ring, volatile void *slots, int64_t cap)
         sim_plain_store((volatile void *)ring, (uint64_t)cap);
 }
 
-static uint64_t load(const volatile void *p, int size, int order, wf_sim_site s)
+/* One access of a kind that carries at most a value (load, store,
+ * exchange, fetch-add): performed, and what it read. */
+static uint64_t one_access(int kind, const volatile void *p, int size,
+                           uint64_t v, int order, wf_sim_site s)
 {
-    sim_access a = {.kind = K_LOAD,
+    sim_access a = {.kind = kind,
                     .order = order,
                     .size = size,
                     .addr = (volatile void *)(uintptr_t)p,
+                    .val = sim_fit(size, v),
                     .site = s};
     perform(&a);
     return a.result;
+}
+
+static uint64_t load(const volatile void *p, int size, int order, wf_sim_site s)
+{
+    return one_access(K_LOAD, p, size, 0, order, s);
 }
 
 int64_t wf__sim_load_i64(const volatile void *p, int order, wf_sim_site s)
@@ -150,13 +159,7 @@ void *wf__sim_load_ptr(const volatile void *p, int order, wf_sim_site s)
 void wf__sim_store(volatile void *p, int size, uint64_t v, int order,
                    wf_sim_site s)
 {
-    sim_access a = {.kind = K_STORE,
-                    .order = order,
-                    .size = size,
-                    .addr = p,
-                    .val = sim_fit(size, v),
-                    .site = s};
-    perform(&a);
+    one_access(K_STORE, p, size, v, order, s);
 }
 
 bool wf__sim_cas(volatile void *p, int size, void *expected, uint64_t desired,
@@ -178,27 +181,13 @@ bool wf__sim_cas(volatile void *p, int size, void *expected, uint64_t desired,
 uint64_t wf__sim_xchg(volatile void *p, int size, uint64_t v, int order,
                       wf_sim_site s)
 {
-    sim_access a = {.kind = K_XCHG,
-                    .order = order,
-                    .size = size,
-                    .addr = p,
-                    .val = sim_fit(size, v),
-                    .site = s};
-    perform(&a);
-    return a.result;
+    return one_access(K_XCHG, p, size, v, order, s);
 }
 
 uint64_t wf__sim_fadd(volatile void *p, int size, uint64_t v, int order,
                       wf_sim_site s)
 {
-    sim_access a = {.kind = K_FADD,
-                    .order = order,
-                    .size = size,
-                    .addr = p,
-                    .val = sim_fit(size, v),
-                    .site = s};
-    perform(&a);
-    return a.result;
+    return one_access(K_FADD, p, size, v, order, s);
 }
 
 void wf__sim_fence(int order, wf_sim_site s)
