@@ -17,7 +17,10 @@
  * mixed         typed bodies that call wf_spawn/wf_join, wf_parallel_for
  *               and WF_RUN, and untyped tasks that call WF_RUN: every
  *               value right.
- * void_args     WF_VOID_TASK, and a task of five parameters.
+ * void_args     WF_VOID_TASK, a task of five parameters, and one of eight
+ *               (a value and 80 bytes of arguments, the frame's second
+ *               line used) whose frames thieves take: every argument
+ *               arrives whole.
  * registers     integers, doubles and a long double live across spawns
  *               and syncs whose slow paths run (frames published and
  *               stolen, 4 threads): the value equals the sequential one.
@@ -448,7 +451,7 @@ static void popped_frames(void)
     }
 }
 
-/* ---- void tasks, five parameters ------------------------------------------ */
+/* ---- void tasks, five and eight parameters -------------------------------- */
 
 static _Atomic long visits;
 
@@ -471,6 +474,35 @@ WF_TASK(int, five, int, a, int, b, short, c, char, d, int, e)
     return x + WF_SYNC(five);
 }
 
+/* Eight parameters: a depth, a key and six pointers into `cells`, each
+ * a function of the key, checked in every body, stolen ones included (the
+ * leaves spin so that thieves take frames). */
+#define EIGHT_DEPTH 12
+static long cells[(2l << EIGHT_DEPTH) + 8];
+
+WF_TASK(long, eight, int, d, long, key, const long *, p1, const long *, p2,
+        const long *, p3, const long *, p4, const long *, p5, const long *, p6)
+{
+    const long *ps[] = {p1, p2, p3, p4, p5, p6};
+    for (int i = 0; i < 6; i++)
+        if (ps[i] != cells + key + i)
+            return -1000000; /* an argument did not arrive whole */
+    if (d == 0)
+        return key + (long)(spin((unsigned long)key) & 1);
+    const long *q = cells + 2 * key, *r = q + 1;
+    WF_SPAWN(eight, d - 1, 2 * key, q, q + 1, q + 2, q + 3, q + 4, q + 5);
+    long b = WF_CALL(eight, d - 1, 2 * key + 1, r, r + 1, r + 2, r + 3, r + 4,
+                     r + 5);
+    return WF_SYNC(eight) + b;
+}
+
+static long eight_seq(int d, long key)
+{
+    if (d == 0)
+        return key + (long)(spin((unsigned long)key) & 1);
+    return eight_seq(d - 1, 2 * key) + eight_seq(d - 1, 2 * key + 1);
+}
+
 static void void_args(void)
 {
     wf_pool *p = check_pool(2);
@@ -482,6 +514,15 @@ static void void_args(void)
     /* 1024 leaves of 1 + 2 + 3 + 4, plus each leaf's count of left
      * turns: 10 · 512. */
     CHECK_EQ(r, 1024 * 10 + 10 * 512);
+    CHECK_OK(wf_pool_destroy(p));
+    p = check_pool(4);
+    const long *c = cells + 1;
+    for (int round = 0; round < 5; round++) {
+        long v = 0;
+        CHECK_OK(WF_RUN(p, eight, &v, EIGHT_DEPTH, 1, c, c + 1, c + 2, c + 3,
+                        c + 4, c + 5));
+        CHECK_EQ(v, eight_seq(EIGHT_DEPTH, 1));
+    }
     CHECK_OK(wf_pool_destroy(p));
 }
 

@@ -17,7 +17,7 @@
  *     int err = WF_RUN(wf_pool_default(), fib, &r, 30);
  *
  * WF_SPAWN writes the arguments straight into a frame of the worker's own
- * (a 64-byte slot of a per-worker array), and WF_SYNC returns the value of
+ * (a 128-byte slot of a per-worker array), and WF_SYNC returns the value of
  * the newest spawn not yet synced: spawns and syncs nest as calls do, the
  * last spawned is the first synced.  A task that nobody stole is called
  * directly by its sync, so the compiler sees an ordinary call.  The frame
@@ -46,9 +46,9 @@
  *     out, newest first, and drops their values (Cilk's implicit sync): a
  *     spawn is never lost, and a body that spawns and forgets is as
  *     correct as one that syncs, only later to wait.
- *   - the arguments and the value together fit in 32 bytes (a compile-time
- *     check); pass a pointer for more.  Parameters are (type, name) pairs,
- *     at most five.
+ *   - the arguments and the value together fit in 96 bytes (a compile-time
+ *     check: eight pointers and a value fit); pass a pointer for more.
+ *     Parameters are (type, name) pairs, at most eight.
  *   - a body waits for what it spawned only by WF_SYNC: its frames not yet
  *     published stay on its worker while it blocks (wf_blocking_begin
  *     publishes wf_spawn's tasks, which it can find, not these).
@@ -90,7 +90,7 @@ extern "C" {
 #define WF_TASK_SEGMENT 1024
 
 /* Define a typed task: its value's type, its name, then (type, name) pairs
- * of parameters (at most five), followed by the body in braces.  The name
+ * of parameters (at most eight), followed by the body in braces.  The name
  * is the task's handle for WF_SPAWN, WF_SYNC, WF_CALL and WF_RUN, in the
  * file that defines it (static functions), after its definition: a task
  * may spawn itself and the tasks defined above it. */

@@ -40,7 +40,7 @@
 /* Segments in a worker's reservation: as deep as typed bodies may nest
  * on one worker (each steal taken while a sync waits is one level) plus
  * the segments that deep spawning fills. */
-#define TSEGS (UINTPTR_MAX > 0xffffffffu ? 4096u : 64u)
+#define TSEGS (UINTPTR_MAX > 0xffffffffu ? 2048u : 32u)
 
 /* What a segment keeps while a newer one is in use. */
 struct tseg_saved {

@@ -17,7 +17,12 @@ extern "C" {
 #pragma clang diagnostic ignored "-Wgnu-zero-variadic-macro-arguments"
 #endif
 
-#define WF__TSLOT_DATA 32 /* bytes of arguments and value per frame */
+/* Bytes of arguments and value per frame: a frame is two cache lines,
+ * the task and the first 32 bytes in the first, so that a task with few
+ * arguments (fib's) touches one line per spawn, and one with more (up to
+ * eight pointers and a value; Lace allows six) needs no pointer to a
+ * struct. */
+#define WF__TSLOT_DATA 96
 
 /* A frame: the task that thieves see, then the arguments and the value. */
 typedef struct wf__tslot {
@@ -66,8 +71,12 @@ wf__tsync_misuse(wf__tslot *s, wf__tslot *tp0, const char *name);
  * function needs, by the number of macro arguments (name included). */
 #define WF__CAT(a, b) WF__CAT_(a, b)
 #define WF__CAT_(a, b) a##b
-#define WF__NARG(...) WF__NARG_(__VA_ARGS__, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1)
-#define WF__NARG_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, n, ...) n
+#define WF__NARG(...)                                                          \
+    WF__NARG_(__VA_ARGS__, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4,   \
+              3, 2, 1)
+#define WF__NARG_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, \
+                  _15, _16, _17, n, ...)                                       \
+    n
 #define WF__EACH(m, ...) WF__CAT(m, WF__NARG(__VA_ARGS__))(__VA_ARGS__)
 
 /* , T1 A1, T2 A2 ... */
@@ -79,6 +88,14 @@ wf__tsync_misuse(wf__tslot *s, wf__tslot *tp0, const char *name);
     , t1 a1, t2 a2, t3 a3, t4 a4
 #define WF__PARAMS_11(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5)               \
     , t1 a1, t2 a2, t3 a3, t4 a4, t5 a5
+#define WF__PARAMS_13(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5, t6, a6)       \
+    , t1 a1, t2 a2, t3 a3, t4 a4, t5 a5, t6 a6
+#define WF__PARAMS_15(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5, t6, a6, t7,   \
+                      a7)                                                      \
+    , t1 a1, t2 a2, t3 a3, t4 a4, t5 a5, t6 a6, t7 a7
+#define WF__PARAMS_17(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5, t6, a6, t7,   \
+                      a7, t8, a8)                                              \
+    , t1 a1, t2 a2, t3 a3, t4 a4, t5 a5, t6 a6, t7 a7, t8 a8
 /* , A1, A2 ... */
 #define WF__ARGS_1(n)
 #define WF__ARGS_3(n, t1, a1) , a1
@@ -87,6 +104,13 @@ wf__tsync_misuse(wf__tslot *s, wf__tslot *tp0, const char *name);
 #define WF__ARGS_9(n, t1, a1, t2, a2, t3, a3, t4, a4) , a1, a2, a3, a4
 #define WF__ARGS_11(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5)                 \
     , a1, a2, a3, a4, a5
+#define WF__ARGS_13(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5, t6, a6)         \
+    , a1, a2, a3, a4, a5, a6
+#define WF__ARGS_15(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5, t6, a6, t7, a7) \
+    , a1, a2, a3, a4, a5, a6, a7
+#define WF__ARGS_17(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5, t6, a6, t7, a7, \
+                    t8, a8)                                                    \
+    , a1, a2, a3, a4, a5, a6, a7, a8
 /* T1 A1; T2 A2; ... */
 #define WF__FIELDS_1(n)
 #define WF__FIELDS_3(n, t1, a1) t1 a1;
@@ -108,6 +132,32 @@ wf__tsync_misuse(wf__tslot *s, wf__tslot *tp0, const char *name);
     t3 a3;                                                                     \
     t4 a4;                                                                     \
     t5 a5;
+#define WF__FIELDS_13(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5, t6, a6)       \
+    t1 a1;                                                                     \
+    t2 a2;                                                                     \
+    t3 a3;                                                                     \
+    t4 a4;                                                                     \
+    t5 a5;                                                                     \
+    t6 a6;
+#define WF__FIELDS_15(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5, t6, a6, t7,   \
+                      a7)                                                      \
+    t1 a1;                                                                     \
+    t2 a2;                                                                     \
+    t3 a3;                                                                     \
+    t4 a4;                                                                     \
+    t5 a5;                                                                     \
+    t6 a6;                                                                     \
+    t7 a7;
+#define WF__FIELDS_17(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5, t6, a6, t7,   \
+                      a7, t8, a8)                                              \
+    t1 a1;                                                                     \
+    t2 a2;                                                                     \
+    t3 a3;                                                                     \
+    t4 a4;                                                                     \
+    t5 a5;                                                                     \
+    t6 a6;                                                                     \
+    t7 a7;                                                                     \
+    t8 a8;
 /* , f_->A1, f_->A2 ... */
 #define WF__READ_1(n)
 #define WF__READ_3(n, t1, a1) , f_->a1
@@ -117,6 +167,13 @@ wf__tsync_misuse(wf__tslot *s, wf__tslot *tp0, const char *name);
     , f_->a1, f_->a2, f_->a3, f_->a4
 #define WF__READ_11(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5)                 \
     , f_->a1, f_->a2, f_->a3, f_->a4, f_->a5
+#define WF__READ_13(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5, t6, a6)         \
+    , f_->a1, f_->a2, f_->a3, f_->a4, f_->a5, f_->a6
+#define WF__READ_15(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5, t6, a6, t7, a7) \
+    , f_->a1, f_->a2, f_->a3, f_->a4, f_->a5, f_->a6, f_->a7
+#define WF__READ_17(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5, t6, a6, t7, a7, \
+                    t8, a8)                                                    \
+    , f_->a1, f_->a2, f_->a3, f_->a4, f_->a5, f_->a6, f_->a7, f_->a8
 /* f_->A1 = A1; f_->A2 = A2; ... */
 #define WF__WRITE_1(n)
 #define WF__WRITE_3(n, t1, a1) f_->a1 = a1;
@@ -138,6 +195,32 @@ wf__tsync_misuse(wf__tslot *s, wf__tslot *tp0, const char *name);
     f_->a3 = a3;                                                               \
     f_->a4 = a4;                                                               \
     f_->a5 = a5;
+#define WF__WRITE_13(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5, t6, a6)        \
+    f_->a1 = a1;                                                               \
+    f_->a2 = a2;                                                               \
+    f_->a3 = a3;                                                               \
+    f_->a4 = a4;                                                               \
+    f_->a5 = a5;                                                               \
+    f_->a6 = a6;
+#define WF__WRITE_15(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5, t6, a6, t7,    \
+                     a7)                                                       \
+    f_->a1 = a1;                                                               \
+    f_->a2 = a2;                                                               \
+    f_->a3 = a3;                                                               \
+    f_->a4 = a4;                                                               \
+    f_->a5 = a5;                                                               \
+    f_->a6 = a6;                                                               \
+    f_->a7 = a7;
+#define WF__WRITE_17(n, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5, t6, a6, t7,    \
+                     a7, t8, a8)                                               \
+    f_->a1 = a1;                                                               \
+    f_->a2 = a2;                                                               \
+    f_->a3 = a3;                                                               \
+    f_->a4 = a4;                                                               \
+    f_->a5 = a5;                                                               \
+    f_->a6 = a6;                                                               \
+    f_->a7 = a7;                                                               \
+    f_->a8 = a8;
 
 #if defined(__cplusplus)
 #define WF__STATIC_ASSERT static_assert
@@ -269,7 +352,7 @@ WF_API void wf__trest_thunk(void);
         WF__EACH(WF__FIELDS_, name, ##__VA_ARGS__)                             \
     } wf__f_##name;                                                            \
     WF__STATIC_ASSERT(sizeof(wf__f_##name) <= WF__TSLOT_DATA,                  \
-                      "a typed task's arguments and value exceed 32 bytes: "   \
+                      "a typed task's arguments and value exceed 96 bytes: "   \
                       "pass a pointer");                                       \
     static V wf__b_##name(                                                     \
         wf__tslot *wf__tp0 WF__EACH(WF__PARAMS_, name, ##__VA_ARGS__));        \
