@@ -17,6 +17,11 @@
  * mixed         typed bodies that call wf_spawn/wf_join, wf_parallel_for
  *               and WF_RUN, and untyped tasks that call WF_RUN: every
  *               value right.
+ * helpers       spawns and syncs in helper functions (WF_CONTEXT): a
+ *               helper spawns a row of children that the body syncs, the
+ *               body spawns what a helper syncs, a helper passes the
+ *               context on, and one leaves spawns for the body's implicit
+ *               sync; at 1 and 4 threads, leaves that spin (steals).
  * void_args     WF_VOID_TASK, a task of five parameters, and one of eight
  *               (a value and 80 bytes of arguments, the frame's second
  *               line used) whose frames thieves take: every argument
@@ -526,6 +531,92 @@ static void void_args(void)
     CHECK_OK(wf_pool_destroy(p));
 }
 
+/* ---- helpers: spawns and syncs outside the body (WF_CONTEXT) ------------ */
+
+static _Atomic long helper_leaves;
+
+WF_TASK(long, hleaf, int, i)
+{
+    atomic_fetch_add_explicit(&helper_leaves, 1, memory_order_relaxed);
+    return (long)i + (long)(spin((unsigned long)i) & 1);
+}
+
+static long hleaf_seq(int i)
+{
+    return (long)i + (long)(spin((unsigned long)i) & 1);
+}
+
+/* Spawn hleaf(lo .. hi - 1), newest last. */
+static void spawn_leaves(WF_CONTEXT, int lo, int hi)
+{
+    for (int i = lo; i < hi; i++)
+        WF_SPAWN(hleaf, i);
+}
+
+/* Sync k hleaf spawns of the caller's, through one more helper. */
+static long sync_leaves(WF_CONTEXT, int k);
+static long sync_one(WF_CONTEXT)
+{
+    return WF_SYNC(hleaf);
+}
+static long sync_leaves(WF_CONTEXT, int k)
+{
+    long sum = 0;
+    while (k-- > 0)
+        sum += sync_one(WF_CONTEXT_ARG);
+    return sum;
+}
+
+/* Rows of leaves spawned by a helper and synced by the body, then leaves
+ * the body spawns and a helper syncs, then a row left for the implicit
+ * sync; and a recursive spawn of itself in between. */
+WF_TASK(long, hrow, int, d, int, width)
+{
+    long sum = 0;
+    spawn_leaves(WF_CONTEXT_ARG, 0, width);
+    if (d > 0)
+        WF_SPAWN(hrow, d - 1, width);
+    long below = d > 0 ? WF_CALL(hrow, d - 1, width) : 0;
+    if (d > 0)
+        below += WF_SYNC(hrow);
+    for (int k = 0; k < width; k++)
+        sum += WF_SYNC(hleaf);
+    for (int i = 0; i < width; i++)
+        WF_SPAWN(hleaf, i);
+    sum += sync_leaves(WF_CONTEXT_ARG, width);
+    spawn_leaves(WF_CONTEXT_ARG, 0, 3); /* synced when hrow returns */
+    return sum + below;
+}
+
+static long hrow_seq(int d, int width)
+{
+    long row = 0;
+    for (int i = 0; i < width; i++)
+        row += hleaf_seq(i);
+    return 2 * row + (d > 0 ? 2 * hrow_seq(d - 1, width) : 0);
+}
+
+static long hrow_count(int d, int width)
+{
+    return 2 * width + 3 + (d > 0 ? 2 * hrow_count(d - 1, width) : 0);
+}
+
+static void helpers(void)
+{
+    static const unsigned threads[] = {1, 4};
+    for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+        wf_pool *p = check_pool(threads[t]);
+        for (int round = 0; round < 5; round++) {
+            atomic_store(&helper_leaves, 0);
+            long v = 0;
+            CHECK_OK(WF_RUN(p, hrow, &v, 6, 9));
+            CHECK_EQ(v, hrow_seq(6, 9));
+            CHECK_EQ(atomic_load(&helper_leaves), hrow_count(6, 9));
+        }
+        CHECK_OK(wf_pool_destroy(p));
+    }
+}
+
 /* ---- implicit_sync: spawns a body does not sync ------------------------ */
 
 static _Atomic long forgotten_runs;
@@ -676,17 +767,12 @@ static void errors(void)
 }
 
 static const check_scenario scenarios[] = {
-    {"fib", fib_values},
-    {"tree", tree_sum},
-    {"wide", wide_segments},
-    {"deep", deep_chain},
-    {"mixed", mixed_layers},
-    {"random", random_trees},
-    {"void_args", void_args},
-    {"errors", errors},
-    {"registers", live_registers},
-    {"popped", popped_frames},
-    {"implicit_sync", implicit_sync},
+    {"fib", fib_values},       {"tree", tree_sum},
+    {"wide", wide_segments},   {"deep", deep_chain},
+    {"mixed", mixed_layers},   {"random", random_trees},
+    {"helpers", helpers},      {"void_args", void_args},
+    {"errors", errors},        {"registers", live_registers},
+    {"popped", popped_frames}, {"implicit_sync", implicit_sync},
 };
 
 int main(int argc, char **argv)

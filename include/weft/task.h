@@ -33,7 +33,8 @@
  *
  * Rules (the fork-join rules of wf_spawn):
  *   - WF_SPAWN, WF_CALL and WF_SYNC are used only in the body of a typed
- *     task; WF_RUN from anywhere.
+ *     task, or in a helper function it calls that takes WF_CONTEXT
+ *     (below); WF_RUN from anywhere.
  *   - WF_SYNC syncs the newest spawn of this body not yet synced, and
  *     names its task type.  A sync whose body has no spawn of its own left
  *     (a sync with nothing spawned, or one in a called body that would
@@ -105,6 +106,34 @@ extern "C" {
 #define WF_SYNC(name) wf__y_##name(wf__tpp, wf__tp0)
 /* Call name(args...) on this worker, as a function. */
 #define WF_CALL(name, ...) wf__b_##name(*wf__tpp, ##__VA_ARGS__)
+/* A helper function that spawns, calls or syncs typed tasks for the body
+ * that calls it (a loop that spawns the children, say) takes WF_CONTEXT as
+ * its first parameter, and the body passes WF_CONTEXT_ARG:
+ *
+ *     static void spawn_rows(WF_CONTEXT, int lo, int hi)
+ *     {
+ *         for (int i = lo; i < hi; i++)
+ *             WF_SPAWN(row, i);
+ *     }
+ *     WF_VOID_TASK(grid, int, n)
+ *     {
+ *         spawn_rows(WF_CONTEXT_ARG, 0, n);
+ *         for (int i = 0; i < n; i++)
+ *             WF_SYNC(row);
+ *     }
+ *
+ * The helper's spawns and syncs are its caller's: the body may sync what
+ * the helper spawned and the other way round, the rules above apply to
+ * the two as to one body, and what neither syncs is synced when the body
+ * returns.  A helper may pass WF_CONTEXT_ARG on to another; it is called
+ * only from a typed body or such a helper, on the body's thread.  A
+ * helper the compiler does not inline costs the body its frame top in a
+ * register: it lives in memory across the call. */
+#define WF_CONTEXT                                                             \
+    struct wf__tslot **wf__tpp __attribute__((unused)),                        \
+        struct wf__tslot *wf__tp0 __attribute__((unused))
+#define WF_CONTEXT_ARG wf__tpp, wf__tp0
+
 /* Run name(args...) in pool and wait for it and all it spawned, from any
  * thread (as wf_run): stores its value in *out (a pointer, or NULL; for a
  * void task, a char *) and returns 0, or wf_run's errors (WF_EINVAL...). */
