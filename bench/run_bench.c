@@ -66,6 +66,7 @@ static const workload_info workloads[] = {
     {"cilksort", "forkjoin"},
     {"pipeline", "forkjoin"}, /* from main, as the graphs: bench/pipeline.c */
     {"blur", "forkjoin"},     /* from main: bench/blur.c */
+    {"histogram", "forkjoin"}, /* from main: bench/histogram.c */
     {"g_chain", "graph"},
     {"g_broadcast", "graph"},
     {"g_join_queueing", "graph"},

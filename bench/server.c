@@ -50,6 +50,7 @@ static const bench_workload *const all_workloads[] = {
     &bench_reduce,
     &bench_cilksort,
     &bench_blur,
+    &bench_histogram,
     &bench_g_chain,
     &bench_g_broadcast,
     &bench_g_join_queueing,
