@@ -115,15 +115,17 @@ void wf__ask_for_work(struct wf__fast *f)
  * and say whether a thief had asked for work (P2, P9).  An exchange each,
  * so a request stored meanwhile is either taken here or left for the next
  * spawn, never lost; the two words need no order between them, since a
- * thief stores NULL in both and either one is a request.  acq_rel: this
- * slow path is rare. */
+ * thief stores NULL in both and either one is a request.  Relaxed: an
+ * exchange reads the last value of its word whatever its order, which is
+ * all that "never lost" needs, and nothing is published through these
+ * words (what answers a request goes through the deque's release, D1). */
 bool wf__take_request(struct wf__fast *f)
 {
     /* P2's exchange; P9's below. */
-    bool asked = wf_exchange_acqrel(&f->limit, f->end) == NULL;
+    bool asked = wf_exchange_relaxed(&f->limit, f->end) == NULL;
     wf__tslot *tstop = ((wf__worker *)f)->tstop;
     if (tstop != NULL)
-        asked |= wf_exchange_acqrel(&f->tlimit, tstop) == NULL; /* P9 */
+        asked |= wf_exchange_relaxed(&f->tlimit, tstop) == NULL; /* P9 */
     return asked;
 }
 

@@ -105,12 +105,13 @@ static void tseg_ready(wf__worker *w, unsigned k)
 
 /* Point tlimit, the typed spawn's one test (P9), at stop without losing a
  * request: a thief's NULL stored before the exchange is seen by it and
- * put back, one stored after it stays.  acq_rel, as wf__take_request's:
- * a segment change is rare. */
+ * put back, one stored after it stays.  Relaxed, as wf__take_request's
+ * exchanges: the exchange reads tlimit's last value whatever its order,
+ * and a request publishes nothing. */
 static void set_tlimit(struct wf__fast *f, wf__tslot *stop)
 {
     /* P9: see above. */
-    if (wf_exchange_acqrel(&f->tlimit, stop) == NULL)
+    if (wf_exchange_relaxed(&f->tlimit, stop) == NULL)
         wf_store_relaxed(&f->tlimit, NULL);
 }
 
