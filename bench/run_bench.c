@@ -58,6 +58,7 @@ typedef struct {
 static const workload_info workloads[] = {
     {"fib", "forkjoin"},
     {"nqueens", "forkjoin"},
+    {"queens", "forkjoin"},
     {"uts", "forkjoin"},
     {"matmul", "forkjoin"},
     {"sum", "forkjoin"},

@@ -43,6 +43,7 @@
 static const bench_workload *const all_workloads[] = {
     &bench_fib,
     &bench_nqueens,
+    &bench_queens,
     &bench_uts,
     &bench_matmul,
     &bench_sum,
