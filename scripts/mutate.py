@@ -66,8 +66,15 @@ the tests relink), the checks run, and the file is put back:
 
   tsan     the area's ThreadSanitizer tests (ctest -L tsan -R AREA_REGEX),
            each repeated up to --tsan-reps times until it fails;
-  sim      weft-sim's tests (ctest -L sim), when the file is compiled into
-           weft-sim (read from tools/weft-sim/CMakeLists.txt);
+  sim      weft-sim's scenarios of the shipped code that expect it correct
+           (tests/sim/*.scn with algo weft and expect pass; ctest -L sim),
+           when the file is compiled into weft-sim (read from
+           tools/weft-sim/CMakeLists.txt and the headers of src/ that
+           weft-sim's own files include).  The scenarios of weft-sim's
+           built-in mutants are left out: with the library weakened too,
+           one fails whether or not the mutant shows (its override may
+           find no access left to weaken, which is an error), as do the
+           tests of weft-sim's own output;
   aarch64  the area's unit and stress tests cross-built for ARM64 and run
            under qemu-aarch64 (scripts/aarch64-test.sh makes the build, in
            BUILD-aarch64), when the cross compiler and qemu are installed.
@@ -321,6 +328,24 @@ def weaker(op, order):
     return None
 
 
+def sim_own_includes(root):
+    """Headers of src/ that weft-sim's own files include (the inline
+    steps of a protocol, as internal/graph/pending.h)."""
+    out = set()
+    sim_dir = os.path.join(root, os.path.dirname(SIM_CMAKE))
+    for dp, dn, fn in os.walk(sim_dir):
+        for f in fn:
+            if not f.endswith((".c", ".h")):
+                continue
+            with open(os.path.join(dp, f), encoding="utf-8") as fh:
+                t = fh.read()
+            for inc in re.findall(r'(?m)^\s*#\s*include\s+"(internal/[\w/.-]+'
+                                  r'\.h)"', t):
+                if os.path.exists(os.path.join(root, "src", inc)):
+                    out.add("src/" + inc)
+    return out
+
+
 def sim_sources(root):
     """Files of src/ compiled into weft-sim, and the headers they include."""
     try:
@@ -328,7 +353,7 @@ def sim_sources(root):
     except OSError:
         return set()
     srcs = set(re.findall(r"\$\{PROJECT_SOURCE_DIR\}/(src/[\w/.-]+\.[ch])",
-                          cm))
+                          cm)) | sim_own_includes(root)
     for s in list(srcs):
         try:
             t = read(s, root)
@@ -341,6 +366,22 @@ def sim_sources(root):
                     srcs.add(cand)
                     break
     return srcs
+
+
+def sim_correct_tests(root):
+    """The ctest names (sim_NAME) of tests/sim/NAME.scn that run the shipped
+    code (algo weft, the default) and expect it correct (expect pass):
+    the only weft-sim tests whose failure shows a mutant of the library."""
+    d = os.path.join(root, "tests/sim")
+    out = set()
+    for f in sorted(os.listdir(d)) if os.path.isdir(d) else ():
+        if not f.endswith(".scn"):
+            continue
+        with open(os.path.join(d, f), encoding="utf-8") as fh:
+            kv = dict(re.findall(r"(?m)^\s*(algo|expect)\s+(\S+)", fh.read()))
+        if kv.get("algo", "weft") == "weft" and kv.get("expect") == "pass":
+            out.add("sim_" + f[:-len(".scn")])
+    return out
 
 
 def scanned_files(root):
@@ -669,7 +710,9 @@ class Runner:
                 out.append(("tsan", self.build, names,
                             ["--repeat", "until-fail:%d" % a.tsan_reps]))
         if "sim" in a.checks and sim:
-            names = self.selected("sim", a.sim_regex, ex)
+            correct = sim_correct_tests(self.tree)
+            names = [n for n in self.selected("sim", a.sim_regex, ex)
+                     if n in correct]
             if names:
                 out.append(("sim", self.build, names, []))
         if "aarch64" in a.checks and self.arm_ok:

@@ -18,6 +18,7 @@
 
 #include "internal/graph/mem.h"
 #include "internal/graph/node.h"
+#include "internal/graph/pending.h"
 #include "internal/graph/runtime.h"
 #include "internal/graph/spans.h"
 #include "internal/pool_hooks.h"
@@ -93,22 +94,15 @@ static void hold(wf_graph *g)
 
 /* The step from 1 to 0 happens only under idle_lock, so a waiter that
  * sees 0 under the lock knows the last releaser has let go of the graph
- * (and a destroy may free it). */
+ * (and a destroy may free it).  The steps on pending are pending.h's. */
 static void release(wf_graph *g)
 {
-    long v = wf_load_relaxed(&g->pending);
-    while (v > 1) {
-        /* Release pairs with the waiter's acquire load: the task's effects
-         * (a body's writes) are visible once the waiter sees 0, through
-         * the release sequence of these RMWs (G5). */
-        if (wf_cas_acqrel(&g->pending, &v, v - 1))
-            return;
-    }
+    if (__builtin_expect(wf__pending_drop(&g->pending), 1)) /* not the last */
+        return;
     pthread_mutex_lock(&g->idle_lock);
     /* The last one: under the lock, so a waiter that saw pending > 0 is
-     * already in cond_wait when the broadcast comes.  Seq_cst: the
-     * waiters' condition, made true before the wake (G5, P8). */
-    if (wf_fetch_add_seqcst(&g->pending, -1) == 1) {
+     * already in cond_wait when the broadcast comes (G5, P8). */
+    if (wf__pending_drop_last(&g->pending)) {
         pthread_cond_broadcast(&g->idle);
         wf__wake_waiters(g->pool); /* and those that help (P8) */
     }
@@ -357,11 +351,10 @@ int wf__graph_status(const wf_graph *g)
     return wf_load_acquire(&((wf_graph *)g)->cancelled) ? WF_ECANCELED : 0;
 }
 
-/* Acquire pairs with the releasers' RMWs (see release; G5). */
+/* The waiter's load of G5 (pending.h). */
 static bool idle(const void *g)
 {
-    /* The waiter's load of G5. */
-    return wf_load_acquire(&((wf_graph *)g)->pending) == 0;
+    return wf__pending_idle(&((wf_graph *)g)->pending);
 }
 
 bool wf_graph_is_idle(const wf_graph *g)

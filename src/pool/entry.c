@@ -5,6 +5,7 @@
 #include "internal/pool/caller.h"
 #include "internal/pool/debug.h"
 #include "internal/pool/park.h"
+#include "internal/pool/roots.h"
 #include "internal/pool/spawn.h"
 #include "internal/pool/submit.h"
 #include "internal/trace.h"
@@ -75,11 +76,10 @@ int wf_run(wf_pool *pool, void (*fn)(void *arg), void *arg)
     return 0;
 }
 
-/* Acquire pairs with the release sequence of the roots' decrements. */
+/* The waiter's load of P10 (roots.h). */
 static bool no_roots(const void *pool)
 {
-    /* The waiter's load of P10. */
-    return wf_load_acquire(&((wf_pool *)pool)->roots) <= 0;
+    return wf__roots_none(&((wf_pool *)pool)->roots);
 }
 
 int wf_pool_wait_idle(wf_pool *pool)
@@ -99,7 +99,7 @@ int wf_pool_wait_idle(wf_pool *pool)
     bool helped = wf__wait_helping(pool, no_roots, pool);
     pthread_mutex_lock(&pool->idle_lock); /* see wf__root_done */
     /* Acquire, as in no_roots (P10). */
-    while (!helped && wf_load_acquire(&pool->roots) > 0)
+    while (!helped && !wf__roots_none(&pool->roots))
         pthread_cond_wait(&pool->idle_cond, &pool->idle_lock);
     pthread_mutex_unlock(&pool->idle_lock);
     pthread_setcancelstate(cancel_state, NULL);

@@ -5,6 +5,7 @@
  * docs/protocols.md. */
 #include "internal/pool/submit.h"
 #include "internal/pool/notify.h"
+#include "internal/pool/roots.h"
 
 void wf__submit_root(wf_pool *pool, wf_task *t)
 {
@@ -47,19 +48,13 @@ wf_task *wf__take_submitted(wf_pool *pool)
 
 /* The step from 1 to 0 happens only under idle_lock, so a waiter that sees
  * 0 and then takes the lock knows the last finisher has let go of the pool
- * (and a destroy may free it).  Above 1, a CAS: release, so that a waiter
- * that reads 0 sees every root's effects (a release sequence). */
+ * (and a destroy may free it).  The steps on roots are roots.h's (P10). */
 void wf__root_done(wf_pool *pool)
 {
-    long v = wf_load_relaxed(&pool->roots);
-    while (v > 1)
-        /* Release, see above (P10). */
-        if (wf_cas_acqrel(&pool->roots, &v, v - 1))
-            return;
+    if (__builtin_expect(wf__roots_drop(&pool->roots), 1)) /* not the last */
+        return;
     pthread_mutex_lock(&pool->idle_lock);
-    /* Seq_cst: the waiters' condition, made true before the wake (P10,
-     * P8). */
-    if (wf_fetch_add_seqcst(&pool->roots, -1) == 1) {
+    if (wf__roots_drop_last(&pool->roots)) {
         pthread_cond_broadcast(&pool->idle_cond);
         wf__wake_waiters(pool); /* and those that help (P8) */
     }

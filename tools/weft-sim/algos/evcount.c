@@ -218,7 +218,8 @@ static const sim_protocol p3 = {
     2,
     setup_p3,
     final,
-    outcome};
+    outcome,
+    NULL};
 static const sim_protocol p8 = {
     "p8",
     "a waiter (wait_begin, check its task's done word, futex wait on "
@@ -226,7 +227,8 @@ static const sim_protocol p8 = {
     2,
     setup_p8,
     final,
-    outcome};
+    outcome,
+    NULL};
 static const sim_protocol fallback = {
     "p8-fallback",
     "a waiter waits for work while the owner publishes and calls "
@@ -234,7 +236,8 @@ static const sim_protocol fallback = {
     2,
     setup_fallback,
     final,
-    outcome};
+    outcome,
+    NULL};
 
 static const sim_protocol p3_two = {
     "p3-two",
@@ -243,7 +246,8 @@ static const sim_protocol p3_two = {
     3,
     setup_p3_two,
     final,
-    outcome};
+    outcome,
+    NULL};
 static const sim_protocol p8_two = {
     "p8-two",
     "two waiters wait for the same task while it completes and "
@@ -251,10 +255,19 @@ static const sim_protocol p8_two = {
     3,
     setup_p8_two,
     final,
-    outcome};
+    outcome,
+    NULL};
 
-const sim_protocol *const sim_protocols[] = {&p3,     &p8,     &fallback,
-                                             &p3_two, &p8_two, NULL};
+const sim_protocol *const sim_protocols[] = {&p3,
+                                             &p8,
+                                             &fallback,
+                                             &p3_two,
+                                             &p8_two,
+                                             &sim_proto_g5,
+                                             &sim_proto_g5_poll,
+                                             &sim_proto_g5_poll_three,
+                                             &sim_proto_p10,
+                                             NULL};
 
 const sim_protocol *sim_protocol_find(const char *name)
 {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The pool's event counts (src/pool/evcount.c, compiled unchanged) under
- * the explorer: the protocols of rules P3 and P8 of docs/protocols.md, as
- * scenarios (`protocol p3` in a scenario file, evcount.c). */
+/* The library's protocols other than the deque's under the explorer, on
+ * its own code compiled unchanged: the pool's event counts
+ * (src/pool/evcount.c; rules P3 and P8 of docs/protocols.md, evcount.c)
+ * and the counts a waiter waits for (G5, P10, counts.c), as scenarios
+ * (`protocol p3` in a scenario file). */
 #ifndef WEFT_SIM_EVCOUNT_H
 #define WEFT_SIM_EVCOUNT_H
 
@@ -17,9 +19,16 @@ typedef struct sim_protocol {
     void (*setup)(const explore_job *);
     void (*final)(void);
     void (*outcome)(char *buf, size_t n);
+    /* What "correct" says; NULL: no lost wake-up. */
+    const char *correct;
 } sim_protocol;
 
-/* NULL-terminated. */
+/* The counts of work in flight a waiter waits for (counts.c): a flow
+ * graph's pending (G5) and the pool's roots (P10). */
+extern const sim_protocol sim_proto_g5, sim_proto_g5_poll,
+    sim_proto_g5_poll_three, sim_proto_p10;
+
+/* Every protocol, NULL-terminated. */
 extern const sim_protocol *const sim_protocols[];
 const sim_protocol *sim_protocol_find(const char *name);
 

@@ -162,10 +162,7 @@ static int set_name(scenario *sc, const char *key, const char *v, char *err,
         }
     } else if (strcmp(key, "protocol") == 0) {
         if (!(sc->protocol = sim_protocol_find(v))) {
-            snprintf(err, n,
-                     "unknown protocol '%s' (p3, p8, p8-fallback, p3-two, "
-                     "p8-two)",
-                     v);
+            snprintf(err, n, "unknown protocol '%s' (see weft-sim algos)", v);
             return -1;
         }
     } else if (strcmp(key, "model") == 0) {

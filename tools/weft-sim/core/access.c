@@ -250,7 +250,8 @@ void wf__sim_futex_wake(volatile void *p, int n, wf_sim_site s)
 
 /* Wakes go in ticket order to the sleepers on their word queued before
  * them (lower tickets), oldest first, n at a time, as FUTEX_WAKE takes
- * the bucket's queue in order. */
+ * the bucket's queue in order.  Each word has tickets of its own: only
+ * the wakes on t's word can wake t. */
 bool sim_futex_asleep(int t)
 {
     const sim_thread *th = &S.th[t];
@@ -258,10 +259,10 @@ bool sim_futex_asleep(int t)
         return false;
     bool woken[SIM_MAX_THREADS] = {false};
     int64_t last = -1;
-    for (;;) { /* the next wake in ticket order */
+    for (;;) { /* the next wake on t's word in ticket order */
         const sim_wake *w = NULL;
         for (int i = 0; i < S.nwakes; i++)
-            if (S.wakes[i].ticket > last &&
+            if (S.wakes[i].addr == th->futex_addr && S.wakes[i].ticket > last &&
                 (!w || S.wakes[i].ticket < w->ticket))
                 w = &S.wakes[i];
         if (!w)

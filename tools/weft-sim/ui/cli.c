@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "algos/algos.h"
+#include "algos/evcount.h"
 #include "algos/scenario.h"
 #include "core/machine.h"
 #include "search/execution.h"
@@ -236,6 +237,8 @@ static void print_verdict(const scenario *sc, const explore_job *job,
                sc->preemptions >= 0 ? "schedules with at most the given "
                                       "preemptions"
                                     : "the search stopped at max-execs");
+    else if (sc->protocol && sc->protocol->correct)
+        printf("verdict: correct (%s)\n", sc->protocol->correct);
     else if (sc->protocol)
         printf("verdict: correct (no lost wake-up: every thread that "
                "slept for good slept with nothing to wait for)\n");
@@ -330,7 +333,7 @@ int cmd_explore(int argc, char **argv)
         return 2;
     if (sc.nowner == 0 && !sc.protocol) {
         fprintf(stderr, "weft-sim: explore needs --owner \"push pop ...\" "
-                        "or --protocol p3|p8|p8-fallback|p3-two|p8-two\n");
+                        "or --protocol NAME (weft-sim algos)\n");
         return 2;
     }
     explore_result res;
@@ -499,5 +502,9 @@ int cmd_algos(void)
     const sim_algo *const *l = sim_algo_list();
     for (int i = 0; l[i]; i++)
         printf("%-33s %-6s %s\n", l[i]->name, l[i]->catch_model, l[i]->desc);
+    /* The library's other protocols, run with --protocol NAME. */
+    for (int i = 0; sim_protocols[i]; i++)
+        printf("protocol %-24s %s\n", sim_protocols[i]->name,
+               sim_protocols[i]->desc);
     return 0;
 }
