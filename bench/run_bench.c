@@ -65,8 +65,8 @@ static const workload_info workloads[] = {
     {"pfor", "forkjoin"},
     {"reduce", "forkjoin"},
     {"cilksort", "forkjoin"},
-    {"pipeline", "forkjoin"}, /* from main, as the graphs: bench/pipeline.c */
-    {"blur", "forkjoin"},     /* from main: bench/blur.c */
+    {"pipeline", "forkjoin"},  /* from main, as the graphs: bench/pipeline.c */
+    {"blur", "forkjoin"},      /* from main: bench/blur.c */
     {"histogram", "forkjoin"}, /* from main: bench/histogram.c */
     {"g_chain", "graph"},
     {"g_broadcast", "graph"},

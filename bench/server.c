@@ -41,30 +41,14 @@
 #endif
 
 static const bench_workload *const all_workloads[] = {
-    &bench_fib,
-    &bench_nqueens,
-    &bench_queens,
-    &bench_uts,
-    &bench_matmul,
-    &bench_sum,
-    &bench_pfor,
-    &bench_reduce,
-    &bench_cilksort,
-    &bench_blur,
-    &bench_histogram,
-    &bench_g_chain,
-    &bench_g_broadcast,
-    &bench_g_join_queueing,
-    &bench_g_join_reserving,
-    &bench_g_join_key,
-    &bench_g_wavefront,
-    &bench_g_latency,
-    &bench_pipeline,
-    &bench_tg_wavefront,
-    &bench_tg_chain,
-    &bench_tg_tree,
-    &bench_tg_level,
-    &bench_tg_rerun,
+    &bench_fib,         &bench_nqueens,         &bench_queens,
+    &bench_uts,         &bench_matmul,          &bench_sum,
+    &bench_pfor,        &bench_reduce,          &bench_cilksort,
+    &bench_blur,        &bench_histogram,       &bench_g_chain,
+    &bench_g_broadcast, &bench_g_join_queueing, &bench_g_join_reserving,
+    &bench_g_join_key,  &bench_g_wavefront,     &bench_g_latency,
+    &bench_pipeline,    &bench_tg_wavefront,    &bench_tg_chain,
+    &bench_tg_tree,     &bench_tg_level,        &bench_tg_rerun,
 };
 #define N_WORKLOADS (sizeof all_workloads / sizeof all_workloads[0])
 

@@ -25,13 +25,18 @@
  * limiter_node, priority_queue_node, overwrite_node, write_once_node,
  * composite_node, async_node), with input_port<i> / output_port<i> for
  * nodes of several ports; weft::task_group is oneTBB's task_group.
+ * weft::parallel_pipeline runs typed stages (weft::make_stage, joined by
+ * &) over wf_parallel_pipeline, as oneTBB's parallel_pipeline;
+ * weft::async returns a weft::future, and weft::silent_async keeps none
+ * (Taskflow's async and silent_async).
  *
  * Errors.  A C call that returns a negative WF_E... code throws
  * weft::error, whose code() is that code.  An exception thrown by a body
  * never crosses weft's C frames: it is caught where the body was called and
  * thrown again by the call that waits for the body (run, parallel_for,
- * parallel_invoke, join, graph::wait_for_all).  A loop or invoke goes on
- * with its other pieces meanwhile (later pieces of a loop are skipped); a
+ * parallel_invoke, join, graph::wait_for_all, parallel_pipeline,
+ * future::get).  A loop or invoke goes on with its other pieces meanwhile
+ * (later pieces of a loop are skipped); a pipeline stops taking input; a
  * graph is cancelled, as by a body that returns an error, and needs
  * graph::reset() before it runs again (the reset also drops an exception
  * that no wait_for_all reported).
@@ -54,6 +59,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -67,6 +73,7 @@
 #include <new>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -574,6 +581,21 @@ class pool
         detail::check(wf_parallel_invoke(p_, n, fns, ctxs));
         ex.rethrow();
     }
+
+    /* Wait until every task submitted to the pool has finished
+     * (wf_pool_wait_idle), those of weft::async and weft::silent_async
+     * included, running the pool's tasks meanwhile.  Throws weft::error
+     * WF_EPERM from a worker of the pool, which would wait for itself. */
+    void wait_idle()
+    {
+        detail::check(wf_pool_wait_idle(p_));
+    }
+
+    /* Run a pipeline of typed stages on this pool, at most max_tokens
+     * items in flight: weft::parallel_pipeline(*this, max_tokens,
+     * stages...), defined with the stages below. */
+    template <class... S>
+    void parallel_pipeline(std::size_t max_tokens, S &&...stages);
 
   private:
     friend class graph;     /* shares owner_ */
@@ -2570,6 +2592,876 @@ template <class In, class Out> class async_node : public receiver<In>
         }
     }
 };
+
+/* ---- pipelines ------------------------------------------------------------ */
+
+/* How a stage's calls may overlap: oneTBB's filter_mode (oneAPI
+ * specification, "filter"), over wf_stage_mode (weft/pipeline.h). */
+enum class stage_mode {
+    /* any number of calls at once, in any order */
+    parallel = WF_STAGE_PARALLEL,
+    /* one call at a time, in the order the first stage made the items */
+    serial_in_order = WF_STAGE_SERIAL_IN_ORDER,
+    /* one call at a time, in any order */
+    serial_out_of_order = WF_STAGE_SERIAL_OUT_OF_ORDER
+};
+/* The modes by their short names: weft::parallel, weft::serial_in_order,
+ * weft::serial_out_of_order. */
+inline constexpr stage_mode parallel = stage_mode::parallel;
+inline constexpr stage_mode serial_in_order = stage_mode::serial_in_order;
+inline constexpr stage_mode serial_out_of_order =
+    stage_mode::serial_out_of_order;
+
+namespace detail
+{
+template <class... S> class pipe;
+} // namespace detail
+
+/* What the first stage of a pipeline is given (oneTBB's flow_control):
+ * stop() ends the input, and the value that call returns is then not an
+ * item: it is destroyed, never passed on.  Valid during that call only. */
+class flow_control
+{
+  public:
+    /* End of input: the first stage is not called again. */
+    void stop() noexcept
+    {
+        stopped_ = true;
+    }
+    /* True once a stage has thrown: the pipeline is being cancelled. */
+    bool is_cancelled() const noexcept
+    {
+        return wf_pipeline_is_cancelled(ctl_);
+    }
+
+  private:
+    template <class...> friend class detail::pipe;
+    explicit flow_control(wf_pipeline_ctl *ctl) noexcept : ctl_(ctl)
+    {
+    }
+    wf_pipeline_ctl *ctl_;
+    bool stopped_ = false;
+};
+
+/* A stage of a pipeline (oneTBB's filter<In, Out>): a mode and a body.
+ * The first stage's body takes a flow_control & and returns an Out (In is
+ * void); a later stage's takes an In (by value, In &&, const In & or
+ * In &) and returns an Out, or nothing when it is the last (Out void).
+ * make_stage builds one; & joins stages into a weft::pipeline. */
+template <class In, class Out, class F> class stage
+{
+  public:
+    using input_type = In;
+    using output_type = Out;
+    stage(stage_mode mode, F body) : mode_(mode), body_(std::move(body))
+    {
+    }
+    stage_mode mode() const noexcept
+    {
+        return mode_;
+    }
+    /* The callable. */
+    F &body() noexcept
+    {
+        return body_;
+    }
+
+  private:
+    stage_mode mode_;
+    F body_;
+};
+
+/* A stage of mode `mode` whose body turns an In into an Out (oneTBB's
+ * make_filter<In, Out>): In void for the first stage, Out void for the
+ * last. */
+template <class In, class Out, class F>
+stage<In, Out, std::decay_t<F>> make_stage(stage_mode mode, F &&body)
+{
+    using Fn = std::decay_t<F>;
+    if constexpr (std::is_void_v<In>)
+        static_assert(std::is_invocable_v<Fn &, flow_control &>,
+                      "the first stage's body takes a weft::flow_control &");
+    else
+        static_assert(std::is_invocable_v<Fn &, In &&> ||
+                          std::is_invocable_v<Fn &, In &>,
+                      "a stage's body takes its In");
+    return stage<In, Out, Fn>(mode, std::forward<F>(body));
+}
+
+/* Stages joined by &, first to last, run by parallel_pipeline.  Kept as
+ * values; a pipeline kept in a variable may run again (its serial stages'
+ * bodies keep their state between runs). */
+template <class... S> class pipeline
+{
+    static_assert(sizeof...(S) >= 1, "a pipeline has a stage");
+
+  public:
+    explicit pipeline(std::tuple<S...> stages) : stages_(std::move(stages))
+    {
+    }
+    /* The stages. */
+    std::tuple<S...> &stages() noexcept
+    {
+        return stages_;
+    }
+
+  private:
+    std::tuple<S...> stages_;
+};
+
+namespace detail
+{
+
+template <class T> struct is_stage : std::false_type {
+};
+template <class In, class Out, class F>
+struct is_stage<stage<In, Out, F>> : std::true_type {
+};
+template <class T> struct is_pipeline : std::false_type {
+};
+template <class... S> struct is_pipeline<pipeline<S...>> : std::true_type {
+};
+/* What & joins: a stage or a pipeline. */
+template <class T>
+constexpr bool is_pipe_part =
+    is_stage<std::decay_t<T>>::value || is_pipeline<std::decay_t<T>>::value;
+
+/* A part's stages as a tuple of values (copied from an lvalue, moved from
+ * an rvalue). */
+template <class T> auto pipe_values(T &&part)
+{
+    if constexpr (is_stage<std::decay_t<T>>::value)
+        return std::make_tuple(std::forward<T>(part));
+    else if constexpr (std::is_lvalue_reference_v<T>)
+        return part.stages();
+    else
+        return std::move(part.stages());
+}
+
+/* A part's stages as a tuple of references, for a run. */
+template <class In, class Out, class F>
+std::tuple<stage<In, Out, F> &> pipe_refs(stage<In, Out, F> &s)
+{
+    return std::tuple<stage<In, Out, F> &>(s);
+}
+template <class... S> std::tuple<S &...> pipe_refs(pipeline<S...> &p)
+{
+    return std::apply([](S &...s) { return std::tuple<S &...>(s...); },
+                      p.stages());
+}
+
+template <class T> struct item_shape {
+    static constexpr std::size_t size = sizeof(T), align = alignof(T);
+};
+template <> struct item_shape<void> {
+    static constexpr std::size_t size = 1, align = 1;
+};
+
+/* One run of a pipeline over wf_parallel_pipeline_with.  The C pipeline
+ * passes each item as a void *; here that pointer is a slot, one per
+ * token, made when the run starts (max_tokens of them: nothing is
+ * allocated per item), where the item lives as a typed object.  Stage k
+ * reads its In from one of the slot's two buffers and makes its Out in the
+ * other, so that the body's result is constructed in place (no move) and
+ * the In is destroyed only after it.  A slot is free again when the last
+ * stage's call for its item ends, which is before the C pipeline frees the
+ * item's token: so a free slot exists whenever the first stage is called,
+ * since it is called only with a free token (weft/pipeline.h). */
+template <class... S> class pipe
+{
+    static constexpr std::size_t N = sizeof...(S);
+    template <std::size_t K>
+    using stage_t = std::tuple_element_t<K, std::tuple<S...>>;
+    template <std::size_t K> using in_t = typename stage_t<K>::input_type;
+    template <std::size_t K> using out_t = typename stage_t<K>::output_type;
+
+    /* Stage K's Out is stage K + 1's In, and an item. */
+    template <std::size_t K> static constexpr bool linked()
+    {
+        return std::is_same_v<out_t<K>, in_t<K + 1>> &&
+               !std::is_void_v<out_t<K>>;
+    }
+    template <std::size_t... K>
+    static constexpr bool chained(std::index_sequence<K...>)
+    {
+        return (linked<K>() && ...);
+    }
+    static_assert(std::is_void_v<in_t<0>>,
+                  "the first stage makes the items: make_stage<void, Out>");
+    static_assert(std::is_void_v<out_t<N - 1>>,
+                  "the last stage returns nothing: make_stage<In, void>");
+    static_assert(chained(std::make_index_sequence<N - 1>{}),
+                  "each stage's Out is the next stage's In, and not void");
+
+    static constexpr std::size_t align = std::max(
+        {alignof(void *), item_shape<typename S::output_type>::align...});
+    static constexpr std::size_t size =
+        (std::max({item_shape<typename S::output_type>::size...}) + align - 1) /
+        align * align;
+
+    struct slot {
+        slot *next = nullptr;              /* in a free list */
+        void (*destroy)(void *) = nullptr; /* of the item at live; null: none */
+        void *live = nullptr;
+        alignas(align) unsigned char buf[2][size];
+    };
+
+  public:
+    explicit pipe(std::tuple<S &...> stages) : st_(stages)
+    {
+    }
+    pipe(const pipe &) = delete;
+    pipe &operator=(const pipe &) = delete;
+    /* Items a stage's exception left behind are destroyed here, once no
+     * stage call can run (the C pipeline has returned). */
+    ~pipe()
+    {
+        for (std::size_t i = 0; i < nslots_; i++)
+            clear(slots_[i]);
+    }
+
+    void run(wf_pool *p, std::size_t max_tokens)
+    {
+        if (p == nullptr && (p = wf_pool_default()) == nullptr)
+            throw error(WF_EAGAIN);
+        if constexpr (N > 1) {
+            /* Checked before the slots are made: the C call would refuse
+             * them after the allocation. */
+            if (max_tokens == 0)
+                throw error(WF_EINVAL);
+            if (max_tokens > WF_PIPELINE_MAX_TOKENS)
+                throw error(WF_ERANGE);
+            slots_.reset(new slot[max_tokens]);
+            nslots_ = max_tokens;
+            for (std::size_t i = 0; i + 1 < max_tokens; i++)
+                slots_[i].next = &slots_[i + 1];
+            own_ = &slots_[0];
+        }
+        wf_stage stages[N];
+        fill(stages, std::make_index_sequence<N>{});
+        wf_pipeline_config cfg = WF_PIPELINE_CONFIG_INIT;
+        cfg.drop = drop;
+        cfg.drop_ctx = this;
+        int err = wf_parallel_pipeline_with(p, max_tokens, stages, N, &cfg);
+        ex_.rethrow();
+        check(err);
+    }
+
+  private:
+    template <std::size_t... K>
+    void fill(wf_stage *out, std::index_sequence<K...>)
+    {
+        ((out[K] = wf_stage{static_cast<wf_stage_mode>(std::get<K>(st_).mode()),
+                            &call<K>, this}),
+         ...);
+    }
+
+    template <std::size_t K>
+    static void *call(void *item, void *ctx, wf_pipeline_ctl *ctl)
+    {
+        pipe *p = static_cast<pipe *>(ctx);
+        if constexpr (K == 0)
+            return p->input(ctl);
+        else
+            return p->pass<K>(static_cast<slot *>(item), ctl);
+    }
+
+    /* The first stage: serial, so own_ needs no synchronisation. */
+    void *input(wf_pipeline_ctl *ctl)
+    {
+        using Out = out_t<0>;
+        flow_control fc(ctl);
+        auto &f = std::get<0>(st_).body();
+        slot *s = nullptr;
+        try {
+            if constexpr (std::is_void_v<Out>) {
+                f(fc);
+            } else {
+                if ((s = take()) == nullptr) {
+                    /* Only once the pipeline failed: the slots of dropped
+                     * items may not be back yet. */
+                    wf_pipeline_fail(ctl, WF_ECANCELED);
+                    return nullptr;
+                }
+                ::new (static_cast<void *>(s->buf[0])) Out(f(fc));
+                hold<Out>(*s, 0);
+            }
+        } catch (...) {
+            if (s != nullptr)
+                give_back(s);
+            ex_.capture();
+            wf_pipeline_fail(ctl, WF_ECANCELED);
+            return nullptr;
+        }
+        if (fc.stopped_) {
+            if (s != nullptr) {
+                clear(*s);
+                give_back(s);
+            }
+            wf_pipeline_stop(ctl);
+            return nullptr;
+        }
+        return s;
+    }
+
+    /* Stage K >= 1 on the item in slot s. */
+    template <std::size_t K> void *pass(slot *s, wf_pipeline_ctl *ctl)
+    {
+        using In = in_t<K>;
+        using Out = out_t<K>;
+        In &in = *std::launder(reinterpret_cast<In *>(s->buf[(K - 1) % 2]));
+        auto &f = std::get<K>(st_).body();
+        try {
+            if constexpr (std::is_void_v<Out>) {
+                invoke_item(f, in);
+                clear(*s);
+                release(s);
+                return nullptr;
+            } else {
+                ::new (static_cast<void *>(s->buf[K % 2]))
+                    Out(invoke_item(f, in));
+                clear(*s);
+                hold<Out>(*s, K % 2);
+                return s;
+            }
+        } catch (...) {
+            ex_.capture();
+            wf_pipeline_fail(ctl, WF_ECANCELED);
+            if constexpr (K == N - 1) {
+                /* The C pipeline does not drop what the last stage
+                 * returns: the item ends here. */
+                clear(*s);
+                release(s);
+                return nullptr;
+            }
+            return s; /* dropped with its In (drop) */
+        }
+    }
+
+    /* f(std::move(v)), or f(v) for a body that takes an In &. */
+    template <class F, class T> static decltype(auto) invoke_item(F &f, T &v)
+    {
+        if constexpr (std::is_invocable_v<F &, T &&>)
+            return std::invoke(f, std::move(v));
+        else
+            return std::invoke(f, v);
+    }
+
+    template <class T> static void destroy_as(void *p) noexcept
+    {
+        std::launder(static_cast<T *>(p))->~T();
+    }
+    template <class T> static void hold(slot &s, std::size_t buf) noexcept
+    {
+        s.destroy = &destroy_as<T>;
+        s.live = s.buf[buf];
+    }
+    static void clear(slot &s) noexcept
+    {
+        if (s.destroy != nullptr)
+            s.destroy(s.live);
+        s.destroy = nullptr;
+    }
+
+    /* A free slot for the first stage: from its own list, refilled from
+     * the shared one at once when empty. */
+    slot *take() noexcept
+    {
+        if (own_ == nullptr)
+            /* Acquire pairs with release()'s CAS: the pusher's writes to
+             * the slot, its item's destruction included, come first. */
+            own_ = free_.exchange(nullptr, std::memory_order_acquire);
+        slot *s = own_;
+        if (s != nullptr)
+            own_ = s->next;
+        return s;
+    }
+    void give_back(slot *s) noexcept
+    {
+        s->next = own_;
+        own_ = s;
+    }
+    /* From any stage, several threads at once.  Only the first stage
+     * takes from free_, and it takes everything, so a CAS push cannot
+     * meet the ABA problem of a stack with several poppers. */
+    void release(slot *s) noexcept
+    {
+        slot *head = free_.load(std::memory_order_relaxed);
+        do
+            s->next = head;
+        while (!free_.compare_exchange_weak(head, s, std::memory_order_release,
+                                            std::memory_order_relaxed));
+    }
+    /* An item the C pipeline dropped after a failure (NULL: the first
+     * stage made none). */
+    static void drop(void *item, void *ctx)
+    {
+        if (item == nullptr)
+            return;
+        pipe *p = static_cast<pipe *>(ctx);
+        clear(*static_cast<slot *>(item));
+        p->release(static_cast<slot *>(item));
+    }
+
+    std::tuple<S &...> st_;
+    exception_slot ex_;
+    std::unique_ptr<slot[]> slots_;
+    std::size_t nslots_ = 0;
+    slot *own_ = nullptr; /* the first stage's free slots */
+    std::atomic<slot *> free_{nullptr};
+};
+
+/* The wf_pool of a weft::pool given by the caller; a moved-from one has
+ * none, and a NULL here would mean the default pool. */
+inline wf_pool *pool_of(const pool &p)
+{
+    if (p.get() == nullptr)
+        throw error(WF_EINVAL);
+    return p.get();
+}
+
+template <class... S>
+void run_pipeline(wf_pool *p, std::size_t max_tokens, std::tuple<S &...> st)
+{
+    pipe<S...>(st).run(p, max_tokens);
+}
+
+} // namespace detail
+
+/* Join stages and pipelines, first to last (oneTBB's filter & filter):
+ * a weft::pipeline of their stages, copied from lvalues, moved from
+ * rvalues.  Whether each stage's Out is the next one's In is checked when
+ * the pipeline runs. */
+template <class A, class B,
+          class = std::enable_if_t<detail::is_pipe_part<A> &&
+                                   detail::is_pipe_part<B>>>
+auto operator&(A &&a, B &&b)
+{
+    auto all = std::tuple_cat(detail::pipe_values(std::forward<A>(a)),
+                              detail::pipe_values(std::forward<B>(b)));
+    return std::apply(
+        [](auto &&...s) {
+            return pipeline<std::decay_t<decltype(s)>...>(
+                std::make_tuple(std::move(s)...));
+        },
+        std::move(all));
+}
+
+/* Run the stages (stages, pipelines, or both, first to last: the pipeline
+ * they make together) on pool p, at most max_tokens items in flight, and
+ * return once the first stage has stopped and every item it made has
+ * passed every stage (wf_parallel_pipeline, oneTBB's parallel_pipeline).
+ * The calling thread takes part.  The first stage is serial; a
+ * serial_in_order stage sees the items in the order the first stage made
+ * them.  Items are the typed values the stages return, kept in
+ * max_tokens slots made when the run starts (nothing is allocated per
+ * item) and moved into each body; an item type may be move-only.
+ *
+ * The first exception a stage throws fails the pipeline: the first stage
+ * is not called again, calls not yet started do not start, the items in
+ * flight are destroyed, and this call throws that exception once the
+ * calls under way have returned.  Throws weft::error for a C error:
+ * WF_EINVAL (max_tokens 0, a parallel first stage), WF_ERANGE (max_tokens
+ * above WF_PIPELINE_MAX_TOKENS), WF_ENOMEM. */
+template <class... P>
+void parallel_pipeline(pool &p, std::size_t max_tokens, P &&...parts)
+{
+    detail::run_pipeline(detail::pool_of(p), max_tokens,
+                         std::tuple_cat(detail::pipe_refs(parts)...));
+}
+/* The same on the default pool. */
+template <class... P>
+void parallel_pipeline(std::size_t max_tokens, P &&...parts)
+{
+    detail::run_pipeline(nullptr, max_tokens,
+                         std::tuple_cat(detail::pipe_refs(parts)...));
+}
+
+template <class... S>
+void pool::parallel_pipeline(std::size_t max_tokens, S &&...stages)
+{
+    detail::run_pipeline(detail::pool_of(*this), max_tokens,
+                         std::tuple_cat(detail::pipe_refs(stages)...));
+}
+
+/* ---- async tasks ---------------------------------------------------------- */
+
+namespace detail
+{
+
+/* What an async task and its future share: the task's frame, its state,
+ * and the result.  Two references, the future's and the submitted task's
+ * (wf_submit's frame lives here until the task has run).
+ *
+ * Whoever comes first runs the callable: the pool's task, or a get() or
+ * wait() that finds it not started (a claim by CAS, as ForkJoinTask's
+ * join runs a task not yet taken).  The task frame claimed by a waiter
+ * still runs later, and does nothing but let go of its reference.  A
+ * waiter that finds the callable running on another thread yields a
+ * little, then sleeps until it is done, having said so to the pool
+ * (wf_blocking_begin): its private tasks are published, so the running
+ * callable's thread may take them, and a spare worker keeps the pool's
+ * threads busy meanwhile.  So a wait from a worker cannot deadlock the
+ * pool: it runs the task itself, or another thread runs it.  It does not
+ * run other tasks while it sleeps, as wf_join does: the pool's helping
+ * wait (wf__wait_helping) is not public API. */
+class async_base
+{
+  public:
+    explicit async_base(wf_pool *p) noexcept : pool_(p)
+    {
+        frame_.self = this;
+    }
+    async_base(const async_base &) = delete;
+    async_base &operator=(const async_base &) = delete;
+
+    /* Submit the task (refs 2: the caller's and the task's). */
+    int submit() noexcept
+    {
+        return wf_submit(pool_, &frame_.task, body);
+    }
+    bool ready() const noexcept
+    {
+        return state_.load(std::memory_order_acquire) == done;
+    }
+    /* Return once the callable has run (here, if nobody has started it). */
+    void wait()
+    {
+        if (ready())
+            return;
+        if (claim()) {
+            run_here();
+            return;
+        }
+        /* Another thread runs it: yield a little before sleeping, since
+         * telling the pool may start a spare thread, which costs more
+         * than a short task's end. */
+        for (int i = 0; i < 16 && !ready(); i++)
+            std::this_thread::yield();
+        if (ready())
+            return;
+        wf_blocking_begin(); /* WF_EAGAIN: entered all the same */
+        {
+            std::unique_lock<std::mutex> lock(mutex_);
+            done_cv_.wait(lock, [this] { return ready(); });
+        }
+        wf_blocking_end();
+    }
+    /* Let go of one reference; the last frees the state. */
+    void release() noexcept
+    {
+        if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1)
+            delete this;
+    }
+
+  protected:
+    virtual ~async_base() = default;
+    /* Run the callable and keep its result or exception; never throws. */
+    virtual void invoke() noexcept = 0;
+    /* Throw the task's exception, if any, taken out of the state: the
+     * thread that catches it then holds every reference to it, so it is
+     * freed there and not by whichever thread frees the state while the
+     * handler may still read it (the reference count of std::exception_ptr
+     * is the only order between the two, and it is not one that
+     * ThreadSanitizer sees). */
+    void rethrow()
+    {
+        if (ex_)
+            std::rethrow_exception(std::exchange(ex_, nullptr));
+    }
+
+    std::exception_ptr ex_;
+
+  private:
+    enum { pending, claimed, done };
+    struct frame {
+        wf_task task; /* first: body casts back to the frame */
+        async_base *self;
+    };
+
+    static void body(wf_task *t) noexcept
+    {
+        async_base *s = reinterpret_cast<frame *>(t)->self;
+        if (s->claim())
+            s->complete();
+        s->release();
+    }
+    bool claim() noexcept
+    {
+        int expected = pending;
+        return state_.compare_exchange_strong(expected, claimed,
+                                              std::memory_order_acq_rel);
+    }
+    void complete() noexcept
+    {
+        invoke();
+        std::lock_guard<std::mutex> lock(mutex_);
+        /* Release pairs with ready()'s acquire: the result comes first. */
+        state_.store(done, std::memory_order_release);
+        done_cv_.notify_all();
+    }
+    /* Claimed by a waiter: run it now, as a thread of the task's pool
+     * (inline on one of its threads, else in a caller slot by wf_run), so
+     * that what it spawns goes to that pool. */
+    void run_here() noexcept
+    {
+        if (wf_current_pool() == pool_)
+            complete();
+        else if (wf_run(
+                     pool_,
+                     [](void *s) { static_cast<async_base *>(s)->complete(); },
+                     this) != 0)
+            complete(); /* a pool from before a fork(): here rather than never */
+    }
+
+    frame frame_{};
+    wf_pool *pool_;
+    std::atomic<int> state_{pending};
+    std::atomic<int> refs_{2};
+    std::mutex mutex_;
+    std::condition_variable done_cv_;
+};
+
+/* The result of an async task: a T or an exception. */
+template <class T> class async_value : public async_base
+{
+  public:
+    using async_base::async_base;
+    /* After wait(): the value, or throw the exception. */
+    T take()
+    {
+        rethrow();
+        return std::move(*value_);
+    }
+
+  protected:
+    std::optional<T> value_;
+};
+template <> class async_value<void> : public async_base
+{
+  public:
+    using async_base::async_base;
+    void take()
+    {
+        rethrow();
+    }
+};
+
+template <class T, class F> class async_task final : public async_value<T>
+{
+  public:
+    async_task(wf_pool *p, F f) : async_value<T>(p), f_(std::move(f))
+    {
+    }
+
+  private:
+    void invoke() noexcept override
+    {
+        try {
+            if constexpr (std::is_void_v<T>)
+                f_();
+            else
+                this->value_.emplace(f_());
+        } catch (...) {
+            this->ex_ = std::current_exception();
+        }
+    }
+    F f_;
+};
+
+/* A silent_async task: its frame and callable, freed when it has run. */
+template <class F> class silent_task
+{
+  public:
+    explicit silent_task(F f) : f_(std::move(f))
+    {
+        frame_.self = this;
+    }
+    int submit(wf_pool *p) noexcept
+    {
+        return wf_submit(p, &frame_.task, body);
+    }
+
+  private:
+    struct frame {
+        wf_task task; /* first: body casts back to the frame */
+        silent_task *self;
+    };
+    /* noexcept: an exception nobody can receive terminates the program, as
+     * one that leaves a std::thread's function does. */
+    static void body(wf_task *t) noexcept
+    {
+        std::unique_ptr<silent_task> s(reinterpret_cast<frame *>(t)->self);
+        s->f_();
+    }
+
+    frame frame_{};
+    F f_;
+};
+
+/* The key of future's constructor from a state. */
+struct async_tag {
+};
+
+inline wf_pool *pool_or_default(wf_pool *p)
+{
+    if (p == nullptr && (p = wf_pool_default()) == nullptr)
+        throw error(WF_EAGAIN);
+    return p;
+}
+
+} // namespace detail
+
+/* The result of weft::async (as std::future): get() waits for the task
+ * and returns its value or throws its exception, once.  Movable, not
+ * copyable.  Waiting runs the task on the waiting thread when no thread
+ * has started it, and otherwise sleeps until it is done (a waiting
+ * worker hands its queued tasks to the pool first), so a task of the pool
+ * may wait for a future without deadlock.  The destructor does not wait:
+ * a task whose future is gone still runs, and the pool's wait_idle or
+ * destruction waits for it. */
+template <class T> class future
+{
+  public:
+    /* A future with no task: valid() is false. */
+    future() noexcept = default;
+    /* The future of state s (weft::async makes it). */
+    future(detail::async_tag, detail::async_value<T> *s) noexcept : s_(s)
+    {
+    }
+    future(future &&o) noexcept : s_(std::exchange(o.s_, nullptr))
+    {
+    }
+    future &operator=(future &&o) noexcept
+    {
+        if (this != &o) {
+            reset();
+            s_ = std::exchange(o.s_, nullptr);
+        }
+        return *this;
+    }
+    future(const future &) = delete;
+    future &operator=(const future &) = delete;
+    ~future()
+    {
+        reset();
+    }
+
+    /* True until get() (or a move from this future). */
+    bool valid() const noexcept
+    {
+        return s_ != nullptr;
+    }
+    /* True once the task has run; never blocks.  Throws weft::error
+     * (WF_ESTATE) when not valid(). */
+    bool is_ready() const
+    {
+        return state().ready();
+    }
+    /* Wait until the task has run (on this thread, when none has started
+     * it).  Throws weft::error (WF_ESTATE) when not valid(). */
+    void wait() const
+    {
+        state().wait();
+    }
+    /* wait(), then the task's value (moved out), or throw what the task
+     * threw.  The future is then not valid().  Throws weft::error
+     * (WF_ESTATE) when not valid(). */
+    T get()
+    {
+        wait();
+        struct releaser {
+            detail::async_value<T> *s;
+            ~releaser()
+            {
+                s->release();
+            }
+        } r{std::exchange(s_, nullptr)};
+        return r.s->take();
+    }
+
+  private:
+    detail::async_value<T> &state() const
+    {
+        if (s_ == nullptr)
+            throw error(WF_ESTATE);
+        return *s_;
+    }
+    void reset() noexcept
+    {
+        if (s_ != nullptr)
+            std::exchange(s_, nullptr)->release();
+    }
+
+    detail::async_value<T> *s_ = nullptr;
+};
+
+namespace detail
+{
+
+template <class F>
+using async_result_t = std::decay_t<std::invoke_result_t<std::decay_t<F> &>>;
+
+template <class F> future<async_result_t<F>> start_async(wf_pool *p, F &&f)
+{
+    using T = async_result_t<F>;
+    p = pool_or_default(p);
+    auto *s = new async_task<T, std::decay_t<F>>(p, std::forward<F>(f));
+    int err = s->submit();
+    if (err != 0) {
+        s->release(); /* the task's reference, and the caller's: */
+        s->release(); /* nothing else has seen it */
+        throw error(err);
+    }
+    return future<T>(async_tag{}, s);
+}
+
+template <class F> void start_silent(wf_pool *p, F &&f)
+{
+    p = pool_or_default(p);
+    auto s = std::make_unique<silent_task<std::decay_t<F>>>(std::forward<F>(f));
+    check(s->submit(p));
+    s.release(); /* the task frees itself once it has run */
+}
+
+} // namespace detail
+
+/* Run f() as a task of pool p (wf_submit), and return the future of its
+ * result (std::decay_t of what f returns; void too).  Any thread: from a
+ * worker of p the task goes on that worker's own queue, from elsewhere to
+ * p's submission queue.  One allocation (the task, the callable and the
+ * result).  future::get() gives the value or throws what f threw.  On a
+ * pool of one thread (no background worker) the task runs when a thread
+ * waits: its future's get() or wait(), or the pool's wait_idle().  Throws
+ * weft::error for wf_submit's errors, std::bad_alloc. */
+template <class F> future<detail::async_result_t<F>> async(pool &p, F &&f)
+{
+    return detail::start_async(detail::pool_of(p), std::forward<F>(f));
+}
+/* The same on the default pool. */
+template <class F> future<detail::async_result_t<F>> async(F &&f)
+{
+    return detail::start_async(nullptr, std::forward<F>(f));
+}
+
+/* Run f() as a task of pool p and keep no future (Taskflow's
+ * silent_async): the task is never lost, but nothing here waits for it.
+ * What does: p.wait_idle(), which waits for every task submitted to p,
+ * and p's destruction, which runs or waits for them first (the default
+ * pool is never destroyed: wait_idle() it before the program ends).  f
+ * must not throw: nobody could receive the exception, so it terminates
+ * the program, as one that leaves a std::thread's function does.  One
+ * allocation, freed once f has run.  Throws weft::error for wf_submit's
+ * errors, std::bad_alloc. */
+template <class F> void silent_async(pool &p, F &&f)
+{
+    detail::start_silent(detail::pool_of(p), std::forward<F>(f));
+}
+/* The same on the default pool. */
+template <class F> void silent_async(F &&f)
+{
+    detail::start_silent(nullptr, std::forward<F>(f));
+}
 
 } // namespace weft
 
