@@ -132,6 +132,8 @@ static inline uint64_t wf__sim_as_u64(uint64_t r)
     WF__SIM_RMW(wf__sim_fadd, p, v, WF_SIM_SEQ_CST)
 #define wf_fetch_add_release(p, v)                                             \
     WF__SIM_RMW(wf__sim_fadd, p, v, WF_SIM_RELEASE)
+#define wf_fetch_add_relaxed(p, v)                                             \
+    WF__SIM_RMW(wf__sim_fadd, p, v, WF_SIM_RELAXED)
 #define wf_fence_seqcst() wf__sim_fence(WF_SIM_SEQ_CST, WF__SIM_SITE(""))
 #define wf_counter_inc(p) wf_store_relaxed((p), wf_load_relaxed(p) + 1)
 

@@ -60,11 +60,14 @@ void wf__futex_wake(_Atomic uint32_t *addr, int n)
     futex_wake(addr, n);
 }
 
-/* Every parked waiter looks again.  Release: a waiter that wakes on the
- * new epoch sees what was done before (the work, the condition; P8). */
+/* Every parked waiter looks again.  Called only after a seq_cst fence
+ * (wf__ec_wake_sleeper, wf__ec_wake_waiters), which orders what was done
+ * before (the work, the condition) ahead of the increment: relaxed.  A
+ * waiter that read the new epoch before its own fence then sees it too
+ * (fence to fence through that read; P8). */
 static void wake_waiters_now(wf__evcount *ec)
 {
-    wf_fetch_add_release(&ec->waiter_epoch, 1);
+    wf_fetch_add_relaxed(&ec->waiter_epoch, 1);
     wf__futex_wake(&ec->waiter_epoch, INT_MAX);
 }
 
@@ -80,9 +83,10 @@ bool wf__ec_wake_sleeper(wf__evcount *ec)
             wake_waiters_now(ec);
         return false;
     }
-    /* Release: a sleeper that wakes on the new epoch finds the work (P3;
-     * weft-sim's scenarios need it under no model, docs/protocols.md). */
-    wf_fetch_add_release(&ec->epoch, 1);
+    /* Relaxed: the fence above orders the work before the increment, and
+     * a sleeper that read the new epoch before its fence is ordered after
+     * ours through that read (P3). */
+    wf_fetch_add_relaxed(&ec->epoch, 1);
     wf__futex_wake(&ec->epoch, 1);
     return true;
 }
@@ -99,19 +103,22 @@ void wf__ec_wake_waiters(wf__evcount *ec)
 
 void wf__ec_wake_all(wf__evcount *ec)
 {
-    /* Release, as in wf__ec_wake_sleeper: sleepers that see the new epoch
-     * see what was written before (shutdown, a blocked count; P3, P11). */
+    /* Release: no fence before it here, so the increment itself publishes
+     * what was written before (shutdown, a blocked count) to a sleeper
+     * that sees the new epoch (P3, P11). */
     wf_fetch_add_release(&ec->epoch, 1);
     wf__futex_wake(&ec->epoch, INT_MAX);
 }
 
 uint32_t wf__ec_sleep_begin(wf__evcount *ec)
 {
-    /* Acquire pairs with the release increment in wf__ec_wake_sleeper;
-     * the increment is seq_cst beside the fence (P3: neither is needed in
-     * weft-sim's scenarios, docs/protocols.md). */
-    uint32_t epoch = wf_load_acquire(&ec->epoch);
-    wf_fetch_add_seqcst(&ec->sleepers, 1);
+    /* Relaxed, both: the fence below orders them.  It is also the acquire
+     * side of a waker's release (a fence before its increment, or
+     * wf__ec_wake_all's release increment) whenever this load read that
+     * increment; and a waker's fence that comes after ours in the seq_cst
+     * order sees the count (P3). */
+    uint32_t epoch = wf_load_relaxed(&ec->epoch);
+    wf_fetch_add_relaxed(&ec->sleepers, 1);
     /* P3: pairs with the fence in wf__ec_wake_sleeper (see there). */
     wf_fence_seqcst();
     return epoch;
@@ -119,15 +126,16 @@ uint32_t wf__ec_sleep_begin(wf__evcount *ec)
 
 void wf__ec_sleep_end(wf__evcount *ec)
 {
-    wf_fetch_add_seqcst(&ec->sleepers, -1); /* only a hint for wakers (P3) */
+    /* Relaxed: only a hint for wakers (P3); a stale count costs a wake. */
+    wf_fetch_add_relaxed(&ec->sleepers, -1);
 }
 
 uint32_t wf__ec_wait_begin(wf__evcount *ec)
 {
-    /* Acquire pairs with the release increments of the wakers; the
-     * increment is seq_cst beside the fence (P8, as in sleep_begin). */
-    uint32_t epoch = wf_load_acquire(&ec->waiter_epoch);
-    wf_fetch_add_seqcst(&ec->waiters, 1);
+    /* Relaxed, both, as in wf__ec_sleep_begin: the fence below orders
+     * them (P8). */
+    uint32_t epoch = wf_load_relaxed(&ec->waiter_epoch);
+    wf_fetch_add_relaxed(&ec->waiters, 1);
     /* P8: pairs with the fences in wf__ec_wake_sleeper and
      * wf__ec_wake_waiters. */
     wf_fence_seqcst();
@@ -136,7 +144,8 @@ uint32_t wf__ec_wait_begin(wf__evcount *ec)
 
 void wf__ec_wait_end(wf__evcount *ec)
 {
-    wf_fetch_add_seqcst(&ec->waiters, -1); /* only a hint for wakers (P8) */
+    /* Relaxed: only a hint for wakers (P8). */
+    wf_fetch_add_relaxed(&ec->waiters, -1);
 }
 
 uint32_t wf__ec_epoch(wf__evcount *ec)

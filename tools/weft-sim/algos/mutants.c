@@ -52,26 +52,6 @@ static const sim_override ec_no_wait_fence[] = {
     {"wf__ec_wait_begin", K_FENCE, WF_SIM_SEQ_CST, NULL, -1}, END};
 static const sim_override ec_no_waiters_fence[] = {
     {"wf__ec_wake_waiters", K_FENCE, WF_SIM_SEQ_CST, NULL, -1}, END};
-static const sim_override ec_relaxed_epoch_add[] = {
-    {"wf__ec_wake_sleeper", K_FADD, WF_SIM_RELEASE, "epoch", WF_SIM_RELAXED},
-    END};
-static const sim_override ec_relaxed_waiter_epoch_add[] = {
-    {"wake_waiters_now", K_FADD, WF_SIM_RELEASE, "waiter_epoch",
-     WF_SIM_RELAXED},
-    END};
-static const sim_override ec_relaxed_epoch_load[] = {
-    {"wf__ec_sleep_begin", K_LOAD, WF_SIM_ACQUIRE, "epoch", WF_SIM_RELAXED},
-    END};
-static const sim_override ec_relaxed_waiter_epoch_load[] = {
-    {"wf__ec_wait_begin", K_LOAD, WF_SIM_ACQUIRE, "waiter_epoch",
-     WF_SIM_RELAXED},
-    END};
-static const sim_override ec_relaxed_sleepers_add[] = {
-    {"wf__ec_sleep_begin", K_FADD, WF_SIM_SEQ_CST, "sleepers", WF_SIM_RELAXED},
-    END};
-static const sim_override ec_relaxed_waiters_add[] = {
-    {"wf__ec_wait_begin", K_FADD, WF_SIM_SEQ_CST, "waiters", WF_SIM_RELAXED},
-    END};
 
 /* The counts a waiter waits for, run by a protocol of counts.c (`g5`,
  * `g5-poll`: a graph's pending, src/internal/graph/pending.h; `p10`: the
@@ -187,30 +167,6 @@ const sim_algo sim_weft_mutants[] = {
               "wake_waiters: the seq_cst fence after the condition is made "
               "true is skipped (P8; on x86 the exchange is a full fence; p8)",
               ec_no_waiters_fence, sim_weft_poll),
-    WEFT_ALGO("evcount-relaxed-epoch-add", "-",
-              "wake_sleeper: the release increment of epoch becomes relaxed "
-              "(no model loses a wake-up: the fences order the rescan)",
-              ec_relaxed_epoch_add, sim_weft_poll),
-    WEFT_ALGO("evcount-relaxed-waiter-epoch-add", "-",
-              "wake_waiters: the release increment of waiter_epoch becomes "
-              "relaxed (no model loses a wake-up)",
-              ec_relaxed_waiter_epoch_add, sim_weft_poll),
-    WEFT_ALGO("evcount-relaxed-epoch-load", "-",
-              "sleep_begin: the acquire load of epoch becomes relaxed (no "
-              "model loses a wake-up)",
-              ec_relaxed_epoch_load, sim_weft_poll),
-    WEFT_ALGO("evcount-relaxed-waiter-epoch-load", "-",
-              "wait_begin: the acquire load of waiter_epoch becomes relaxed "
-              "(no model loses a wake-up)",
-              ec_relaxed_waiter_epoch_load, sim_weft_poll),
-    WEFT_ALGO("evcount-relaxed-sleepers-add", "-",
-              "sleep_begin: the seq_cst increment of sleepers becomes relaxed "
-              "(no model loses a wake-up: the fence after it is enough)",
-              ec_relaxed_sleepers_add, sim_weft_poll),
-    WEFT_ALGO("evcount-relaxed-waiters-add", "-",
-              "wait_begin: the seq_cst increment of waiters becomes relaxed "
-              "(no model loses a wake-up: the fence after it is enough)",
-              ec_relaxed_waiters_add, sim_weft_poll),
     WEFT_ALGO("g5-relaxed-drop", "arm",
               "wf__pending_drop: the acq_rel CAS above 1 becomes relaxed (G5: "
               "a task's effects no longer reach a waiter that reads 0; g5, "
