@@ -55,6 +55,7 @@ typedef struct bench_workload {
 extern const bench_workload bench_fib, bench_nqueens, bench_queens, bench_uts,
     bench_matmul, bench_sum, bench_pfor, bench_reduce, bench_cilksort;
 extern const bench_workload bench_pipeline, bench_blur, bench_histogram;
+extern const bench_workload bench_sort, bench_sort_stdpar, bench_scan;
 extern const bench_workload bench_g_chain, bench_g_broadcast,
     bench_g_join_queueing, bench_g_join_reserving, bench_g_join_key,
     bench_g_wavefront, bench_g_latency;

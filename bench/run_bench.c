@@ -68,6 +68,10 @@ static const workload_info workloads[] = {
     {"pipeline", "forkjoin"},  /* from main, as the graphs: bench/pipeline.c */
     {"blur", "forkjoin"},      /* from main: bench/blur.c */
     {"histogram", "forkjoin"}, /* from main: bench/histogram.c */
+    /* from main: bench/sort.c, bench/scan.c; sort_stdpar: tbb only */
+    {"sort", "forkjoin"},
+    {"sort_stdpar", "forkjoin"},
+    {"scan", "forkjoin"},
     {"g_chain", "graph"},
     {"g_broadcast", "graph"},
     {"g_join_queueing", "graph"},

@@ -271,6 +271,92 @@ typedef void (*wf_invoke_fn)(void *ctx);
 WF_API int wf_parallel_invoke(wf_pool *pool, size_t n, const wf_invoke_fn *fns,
                               void *const *ctxs);
 
+/* ---- sorting and scans --------------------------------------------------- */
+
+/* Order of two elements: negative, 0 or positive as *a sorts before, with
+ * or after *b (qsort's contract), with a context pointer (qsort_r's). */
+typedef int (*wf_cmp_fn)(const void *a, const void *b, void *ctx);
+
+/* wf_parallel_sort's flags.  WF_SORT_STABLE: equal elements keep their
+ * input order.  Without it their order is unspecified. */
+#define WF_SORT_STABLE 1u
+
+/* Sort base[0..n), n elements of size bytes each, in parallel: a merge
+ * sort whose halves are sorted as tasks and whose merges split in
+ * parallel too (Cormen et al., "Introduction to Algorithms", 3rd ed.,
+ * 27.3), sequential below a grain chosen from n and the pool's size.
+ * The calling thread takes part, as in wf_parallel_for.  Scratch of
+ * n * size bytes comes from the pool's allocator for the duration of the
+ * call.  The comparison is a call through cmp for every step; for a
+ * fixed element type WF_SORT_DEFINE makes a sort whose comparison
+ * inlines.  Any thread.  Returns 0; WF_EINVAL (pool or cmp NULL, size 0,
+ * base NULL with n > 0, a flag not defined above); WF_ENOMEM (no
+ * scratch: base is untouched). */
+WF_API int wf_parallel_sort(wf_pool *pool, void *base, size_t n, size_t size,
+                            wf_cmp_fn cmp, void *ctx, unsigned flags);
+
+/* Define `static int name(wf_pool *pool, type *base, size_t n)`, a stable
+ * parallel sort of n elements of `type` on wf_parallel_sort's skeleton,
+ * with less_expr, an expression in `a` and `b` (two values of `type`),
+ * as the "a sorts before b" test, compiled inline where it is used (as
+ * klib's ksort does), e.g.
+ *
+ *     WF_SORT_DEFINE(sort_u32, uint32_t, a < b)
+ *     WF_SORT_DEFINE(sort_by_key, struct rec, a.key < b.key)
+ *     int err = sort_u32(pool, keys, n);
+ *
+ * less_expr must be a strict weak order.  Same returns as
+ * wf_parallel_sort.  Use at file scope, once per name. */
+#define WF_SORT_DEFINE(name, type, less_expr)                                  \
+    WF__SORT_DEFINE(name, type, less_expr)
+
+/* Fold [begin, end) into acc (size bytes, holding on entry the
+ * combination of everything before begin in a final pass, or the
+ * identity in a first pass), and when final is true also write each
+ * output: an inclusive scan writes out[i] after folding element i, an
+ * exclusive one before (oneTBB's parallel_scan body, whose
+ * is_final_scan() is `final`). */
+typedef void (*wf_scan_fn)(size_t begin, size_t end, void *acc, bool final,
+                           void *ctx);
+
+/* Parallel prefix scan of [begin, end), as oneTBB's parallel_scan runs
+ * one: the range is cut into blocks, and a block whose prefix is known
+ * when it starts (the first, then each next one a thread reaches in
+ * order) runs its final pass at once; a block that starts earlier, on
+ * another thread, folds its sum from a copy of *identity first (a pass
+ * with final false), and runs its final pass once the sums before it are
+ * combined, left to right.  On one thread, or when no other thread takes
+ * part, every element is read once.  combine(left, right) must be
+ * associative; where it is not exact (floating point) results can differ
+ * in rounding from run to run, as oneTBB's do.  grain > 0: blocks at most
+ * grain long; 0: one block on a pool of one thread, else about 32 per
+ * thread.  *result (NULL: not wanted) gets the combination of the whole
+ * range.  The blocks' accumulators live on the caller's stack up to 4
+ * KiB, above that in a block from the pool's allocator.  Any thread; the
+ * caller takes part.  Returns 0, WF_EINVAL (pool, identity, body or
+ * combine NULL, size 0, end < begin), or WF_ENOMEM (no memory for the
+ * accumulators: body was not called). */
+WF_API int wf_parallel_scan(wf_pool *pool, size_t begin, size_t end,
+                            size_t grain, void *result, size_t size,
+                            const void *identity, wf_scan_fn body,
+                            wf_combine_fn combine, void *ctx);
+
+/* wf_parallel_scan_array's flags: WF_SCAN_EXCLUSIVE writes the
+ * combination of the elements before i, and out[0] = identity;
+ * otherwise (inclusive) the combination up to and including i. */
+#define WF_SCAN_EXCLUSIVE 1u
+
+/* Scan the array in[0..n) of elements of size bytes into out[0..n) with
+ * combine (called on every element: for speed on plain numbers write a
+ * wf_scan_fn with an inlined loop).  out may be in (in place).  The
+ * accumulator is at most 256 bytes.  Any thread.  Returns 0, WF_EINVAL
+ * (NULL argument with n > 0, size 0 or over 256, an undefined flag) or
+ * WF_ENOMEM. */
+WF_API int wf_parallel_scan_array(wf_pool *pool, const void *in, void *out,
+                                  size_t n, size_t size, const void *identity,
+                                  wf_combine_fn combine, void *ctx,
+                                  unsigned flags);
+
 /* ---- per-thread storage ------------------------------------------------ */
 /* A value per thread that runs a pool's work (oneTBB's
  * enumerable_thread_specific and combinable, OpenMP's threadprivate and
@@ -425,5 +511,6 @@ WF_API int wf_pool_stats(wf_pool *pool, wf_worker_stats *out, size_t n);
 #endif
 
 #include "detail/pool.h" /* the inline fast paths */
+#include "detail/sort.h" /* WF_SORT_DEFINE's machinery */
 
 #endif /* WEFT_POOL_H */
