@@ -126,7 +126,7 @@ for _op in RMW_OPS[2:]:
 AREAS = [
     ("deque", r"^src/deque\.c$"),
     ("pool: sleep/wake",
-     r"^src/(pool|internal/pool)/(evcount|park|notify)\.[ch]$"),
+     r"^src/(pool|internal/pool)/(evcount|park|notify|done)\.[ch]$"),
     ("pool: other", r"^(src/pool/|src/internal/pool/"
                     r"|src/internal/pool_hooks\.h|include/weft/detail/)"),
     ("taskgraph", r"^src/(taskgraph/|internal/taskgraph\.h)"),

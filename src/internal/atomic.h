@@ -44,6 +44,10 @@
                                             memory_order_relaxed)
 #define wf_exchange_acqrel(p, v)                                               \
     atomic_exchange_explicit((p), (v), memory_order_acq_rel)
+/* Orders nothing but its own location: picks one winner among threads, or
+ * reads a word's last value (a request, P2, P9). */
+#define wf_exchange_relaxed(p, v)                                              \
+    atomic_exchange_explicit((p), (v), memory_order_relaxed)
 #define wf_fetch_add_seqcst(p, v)                                              \
     atomic_fetch_add_explicit((p), (v), memory_order_seq_cst)
 #define wf_fetch_add_release(p, v)                                             \
@@ -62,9 +66,6 @@
     atomic_store_explicit((p), (v), memory_order_seq_cst)
 #define wf_exchange_seqcst(p, v)                                               \
     atomic_exchange_explicit((p), (v), memory_order_seq_cst)
-/* Orders nothing but its own location: picks one winner among threads. */
-#define wf_exchange_relaxed(p, v)                                              \
-    atomic_exchange_explicit((p), (v), memory_order_relaxed)
 
 #ifdef WF__TSAN /* weft/common.h */
 extern _Atomic int wf__tsan_fence_word;

@@ -92,9 +92,14 @@ static inline uint64_t wf__sim_as_u64(uint64_t r)
 {
     return r;
 }
+/* The result then takes the object's type, as C11's RMWs give it: a
+ * pointer for a pointer (an exchange of a request word, compared with
+ * NULL), the integer for an integer.  (void)0, *(p) is the value of *p,
+ * whose type C11 gives without _Atomic (<stdatomic.h>'s own trick). */
 #define WF__SIM_OLD(p, r)                                                      \
-    _Generic((p), _Atomic int *: wf__sim_as_int,                               \
-             _Atomic uint32_t *: wf__sim_as_u32, default: wf__sim_as_u64)(r)
+    ((__typeof__((void)0, *(p)))_Generic((p), _Atomic int *: wf__sim_as_int,   \
+                                         _Atomic uint32_t *: wf__sim_as_u32,   \
+                                         default: wf__sim_as_u64)(r))
 
 /* Loads return the object's type: int64_t, int, uint32_t, or void *
  * (which converts to the pointer type the caller assigns it to). */
@@ -128,6 +133,8 @@ static inline uint64_t wf__sim_as_u64(uint64_t r)
 #define wf_cas_acqrel(p, e, d) WF__SIM_CAS(p, e, d, WF_SIM_ACQ_REL)
 #define wf_cas_relaxed(p, e, d) WF__SIM_CAS(p, e, d, WF_SIM_RELAXED)
 #define wf_exchange_acqrel(p, v) WF__SIM_RMW(wf__sim_xchg, p, v, WF_SIM_ACQ_REL)
+#define wf_exchange_relaxed(p, v)                                              \
+    WF__SIM_RMW(wf__sim_xchg, p, v, WF_SIM_RELAXED)
 #define wf_fetch_add_seqcst(p, v)                                              \
     WF__SIM_RMW(wf__sim_fadd, p, v, WF_SIM_SEQ_CST)
 #define wf_fetch_add_release(p, v)                                             \

@@ -8,6 +8,7 @@
  * weft/task.h; the private stack itself is stack.c.  Rules:
  * docs/protocols.md. */
 #include "internal/pool/caller.h"
+#include "internal/pool/done.h"
 #include "internal/pool/park.h"
 #include "internal/pool/runner.h"
 #include "internal/pool/spawn.h"
@@ -68,7 +69,7 @@ static void help_until_done(wf__worker *w, wf_task *t)
     wf__idle idle;
     wf__idle_init(&idle, w->pool->spin, WF__YIELDS);
     /* Acquire pairs with the release in wf__task_complete (P5). */
-    while (wf_load_acquire(&t->done_) != WF__DONE) {
+    while (!wf__done_seen(&t->done_)) {
         wf__worker *thief = wf_load_relaxed(&t->thief_); /* hint */
         wf_task *x = thief ? wf__steal(w, thief) : NULL;
         if (x) {
@@ -95,7 +96,7 @@ static int finish_join(wf_task *t)
 static bool task_done(const void *t)
 {
     /* The joiner's load of P5, as a helping waiter's condition (P8). */
-    return wf_load_acquire(&((wf_task *)t)->done_) == WF__DONE;
+    return wf__done_seen(&((wf_task *)t)->done_);
 }
 
 /* Join t, which w spawned and which is not on top of its private stack:
@@ -106,7 +107,7 @@ static int wait_own(wf__worker *w, wf_task *t, wf_task *(*pop)(wf__worker *))
 {
     bool lost;
     /* Acquire pairs with the release in wf__task_complete (P5). */
-    if (wf_load_acquire(&t->done_) != WF__DONE) {
+    if (!wf__done_seen(&t->done_)) {
         wf_task *x;
         while ((x = pop(w)) != NULL && x != t)
             wf__run_own(w, x);

@@ -5,6 +5,7 @@
  * P5, P8) refer to docs/protocols.md. */
 #include <limits.h>
 
+#include "internal/pool/done.h"
 #include "internal/pool/notify.h"
 
 /* Called after making work visible (a publish or a submission).  An idle
@@ -32,8 +33,9 @@ void wf__wake_all(wf_pool *pool)
  * A wake on a dead frame is harmless (P5). */
 void wf__task_complete(wf_pool *pool, wf_task *t)
 {
-    /* Release publishes the task's effects to the joiner's acquire (P5). */
-    uint32_t was = wf_exchange_acqrel(&t->done_, WF__DONE);
+    /* done.h's exchange: its release publishes the task's effects to the
+     * joiner's acquire (P5). */
+    uint32_t was = wf__done_mark(&t->done_);
     if (was == WF__WAITING)
         wf__futex_wake(&t->done_, INT_MAX);
     else if (was == WF__HELPING)

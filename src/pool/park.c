@@ -6,6 +6,7 @@
  * stolen sleeps on the task's own done_ word.  The wake side is
  * notify.c.  Rule numbers (P2, P3, P5, P8) refer to docs/protocols.md. */
 #include "internal/pool/park.h"
+#include "internal/pool/done.h"
 #include "internal/pool/stack.h"
 #include "internal/pool/steal.h"
 #include "internal/trace.h"
@@ -85,15 +86,10 @@ void wf__nap(wf__worker *w, uint64_t ns)
  * HELPING (a joiner that helped and could not go on, caller.c). */
 void wf__task_wait(wf_task *t)
 {
-    /* acq_rel: on failure we may read WF__DONE and need the task's
-     * effects.  The first load may be relaxed: the CAS checks it, and the
-     * acquire load below is what the return waits on (P5). */
-    uint32_t d = wf_load_relaxed(&t->done_);
-    while (d != WF__DONE && d != WF__WAITING &&
-           !wf_cas_acqrel(&t->done_, &d, WF__WAITING)) /* P5 */
-        ;
+    /* WAITING, unless done; the steps on done_ are done.h's (P5). */
+    wf__done_announce(&t->done_);
     /* Acquire pairs with the release of wf__task_complete's exchange
      * (P5). */
-    while (wf_load_acquire(&t->done_) != WF__DONE)
+    while (!wf__done_seen(&t->done_))
         wf__futex_wait(&t->done_, WF__WAITING);
 }

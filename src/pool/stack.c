@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "internal/pool/notify.h"
+#include "internal/pool/request.h"
 #include "internal/pool/stack.h"
 
 int wf__stack_init(wf__worker *w, size_t cap)
@@ -102,13 +103,11 @@ wf_task *wf__pop_own(wf__worker *w)
 }
 
 /* Ask the owner of f to publish at its next spawn (P2).  Relaxed: a hint.
- * Read before writing, so idle thieves do not bounce the line. */
+ * The steps on each word are request.h's. */
 void wf__ask_for_work(struct wf__fast *f)
 {
-    if (wf_load_relaxed(&f->limit) != NULL)
-        wf_store_relaxed(&f->limit, NULL);
-    if (wf_load_relaxed(&f->tlimit) != NULL) /* typed spawns' word (P9) */
-        wf_store_relaxed(&f->tlimit, NULL);
+    wf__request_ask_limit(&f->limit);
+    wf__request_ask_tlimit(&f->tlimit); /* typed spawns' word (P9) */
 }
 
 /* Set limit back to end (and tlimit to tstop, while a typed body runs)
@@ -121,11 +120,11 @@ void wf__ask_for_work(struct wf__fast *f)
  * words (what answers a request goes through the deque's release, D1). */
 bool wf__take_request(struct wf__fast *f)
 {
-    /* P2's exchange; P9's below. */
-    bool asked = wf_exchange_relaxed(&f->limit, f->end) == NULL;
+    /* P2's exchange; P9's below (request.h's steps). */
+    bool asked = wf__request_take_limit(&f->limit, f->end);
     wf__tslot *tstop = ((wf__worker *)f)->tstop;
     if (tstop != NULL)
-        asked |= wf_exchange_relaxed(&f->tlimit, tstop) == NULL; /* P9 */
+        asked |= wf__request_take_tlimit(&f->tlimit, tstop); /* P9 */
     return asked;
 }
 

@@ -33,6 +33,7 @@
 #include <sys/mman.h>
 
 #include "internal/pool/notify.h"
+#include "internal/pool/request.h"
 #include "internal/pool/stack.h"
 #include "internal/pool/thunk.h"
 #include "internal/pool/typed.h"
@@ -110,9 +111,7 @@ static void tseg_ready(wf__worker *w, unsigned k)
  * and a request publishes nothing. */
 static void set_tlimit(struct wf__fast *f, wf__tslot *stop)
 {
-    /* P9: see above. */
-    if (wf_exchange_relaxed(&f->tlimit, stop) == NULL)
-        wf_store_relaxed(&f->tlimit, NULL);
+    wf__request_set_tlimit(&f->tlimit, stop); /* P9: request.h's steps */
 }
 
 /* Work in segment k (tdepth k + 1): its end, its tbp, and what tlimit is
@@ -232,9 +231,7 @@ void wf__tspawn_slow(wf__tslot *s)
      * one. */
     size_t priv = s > w->tbp ? (size_t)(s - w->tbp) : 0;
     /* Relaxed: hints, read first so that no request costs no RMW. */
-    if (priv > 0 &&
-        (wf_load_relaxed(&w->fast.tlimit) == NULL ||
-         wf_load_relaxed(&w->fast.limit) == NULL) &&
+    if (priv > 0 && wf__request_seen(&w->fast.limit, &w->fast.tlimit) &&
         wf__take_request(&w->fast))
         publish_frames(w, (priv + 1) / 2);
 }

@@ -10,7 +10,8 @@
  *                T1, an idle worker (wf__park): wf__ec_sleep_begin,
  *                rescan the deque, futex-wait on epoch, wf__ec_sleep_end.
  *   p8           owner, a completer (wf__task_complete): exchange the
- *                task's done word (HELPING -> DONE, acq_rel), then
+ *                task's done word (HELPING -> DONE, acq_rel; done.h's
+ *                wf__done_mark), then
  *                wf__ec_wake_waiters; T1, a waiter (wf__wait_park):
  *                wf__ec_wait_begin, check done (acquire), futex-wait on
  *                waiter_epoch, wf__ec_wait_end.
@@ -35,11 +36,10 @@
 #include "algos/evcount.h"
 #include "algos/weft_deque.h"
 #include "core/threads.h"
-#include "internal/pool/evcount.h"
+#include "weft/pool.h" /* WF__DONE, WF__HELPING: done.h's values */
 
-/* The values of a task's done word (WF__HELPING, WF__DONE of
- * include/weft/detail/pool.h): not yet run, its joiner helps; run. */
-enum { NOT_DONE_HELPING = 3, DONE = 1 };
+#include "internal/pool/done.h"
+#include "internal/pool/evcount.h"
 
 static _Alignas(64) wf__evcount ec;
 static _Alignas(64) _Atomic uint32_t done_word;
@@ -76,10 +76,11 @@ static void idle_worker(int t)
 static void complete(int t)
 {
     (void)t;
-    /* Release publishes the task's effects, as wf__task_complete's. */
-    uint32_t was = wf_exchange_acqrel(&done_word, DONE);
+    /* wf__task_complete's step: its release publishes the task's
+     * effects (P5). */
+    uint32_t was = wf__done_mark(&done_word);
     completed = true;
-    if (was == NOT_DONE_HELPING)
+    if (was == WF__HELPING)
         wf__ec_wake_waiters(&ec);
 }
 
@@ -91,7 +92,7 @@ static void waiter_loop(int t, bool for_work)
         rounds[t]++;
         uint32_t e = wf__ec_wait_begin(&ec);
         bool ready = for_work ? wf_deque_size(&sim_weft_dq) > 0
-                              : wf_load_acquire(&done_word) == DONE;
+                              : wf__done_seen(&done_word);
         if (ready) {
             wf__ec_wait_end(&ec);
             return;
@@ -119,7 +120,7 @@ static void reset(void)
     wf_store_relaxed(&ec.epoch, 0);
     wf_store_relaxed(&ec.waiters, 0);
     wf_store_relaxed(&ec.waiter_epoch, 0);
-    wf_store_relaxed(&done_word, NOT_DONE_HELPING);
+    wf_store_relaxed(&done_word, WF__HELPING); /* not yet run, joiner helps */
     published = completed = one_enough = false;
     woke = -1;
     memset(rounds, 0, sizeof rounds);
@@ -267,6 +268,8 @@ const sim_protocol *const sim_protocols[] = {&p3,
                                              &sim_proto_g5_poll,
                                              &sim_proto_g5_poll_three,
                                              &sim_proto_p10,
+                                             &sim_proto_p9,
+                                             &sim_proto_p9_request,
                                              NULL};
 
 const sim_protocol *sim_protocol_find(const char *name)

@@ -27,6 +27,12 @@ typedef struct sim_protocol {
  * graph's pending (G5) and the pool's roots (P10). */
 extern const sim_protocol sim_proto_g5, sim_proto_g5_poll,
     sim_proto_g5_poll_three, sim_proto_p10;
+/* Typed frames (frames.c): a frame published, stolen, completed and
+ * synced (P9, P5). */
+extern const sim_protocol sim_proto_p9;
+/* A thief's request to a typed body's worker (requests.c): never lost
+ * (P2, P9). */
+extern const sim_protocol sim_proto_p9_request;
 
 /* Every protocol, NULL-terminated. */
 extern const sim_protocol *const sim_protocols[];

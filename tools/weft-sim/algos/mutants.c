@@ -85,6 +85,27 @@ static const sim_override p10_relaxed_both[] = {
     {"wf__roots_none", K_LOAD, WF_SIM_ACQUIRE, "roots", WF_SIM_RELAXED},
     END};
 
+/* A task's done word, run by a protocol of frames.c (`p9`: a typed
+ * frame published, stolen, completed and synced) or evcount.c (`p8`):
+ * src/internal/pool/done.h. */
+static const sim_override p9_relaxed_done_mark[] = {
+    {"wf__done_mark", K_XCHG, WF_SIM_ACQ_REL, "done", WF_SIM_RELAXED}, END};
+static const sim_override p9_done_mark_acquire[] = {
+    {"wf__done_mark", K_XCHG, WF_SIM_ACQ_REL, "done", WF_SIM_ACQUIRE}, END};
+static const sim_override p9_done_mark_release[] = {
+    {"wf__done_mark", K_XCHG, WF_SIM_ACQ_REL, "done", WF_SIM_RELEASE}, END};
+static const sim_override p9_relaxed_done_seen[] = {
+    {"wf__done_seen", K_LOAD, WF_SIM_ACQUIRE, "done", WF_SIM_RELAXED}, END};
+static const sim_override p9_relaxed_announce[] = {
+    {"wf__done_announce", K_CAS, WF_SIM_ACQ_REL, "done", WF_SIM_RELAXED}, END};
+/* A request's words, run by requests.c (`p9-request`):
+ * src/internal/pool/request.h.  Every step is relaxed already; these take
+ * one away (-1: skipped). */
+static const sim_override p9_set_tlimit_no_putback[] = {
+    {"wf__request_set_tlimit", K_STORE, WF_SIM_RELAXED, "tlimit", -1}, END};
+static const sim_override p9_ask_limit_only[] = {
+    {"wf__request_ask_tlimit", K_STORE, WF_SIM_RELAXED, "tlimit", -1}, END};
+
 const sim_algo sim_algo_weft =
     WEFT_ALGO("weft", "-",
               "the shipped deque: src/deque.c compiled unchanged with -DWF_SIM",
@@ -209,4 +230,37 @@ const sim_algo sim_weft_mutants[] = {
               "the other roots' CAS, which its decrement read, and idle_lock "
               "passes it on; p10)",
               p10_relaxed_both, sim_weft_poll),
+    WEFT_ALGO("p9-relaxed-done-mark", "arm",
+              "wf__done_mark: the acq_rel exchange that completes a task "
+              "becomes relaxed (P5, P9: the owner's sync reads the frame's "
+              "value stale; p9)",
+              p9_relaxed_done_mark, sim_weft_poll),
+    WEFT_ALGO("p9-done-mark-acquire", "arm",
+              "wf__done_mark: the exchange loses its release half (acq_rel "
+              "to acquire; p9)",
+              p9_done_mark_acquire, sim_weft_poll),
+    WEFT_ALGO("p9-done-mark-release", "-",
+              "wf__done_mark: the exchange loses its acquire half (acq_rel "
+              "to release: the completer reads nothing of the joiner's after "
+              "it; p9, p8)",
+              p9_done_mark_release, sim_weft_poll),
+    WEFT_ALGO("p9-relaxed-done-seen", "arm",
+              "wf__done_seen: the joiner's acquire load of done_ becomes "
+              "relaxed (P5, P9: the sync may read the value before done_; "
+              "p9)",
+              p9_relaxed_done_seen, sim_weft_poll),
+    WEFT_ALGO("p9-relaxed-announce", "-",
+              "wf__done_announce: the acq_rel CAS to WAITING becomes relaxed "
+              "(the acquire load the joiner waits on carries the value; p9)",
+              p9_relaxed_announce, sim_weft_poll),
+    WEFT_ALGO("p9-set-tlimit-no-putback", "sc",
+              "wf__request_set_tlimit: the NULL its exchange read is not put "
+              "back (P9: a request stored before a segment is entered is "
+              "lost; p9-request)",
+              p9_set_tlimit_no_putback, sim_weft_poll),
+    WEFT_ALGO("p9-ask-limit-only", "sc",
+              "wf__request_ask_tlimit: the thief's NULL goes to limit only "
+              "(P9: a typed spawn tests tlimit alone, so the request waits "
+              "for an untyped spawn or a join; p9-request)",
+              p9_ask_limit_only, sim_weft_poll),
     {0}};

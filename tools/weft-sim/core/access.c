@@ -88,24 +88,36 @@ static void perform(sim_access *a)
     *a = th->pend;
 }
 
-uint64_t sim_plain_load(volatile void *p)
+uint64_t sim_plain_load_n(volatile void *p, int size)
 {
     sim_access a = {.kind = K_LOAD,
                     .order = WF_SIM_PLAIN,
+                    .size = size,
                     .addr = p,
                     .site = WF__SIM_SITE("")};
     perform(&a);
     return a.result;
 }
 
-void sim_plain_store(volatile void *p, uint64_t v)
+void sim_plain_store_n(volatile void *p, int size, uint64_t v)
 {
     sim_access a = {.kind = K_STORE,
                     .order = WF_SIM_PLAIN,
+                    .size = size,
                     .addr = p,
-                    .val = v,
+                    .val = sim_fit(size, v),
                     .site = WF__SIM_SITE("")};
     perform(&a);
+}
+
+uint64_t sim_plain_load(volatile void *p)
+{
+    return sim_plain_load_n(p, 8);
+}
+
+void sim_plain_store(volatile void *p, uint64_t v)
+{
+    sim_plain_store_n(p, 8, v);
 }
 
 void sim_register_ring(const void *ring, volatile void *slots, int64_t cap)

@@ -13,6 +13,10 @@ extern void (*sim_site_hook)(const sim_access *a);
 /* Non-atomic accesses of the simulator's scaffolding (arm and c11). */
 uint64_t sim_plain_load(volatile void *p);
 void sim_plain_store(volatile void *p, uint64_t v);
+/* The same on a word of size bytes (4 or 8): a 4-byte field of a struct,
+ * as a task's flags_. */
+uint64_t sim_plain_load_n(volatile void *p, int size);
+void sim_plain_store_n(volatile void *p, int size, uint64_t v);
 /* A ring an algorithm allocated.  Under arm and c11, a ring allocated by
  * a thread gets a header: a plain write by that thread when it is
  * allocated, and a plain read before each other thread's first access to
