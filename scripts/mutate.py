@@ -148,7 +148,8 @@ AREA_TESTS = {
     "taskgraph": r"^(taskgraph_|example_taskgraph_|cxx_taskgraph_)",
     "graph": r"^(graph_|wait_cancel_graph|example_reservation|"
              r"example_graph_|cxx_nodes_)",
-    "algo": r"^(pool_pipeline_|pool_api_|pool_accounting_|example_pipeline)",
+    "algo": r"^(pool_pipeline_|pool_api_|pool_accounting_|example_pipeline|"
+             r"algo_(sort|scan)_|example_sort_scan)",
     "base": r"^(pool_accounting_|graph_runtime_trace|taskgraph_trace|"
             r"pool_env_|pool_fault_)",
     "mpi": r"^mpi_",
