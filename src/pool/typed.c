@@ -104,16 +104,6 @@ static void tseg_ready(wf__worker *w, unsigned k)
     }
 }
 
-/* Point tlimit, the typed spawn's one test (P9), at stop without losing a
- * request: a thief's NULL stored before the exchange is seen by it and
- * put back, one stored after it stays.  Relaxed, as wf__take_request's
- * exchanges: the exchange reads tlimit's last value whatever its order,
- * and a request publishes nothing. */
-static void set_tlimit(struct wf__fast *f, wf__tslot *stop)
-{
-    wf__request_set_tlimit(&f->tlimit, stop); /* P9: request.h's steps */
-}
-
 /* Work in segment k (tdepth k + 1): its end, its tbp, and what tlimit is
  * when no thief asks: the end, or in debug mode the first frame of all,
  * so that every spawn takes the slow path and marks its frame. */
@@ -123,7 +113,8 @@ static void tseg_use(wf__worker *w, unsigned k, wf__tslot *tbp)
     w->tend = seg_first(w, k) + WF_TASK_SEGMENT;
     w->tbp = tbp;
     w->tstop = w->pool->debug ? w->tstack->slots : w->tend;
-    set_tlimit(&w->fast, w->tstop);
+    /* P9: tlimit to the new stop, a pending request kept (request.h). */
+    wf__request_set_tlimit(&w->fast.tlimit, w->tstop);
 }
 
 /* Take the next segment.  One entered on overflow keeps its first frame

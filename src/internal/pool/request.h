@@ -4,7 +4,7 @@
  * untyped spawn's, and `tlimit`, the typed spawn's.  A thief stores NULL
  * in each (wf__ask_for_work); the owner takes a request by an exchange
  * of each (wf__take_request) and points tlimit at a new segment's end
- * without losing one (typed.c's set_tlimit).  On atomic.h alone, as
+ * without losing one (wf__request_set_tlimit, from typed.c).  On atomic.h alone, as
  * src/deque.c, so that weft-sim compiles them unchanged
  * (tools/weft-sim/algos/frames.c); stack.c and typed.c call them.  Every
  * step is relaxed: an exchange reads the last value of its word whatever

@@ -5,11 +5,11 @@
  * _ask_tlimit, _set_tlimit, _seen, _take_limit, _take_tlimit), and the
  * deque's push, compiled unchanged with -DWF_SIM.  They are driven as
  * stack.c (wf__ask_for_work, wf__take_request), typed.c (tseg_use's
- * set_tlimit, wf__tspawn_slow, publish_frames) and the typed spawn's
+ * wf__request_set_tlimit, wf__tspawn_slow, publish_frames) and the typed spawn's
  * test (WF__TSPAWN_CHECK in include/weft/detail/task.h: a relaxed load
  * of tlimit, one compare) drive them:
  *
- *   p9-request  owner: a typed body enters a segment (set_tlimit to its
+ *   p9-request  owner: a typed body enters a segment (wf__request_set_tlimit to its
  *               end), then spawns three frames: each tests its frame
  *               against tlimit; at or past it (NULL: a request), the slow
  *               path takes the request if a private frame is there to
@@ -139,7 +139,8 @@ static void outcome(char *buf, size_t n)
 const sim_protocol sim_proto_p9_request = {
     "p9-request",
     "a thief asks (NULL in limit and tlimit) while the owner enters a "
-    "segment (set_tlimit) and makes three typed spawns, which take the "
+    "segment (wf__request_set_tlimit) and makes three typed spawns, which take "
+    "the "
     "request and publish",
     2,
     setup_request,
