@@ -2986,9 +2986,12 @@ template <class... S> class pipe
      * meet the ABA problem of a stack with several poppers. */
     void release(slot *s) noexcept
     {
+        /* Relaxed: a first guess, which the CAS checks. */
         slot *head = free_.load(std::memory_order_relaxed);
         do
             s->next = head;
+        /* Release: take()'s acquire exchange sees s->next and what was
+         * done to the slot before; a failed CAS publishes nothing. */
         while (!free_.compare_exchange_weak(head, s, std::memory_order_release,
                                             std::memory_order_relaxed));
     }
@@ -3122,6 +3125,7 @@ class async_base
     }
     bool ready() const noexcept
     {
+        /* Acquire pairs with complete()'s release: the result is seen. */
         return state_.load(std::memory_order_acquire) == done;
     }
     /* Return once the callable has run (here, if nobody has started it). */
@@ -3150,6 +3154,8 @@ class async_base
     /* Let go of one reference; the last frees the state. */
     void release() noexcept
     {
+        /* Acq_rel, as a shared_ptr's count: each holder's release orders
+         * its uses of the state before the last one's acquire and delete. */
         if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1)
             delete this;
     }
@@ -3189,6 +3195,10 @@ class async_base
     bool claim() noexcept
     {
         int expected = pending;
+        /* One winner runs the callable.  Acq_rel: the winner sees the
+         * state as the submitter left it (submit() came first, and the
+         * pool's hand-off or the waiter's own thread orders that), and
+         * the result itself is published by complete()'s release. */
         return state_.compare_exchange_strong(expected, claimed,
                                               std::memory_order_acq_rel);
     }
