@@ -16,6 +16,7 @@
  * ports, broadcast_node, queues and buffers of signals, which keep a
  * count) and are refused where they do not (joins, a priority queue);
  * try_put(port, NULL) is a signal there and WF_EINVAL on a data port. */
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 
@@ -213,6 +214,9 @@ static void test_signal_ports(void)
     CHECK_ERR(wf_continue_node_create(NULL, g, &cc), WF_EINVAL);
     CHECK_ERR(wf_continue_node_create(&n, NULL, &cc), WF_EINVAL);
     CHECK_ERR(wf_continue_node_create(&n, g, NULL), WF_EINVAL);
+    cc.predecessors = (unsigned)INT_MAX + 1; /* a round counts in 32 bits */
+    CHECK_ERR(wf_continue_node_create(&n, g, &cc), WF_ERANGE);
+    cc.predecessors = 0;
     CHECK(n == NULL);
     /* size 0 where a signal makes no sense */
     CHECK_ERR(wf_priority_queue_node_create(&n, g, WF_SIGNAL, NULL, NULL),

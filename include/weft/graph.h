@@ -422,7 +422,8 @@ typedef struct wf_continue_config {
  * cfg->predecessors), then starts counting again.  The output is broadcast
  * to every successor.  A round that the graph leaves part-way when it goes
  * idle is no error (wf_graph_wait_for_all returns 0); debug mode
- * (WEFT_DEBUG=1) says so on stderr. */
+ * (WEFT_DEBUG=1) says so on stderr.  Returns 0, WF_EINVAL (no body),
+ * WF_ERANGE (cfg->predecessors above INT_MAX) or WF_ENOMEM. */
 WF_API int wf_continue_node_create(wf_node **out, wf_graph *g,
                                    const wf_continue_config *cfg);
 

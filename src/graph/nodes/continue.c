@@ -9,27 +9,29 @@
  * completes a round: the count restarts at 0 and one body is due.  A
  * threshold of 0 makes every signal a round.
  *
- * A signal is one CAS on the count, not an aggregator operation: the
- * count is the node's only state a signal changes, and the threshold is
+ * A signal is one CAS on the count (`sig`), not an aggregator operation:
+ * the count is the node's only state a signal changes, and the threshold is
  * read from the published edge list.  This departs from G1 on purpose (a
  * wavefront of continue nodes is nothing but signals); the node still
  * handles SET_EDGES / RESET / HELD through its aggregator.
  *
- * Due bodies are a counter, not a queue (a round carries no data).  They
- * run in runners, one record per body that could run at once (the pool's
- * thread count, at most 32).  The first runner lives in the node: a node
- * whose rounds never overlap (a wavefront cell) uses only it, and has no
- * more lines to miss with many pool threads than with one.  The others are
- * made the first time a round completes while every runner is busy (that
- * round waits, counted due, for the first runner that is free; without
- * memory the rounds keep waiting so); no other round allocates.  The due
- * count and the set of idle runners share one atomic word (`work`), so
- * that a completed round either finds an idle runner and starts it
- * holding that round, or is counted as due, in one CAS; and a runner that
- * ends a body either takes a due round or goes idle, in one CAS.  No round
- * is left due with every runner idle. */
+ * Rounds run in runners, one record per body that could run at once (the
+ * pool's thread count, at most 32).  The first runner lives in the node:
+ * a node whose rounds never overlap (a wavefront cell) uses only it, and
+ * has no more lines to miss with many pool threads than with one.  The
+ * others are made the first time a round completes while every runner is
+ * busy; no other round allocates.  The round's signals and the set of
+ * idle runners share one atomic word (`sig`), so that the signal that
+ * completes a round also takes an idle runner for it, in its one CAS.  A
+ * round that finds every runner busy is counted in `due` (a round
+ * carries no data, so a count is its queue), and a runner that ends a
+ * body takes a due round or goes idle.  Both sides then look at the
+ * other's word, so no round is left due with every runner idle (G9 in
+ * docs/protocols.md). */
+#include <limits.h>
 #include <stddef.h>
 
+#include "internal/graph/cont_count.h"
 #include "internal/graph/edge.h"
 #include "internal/graph/mem.h"
 #include "internal/graph/node.h"
@@ -39,29 +41,28 @@
  * body's output (NULL for a signal), on the line spawn and run read. */
 typedef wf__gtask runner;
 
-#define MAX_SLOTS 32
-#define DUE_ONE ((uint64_t)1 << 32) /* work: due rounds above bit 32 */
-#define IDLE_MASK (DUE_ONE - 1)     /* work: idle runners, a bit each */
+#define MAX_SLOTS 32 /* the idle bits of sig (cont_count.h) */
 
 /* Laid out by use (internal/graph/node.h): a signal reads the base line
- * and the next one (its port, count, work, outside); a body run the line after
- * (body, ctx, the output port's edges) and the first runner's, which
- * follows without padding: the node's block is a slab class smaller. */
+ * and the next one (its port, sig, outside), as does a body (body, ctx);
+ * the first runner is the line after, the part of it that spawn and run
+ * touch in one line; then the output port and what only overlapping
+ * rounds use. */
 typedef struct cont_node {
     wf_node base;
-    wf__port in;           /* its input port (cont_ops.in_offset) */
-    _Atomic size_t count;  /* signals in this round */
-    _Atomic uint64_t work; /* due rounds << 32 | idle runners' bits */
-    unsigned outside;      /* cfg->predecessors: signals not from edges */
-    unsigned n_slots;      /* runners it may have */
+    wf__port in;          /* its input port (cont_ops.in_offset) */
+    _Atomic uint64_t sig; /* idle runners | signals (cont_count.h) */
+    unsigned outside;     /* cfg->predecessors: signals not from edges */
+    unsigned n_slots;     /* runners it may have */
     wf_continue_fn body;
     void *ctx;
-    wf__port out;         /* its output port */
+    runner first __attribute__((aligned(64))); /* slot 0 */
+    wf__port out;                              /* its output port */
+    _Atomic size_t due;   /* completed rounds no runner has taken */
     runner *_Atomic more; /* slots 1 .. n_slots - 1 once made (add_runners) */
-    runner first;         /* slot 0; its bit is 1 */
 } cont_node;
 
-/* Slot i of c, for i > 0 only after its idle bit was seen in `work`.
+/* Slot i of c, for i > 0 only after its idle bit was seen in `sig`.
  * Relaxed: add_runners stores `more` before the release RMW that sets
  * those bits, and whoever saw a bit got it through an acquiring CAS. */
 static runner *slot(cont_node *c, unsigned i)
@@ -79,6 +80,12 @@ static size_t threshold(cont_node *c, wf__port *in)
      * (SET_EDGES); a signal racing with an edge edit counts against the
      * threshold before or after it, as it would under a lock (G7). */
     return (size_t)wf_load_acquire(&in->n_edges) + c->outside;
+}
+
+/* Is c's graph cancelled or gone?  Its rounds then stay due. */
+static bool stopped(cont_node *c)
+{
+    return wf__node_stopped(&c->base);
 }
 
 /* ---- runners ------------------------------------------------------------- */
@@ -121,37 +128,62 @@ static void broadcast(cont_node *c, const void *msg)
     }
 }
 
-/* A runner ended its round(s): take a due one (true) or go idle. */
-static bool next_round(cont_node *c, uint64_t bit, bool may_take)
+/* Start runner i: cont_count.h took it for a round. */
+static void start(cont_node *c, unsigned i)
 {
-    /* Relaxed first read: the CAS checks it. */
-    uint64_t w = wf_load_relaxed(&c->work), nw;
-    bool take;
-    do {
-        take = may_take && w >= DUE_ONE && !wf__node_stopped(&c->base);
-        nw = take ? w - DUE_ONE : w | bit;
-        /* Acq_rel: taking a round acquires what its signals released (the
-         * predecessors' bodies, through the count's CAS chain and the
-         * firer's CAS here); going idle releases this runner's body to
-         * whoever starts it next (G9). */
-    } while (!wf_cas_acqrel(&c->work, &w, nw));
-    return take;
+    wf__spawn(wf__node_graph(&c->base), slot(c, i));
 }
 
-/* A runner starts holding one round (fire gave it one). */
+/* While rounds are due and runners idle, start one with one (G9). */
+static __attribute__((noinline)) void start_due_rounds(cont_node *c)
+{
+    int i;
+    while ((i = wf__cont_start_due(&c->sig, &c->due, stopped(c))) >= 0)
+        start(c, (unsigned)i);
+}
+
+/* After making a runner idle or a round due: G9's second look.  Inline:
+ * a runner that goes idle asks, and almost always finds none due. */
+static inline void start_due(cont_node *c)
+{
+    if (wf__cont_any_due(&c->due))
+        start_due_rounds(c);
+}
+
+static void add_runners(cont_node *c);
+
+/* A round completed with every runner busy: count it due, and let the
+ * first runner that is idle (or made now) take it. */
+static __attribute__((noinline)) void round_due(cont_node *c)
+{
+    wf__cont_make_due(&c->due);
+    start_due(c);
+    /* Relaxed: a hint; add_runners decides with its CAS. */
+    if (c->n_slots > 1 && wf_load_relaxed(&c->more) == NULL)
+        add_runners(c);
+}
+
+/* A runner ended its round(s): take a due one (true) or go idle. */
+static bool next_round(cont_node *c, uint64_t bit)
+{
+    if (!stopped(c) && wf__cont_take_due(&c->due))
+        return true;
+    wf__cont_set_idle(&c->sig, bit);
+    start_due(c);
+    return false;
+}
+
+/* A runner starts holding one round (cont_put or start_due gave it). */
 static void run(wf__gtask *t)
 {
     runner *r = (runner *)t;
     cont_node *c = (cont_node *)t->node;
     /* Relaxed: this runner was started, so `more` is made (see slot). */
-    uint64_t bit =
-        r == &c->first ? 1 : (uint64_t)2 << (r - wf_load_relaxed(&c->more));
-    if (wf__node_stopped(&c->base)) { /* cancelled: the round stays due */
-        uint64_t w = wf_load_relaxed(&c->work); /* the CAS checks it */
-        /* Acq_rel, as in next_round; retried until no one else moved
-         * (G9). */
-        while (!wf_cas_acqrel(&c->work, &w, (w + DUE_ONE) | bit))
-            continue;
+    uint64_t bit = wf__cont_bit(
+        r == &c->first ? 0 : (unsigned)(r - wf_load_relaxed(&c->more)) + 1);
+    if (stopped(c)) { /* cancelled: the round stays due */
+        wf__cont_make_due(&c->due);
+        wf__cont_set_idle(&c->sig, bit);
         return;
     }
     for (int budget = RUNNER_BUDGET;; budget--) {
@@ -160,43 +192,13 @@ static void run(wf__gtask *t)
         wf__body_end(&c->base, rc);
         if (rc == 0) /* r->arg is NULL for a signal, which has no data */
             broadcast(c, r->arg);
-        if (!next_round(c, bit, true))
+        if (!next_round(c, bit))
             return;
         if (budget <= 1) { /* let other tasks in, holding the round */
             wf__spawn(wf__node_graph(&c->base), r);
             return;
         }
     }
-}
-
-static void add_runners(cont_node *c);
-
-/* Start an idle runner with a round: a new round (due false: with no idle
- * runner it is counted due) or one already due.  True if one started. */
-static inline bool fire(cont_node *c, bool due)
-{
-    /* Relaxed first read: the CAS checks it. */
-    uint64_t w = wf_load_relaxed(&c->work), nw;
-    uint64_t idle;
-    do {
-        idle = wf__node_stopped(&c->base) ? 0 : w & IDLE_MASK;
-        if (due && (w < DUE_ONE || idle == 0))
-            return false;
-        if (idle) /* the lowest idle runner */
-            nw = (due ? w - DUE_ONE : w) & ~(idle & -idle);
-        else
-            nw = w + DUE_ONE;
-        /* Acq_rel: see next_round (G9). */
-    } while (!wf_cas_acqrel(&c->work, &w, nw));
-    if (idle) {
-        wf__spawn(wf__node_graph(&c->base),
-                  slot(c, (unsigned)__builtin_ctzll(idle)));
-        return true;
-    }
-    /* Relaxed: a hint; add_runners decides with its CAS. */
-    if (c->n_slots > 1 && wf_load_relaxed(&c->more) == NULL)
-        add_runners(c);
-    return false;
 }
 
 static void free_runners(cont_node *c, runner *more, unsigned n)
@@ -230,14 +232,13 @@ static __attribute__((noinline, cold)) void add_runners(cont_node *c)
         free_runners(c, more, n);
         return;
     }
-    uint64_t bits = (((uint64_t)1 << c->n_slots) - 1) & ~(uint64_t)1;
-    uint64_t w = wf_load_relaxed(&c->work); /* the CAS checks it */
-    /* Acq_rel: the release orders the store of `more` before the bits;
-     * see next_round for the rest (G9). */
-    while (!wf_cas_acqrel(&c->work, &w, w | bits))
-        continue;
-    while (fire(c, true))
-        continue;
+    /* wf__cont_set_idle's release orders the store of `more` before the
+     * bits. */
+    uint64_t bits = 0;
+    for (unsigned i = 1; i < c->n_slots; i++)
+        bits |= wf__cont_bit(i);
+    wf__cont_set_idle(&c->sig, bits);
+    start_due(c);
 }
 
 /* ---- node ops ------------------------------------------------------------ */
@@ -246,17 +247,11 @@ static inline int cont_put(wf__port *in, const void *msg)
 {
     (void)msg; /* a signal: nothing to copy */
     cont_node *c = (cont_node *)in->node;
-    size_t t = threshold(c, in);
-    /* Relaxed first read: the CAS checks it. */
-    size_t n = wf_load_relaxed(&c->count), next;
-    do {
-        next = n + 1 >= t ? 0 : n + 1;
-        /* Acq_rel: the signal that completes a round acquires the earlier
-         * signals' releases (their senders' bodies), and fire passes them
-         * on to the body (G9). */
-    } while (!wf_cas_acqrel(&c->count, &n, next));
-    if (next == 0)
-        fire(c, false);
+    int r = wf__cont_signal(&c->sig, threshold(c, in), stopped(c));
+    if (r > 0)
+        start(c, (unsigned)r - 1);
+    else if (r == WF__CONT_NO_RUNNER)
+        round_due(c);
     return WF__ACCEPT;
 }
 
@@ -272,16 +267,18 @@ static void cont_reset(wf_node *n)
     cont_node *c = (cont_node *)n;
     /* Relaxed: reset runs on an idle graph; the aggregator and the
      * restart of the graph order these stores for later signals. */
-    wf_store_relaxed(&c->count, 0);
-    wf_store_relaxed(&c->work, wf_load_relaxed(&c->more)
-                                   ? ((uint64_t)1 << c->n_slots) - 1
-                                   : 1);
+    unsigned runners = wf_load_relaxed(&c->more) ? c->n_slots : 1;
+    uint64_t bits = 0;
+    for (unsigned i = 0; i < runners; i++)
+        bits |= wf__cont_bit(i);
+    wf_store_relaxed(&c->sig, bits);
+    wf_store_relaxed(&c->due, 0);
 }
 
 static size_t cont_held(wf_node *n)
 {
     /* Relaxed: a snapshot, as the other kinds' held counts are. */
-    return (size_t)(wf_load_relaxed(&((cont_node *)n)->work) / DUE_ONE);
+    return wf_load_relaxed(&((cont_node *)n)->due);
 }
 
 /* The signals of the round under way (debug mode's report, graph.c).
@@ -291,7 +288,7 @@ static size_t cont_round(wf_node *n, size_t *of)
 {
     cont_node *c = (cont_node *)n;
     *of = threshold(c, &c->in);
-    return wf_load_relaxed(&c->count);
+    return (size_t)(wf_load_relaxed(&c->sig) & WF__CONT_COUNT_MASK);
 }
 
 static void cont_destroy(wf_node *n)
@@ -325,7 +322,8 @@ static int make_slots(cont_node *c, unsigned n)
         return WF_ENOMEM;
     /* Not shared yet: relaxed.  Runner 0 idle, nothing due, no others. */
     wf_store_relaxed(&c->more, NULL);
-    wf_store_relaxed(&c->work, 1);
+    wf_store_relaxed(&c->sig, wf__cont_bit(0));
+    wf_store_relaxed(&c->due, 0);
     return 0;
 }
 
@@ -334,6 +332,10 @@ int wf_continue_node_create(wf_node **out, wf_graph *g,
 {
     if (out == NULL || cfg == NULL || cfg->body == NULL)
         return WF_EINVAL;
+    /* A round's signals are counted in 32 bits (sig); the edges add far
+     * fewer than 2^31, so this bound keeps every threshold below 2^32. */
+    if (cfg->predecessors > INT_MAX)
+        return WF_ERANGE;
     size_t in_size = WF_SIGNAL;
     wf_node *n;
     int err = wf__node_create(&n, g, sizeof(cont_node), &cont_ops, 1, &in_size,
