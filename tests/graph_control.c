@@ -1040,9 +1040,42 @@ static void test_continue_wavefront(void)
             CHECK_OK(wf_node_destroy(node[i][j]));
 }
 
+/* A continue node's in-edges are kept without a list block (each edge
+ * links the next): removing them, destroying either end first, with the
+ * graph alive or gone, leaves the other end whole (ASan checks that no
+ * freed edge is touched). */
+static void test_continue_detach(void)
+{
+    wf_graph *g = gt_graph(pool);
+    cont_stats s = {0}, s2 = {0};
+    wf_node *b[3], *c = gt_continue(g, WF_SIGNAL, 0, &s);
+    for (int i = 0; i < 3; i++) {
+        b[i] = gt_broadcast(g, WF_SIGNAL);
+        CHECK_OK(wf_make_edge(b[i], c));
+    }
+    CHECK_ERR(wf_make_edge(b[1], c), WF_EEXIST);
+    CHECK_OK(wf_remove_edge(b[1], c)); /* the middle of the chain */
+    CHECK_ERR(wf_remove_edge(b[1], c), WF_ENOENT);
+    signal_from(g, b, 1, &s, 0);
+    signal_from(g, b + 2, 1, &s, 1); /* threshold 2 */
+    CHECK_OK(wf_node_destroy(b[0])); /* a sender first: threshold 1 */
+    signal_from(g, b + 2, 1, &s, 2);
+    CHECK_OK(wf_node_destroy(c));    /* the receiver first */
+    signal_from(g, b + 1, 2, &s, 2); /* b[1], b[2] signal no one */
+    wf_node *c2 = gt_continue(g, WF_SIGNAL, 0, &s2);
+    CHECK_OK(wf_make_edge(b[1], c2));
+    CHECK_OK(wf_make_edge(b[2], c2));
+    signal_from(g, b + 1, 2, &s2, 1);
+    CHECK_OK(wf_graph_destroy(g)); /* then the detached nodes, any order */
+    CHECK_OK(wf_node_destroy(c2));
+    CHECK_OK(wf_node_destroy(b[1]));
+    CHECK_OK(wf_node_destroy(b[2]));
+}
+
 static void test_continue(void)
 {
     test_continue_threshold();
+    test_continue_detach();
     test_continue_predecessors();
     test_continue_concurrent();
     test_continue_wavefront();

@@ -4,7 +4,8 @@
  * An edge is shared by its two ends.  Each end lists it in a slot of its
  * port's list (internal/graph/port.h, wf__edges), edited through the
  * node's aggregator: appended in place, cleared in place when removed,
- * moved to a larger block when full.  Editors hold the graph's topology
+ * moved to a larger block when full; a continue node's input links its
+ * edges in a chain instead (wf__port.chain), since no reader walks them.  Editors hold the graph's topology
  * lock, which also makes "does this edge exist" and the two edits one
  * step for other editors.  Records and lists come from the graph's slabs
  * (mem.c). */
@@ -96,6 +97,25 @@ void wf__edges_free(wf__slabs *s, wf__edges *l)
         wf__slab_free(s, l, list_bytes(l->cap));
 }
 
+/* set_edges on a chained port (cont_input): link or unlink the edge.
+ * Under the topology lock, as every reader of the chain. */
+static unsigned set_chain(wf__port *p, wf__edges_op *o, unsigned live)
+{
+    if (o->add) {
+        o->add->link = p->chain;
+        p->chain = o->add;
+        return live + 1;
+    }
+    wf__edge **pp = &p->chain;
+    while (*pp != o->unchain) {
+        if (*pp == NULL)
+            WF_BUG("an edge missing from its port's chain");
+        pp = &(*pp)->link;
+    }
+    *pp = o->unchain->link;
+    return live - 1;
+}
+
 /* Inside the node's aggregator (G1): apply an edit to the port's list.
  * The node applies every op of this type with this handler (publish), not
  * its own. */
@@ -104,6 +124,13 @@ static void set_edges(void *self, wf__op *op)
     wf_node *n = self;
     wf__edges_op *o = (wf__edges_op *)op;
     wf__port *p = o->port;
+    if (p->cont_input) {
+        /* Relaxed load: only the aggregator writes it.  Release pairs
+         * with the acquire load in continue.c (threshold; G7). */
+        wf_store_release(&p->n_edges,
+                         set_chain(p, o, wf_load_relaxed(&p->n_edges)));
+        return;
+    }
     /* Relaxed: only the aggregator writes the list, and we are it. */
     wf__edges *l = wf_load_relaxed(&p->edges);
     unsigned live = wf_load_relaxed(&p->n_edges);
@@ -149,6 +176,8 @@ static void publish(wf__port *p, wf__edges_op *op)
  * list as it is until the append is published.  *fail: no memory. */
 static wf__edges *room(wf__port *p, bool *fail)
 {
+    if (p->cont_input) /* a chain: the edge is its own room */
+        return NULL;
     wf__edges *old = load_list(p);
     unsigned n = wf__edges_count(old);
     if (old && n < old->cap)
@@ -185,6 +214,11 @@ static wf__edges *room(wf__port *p, bool *fail)
  * that destroying a node or removing an edge cannot fail. */
 static void unlist(wf__port *p, wf__edge *e)
 {
+    if (p->cont_input) {
+        wf__edges_op op = {.unchain = e};
+        publish(p, &op);
+        return;
+    }
     long i = slot_of(p, e);
     if (i < 0)
         WF_BUG("an edge missing from its port's list");
@@ -223,7 +257,7 @@ static int add_edge(wf__port *fp, wf__port *tp, wf__edge **out)
     }
     e->from = fp;
     e->to = tp;
-    e->retired = NULL;
+    e->link = NULL;
     wf_store_relaxed(&e->state, WF__PUSH); /* published below */
     /* Receiver first: once the sender lists the edge it may push and the
      * receiver may need to pull back along it. */
@@ -277,7 +311,7 @@ int wf_remove_edge_ports(wf_port from, wf_port to)
         unlist(tp, e);
         /* A push or pull that loaded the slot may still use e: keep it
          * until the sender is destroyed. */
-        e->retired = wf__cold(fp->node)->retired_edges;
+        e->link = wf__cold(fp->node)->retired_edges;
         wf__cold(fp->node)->retired_edges = e;
     }
     pthread_mutex_unlock(&g->topo);
@@ -292,7 +326,14 @@ void wf__edges_detach_all(wf_node *n)
 {
     for (unsigned i = 0; i < n->n_in + n->n_out; i++) {
         wf__port *p = wf__node_port(n, i);
-        wf__edges *l = load_list(p);
+        for (wf__edge *e = p->cont_input ? p->chain : NULL, *next; e;
+             e = next) {
+            next = e->link;
+            unlist(e->from, e);
+            unlist(p, e);
+            wf__slab_free(slabs_of(p), e, sizeof *e);
+        }
+        wf__edges *l = p->cont_input ? NULL : load_list(p);
         for (unsigned k = 0, c = wf__edges_count(l); k < c; k++) {
             wf__edge *e = wf__edges_at(l, k);
             if (e == NULL)

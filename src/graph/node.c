@@ -128,7 +128,8 @@ void wf__node_free(wf_node *n)
     wf__slabs *s = c->slabs;
     for (unsigned i = 0; i < n->n_in + n->n_out; i++) {
         wf__port *p = wf__node_port(n, i);
-        wf__edges_free(s, wf_load_relaxed(&p->edges)); /* unshared */
+        if (!p->cont_input) /* a chain's edges were freed by their detach */
+            wf__edges_free(s, wf_load_relaxed(&p->edges)); /* unshared */
     }
     while (c->retired_lists) {
         wf__edges *l = c->retired_lists;
@@ -137,7 +138,7 @@ void wf__node_free(wf_node *n)
     }
     while (c->retired_edges) {
         wf__edge *e = c->retired_edges;
-        c->retired_edges = e->retired;
+        c->retired_edges = e->link;
         wf__slab_free(s, e, sizeof *e);
     }
     wf__mem_free(&s->mem, c->name);

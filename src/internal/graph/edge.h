@@ -13,7 +13,8 @@ typedef struct wf__edges_op {
     wf__port *port;
     wf__edge *add; /* append this edge; else clear slot `remove` */
     unsigned remove;
-    wf__edges *list; /* non-NULL: the live slots in a larger block, first */
+    wf__edge *unchain; /* a chained port (cont_input): take this one out */
+    wf__edges *list;   /* non-NULL: the live slots in a larger block, first */
 } wf__edges_op;
 
 /* The internal port a wf_port names, through composites, checked as the

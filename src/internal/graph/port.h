@@ -18,7 +18,10 @@ typedef struct wf__port wf__port;
 typedef struct wf__edge {
     wf__port *from, *to;
     _Atomic int state; /* WF__PUSH or WF__PULL (G3) */
-    struct wf__edge *retired;
+    /* While listed at a continue node's input: the next edge into that
+     * port (wf__port.chain).  Once removed: the next retired edge of its
+     * sender (wf__node_cold.retired_edges). */
+    struct wf__edge *link;
 } wf__edge;
 
 /* A port's edge list: slots appended in place, each an edge and its
@@ -64,7 +67,15 @@ struct wf__port {
     /* First what a signal reads from a continue node's input (node,
      * n_edges, cont_input) and a sender from its output (edges). */
     wf_node *node;
-    wf__edges *_Atomic edges; /* successors / predecessors; NULL = none */
+    union {
+        wf__edges *_Atomic edges; /* successors / predecessors; NULL: none */
+        /* A continue node's input (cont_input) lists no edges in a block:
+         * nothing walks them but the edits and the detach of a node, all
+         * under the graph's topology lock (it never pulls, and its
+         * threshold is n_edges), so they are linked through wf__edge.link
+         * from here, and its edges cost no list. */
+        struct wf__edge *chain;
+    };
     /* Live edges, published after each edit (SET_EDGES): a continue node
      * reads its threshold from its own port, one line fewer per signal. */
     _Atomic unsigned n_edges;
