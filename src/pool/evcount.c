@@ -3,7 +3,7 @@
  * workers and waiters (internal/pool/evcount.h).  Every shared access goes
  * through atomic.h, and this file depends on nothing else, as
  * src/deque.c does, so a model checker can compile it unchanged.  Rule
- * numbers (P3, P8) refer to docs/protocols.md. */
+ * numbers (P3, P8, P11) refer to docs/protocols.md. */
 #include <limits.h>
 #include <time.h>
 
@@ -105,7 +105,8 @@ void wf__ec_wake_all(wf__evcount *ec)
 {
     /* Release: no fence before it here, so the increment itself publishes
      * what was written before (shutdown, a blocked count) to a sleeper
-     * that sees the new epoch (P3, P11). */
+     * that sees the new epoch (P3, P11): relaxed, a parker may read the
+     * new epoch but not shutdown and sleep on it after the wake. */
     wf_fetch_add_release(&ec->epoch, 1);
     wf__futex_wake(&ec->epoch, INT_MAX);
 }
@@ -115,7 +116,8 @@ uint32_t wf__ec_sleep_begin(wf__evcount *ec)
     /* Relaxed, both: the fence below orders them.  It is also the acquire
      * side of a waker's release (a fence before its increment, or
      * wf__ec_wake_all's release increment) whenever this load read that
-     * increment; and a waker's fence that comes after ours in the seq_cst
+     * increment (what wf__park's relaxed test of shutdown relies on,
+     * P11); and a waker's fence that comes after ours in the seq_cst
      * order sees the count (P3). */
     uint32_t epoch = wf_load_relaxed(&ec->epoch);
     wf_fetch_add_relaxed(&ec->sleepers, 1);
@@ -152,6 +154,7 @@ uint32_t wf__ec_epoch(wf__evcount *ec)
 {
     /* Acquire pairs with the release increment in wf__ec_wake_all: if a
      * store made before it (shutdown) is missed after this load, epoch
-     * has moved since, and a sleep on this value returns at once (P3). */
+     * has moved since, and a sleep on this value returns at once; it
+     * also orders wf__nap's relaxed test of shutdown (P3, P11). */
     return wf_load_acquire(&ec->epoch);
 }

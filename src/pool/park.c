@@ -4,7 +4,8 @@
  * (evcount.c) once they have asked every other slot for work and found
  * none; a nap sleeps a while without asking; a joiner whose task was
  * stolen sleeps on the task's own done_ word.  The wake side is
- * notify.c.  Rule numbers (P2, P3, P5, P8) refer to docs/protocols.md. */
+ * notify.c.  Rule numbers (P2, P3, P5, P8, P11) refer to
+ * docs/protocols.md. */
 #include "internal/pool/park.h"
 #include "internal/pool/done.h"
 #include "internal/pool/stack.h"
@@ -42,9 +43,12 @@ void wf__park(wf__worker *w)
     /* A spare also stays up when it has become surplus: it retires at the
      * top of its loop.  wf_blocking_end decrements `blocked` before it
      * wakes everyone, so the same fence argument covers that wake-up.
-     * Acquire on shutdown pairs with the release store in
-     * wf_pool_destroy (P11). */
-    if (!wf__work_visible(p) && !wf_load_acquire(&p->shutdown) &&
+     * Relaxed on shutdown: the fence in wf__ec_sleep_begin orders it.  If
+     * that read of epoch saw wf__wake_all's release increment, the store
+     * of shutdown before it happens before this load, which reads it;
+     * if not, the wait returns at once or is woken.  The store publishes
+     * nothing a worker reads (P11). */
+    if (!wf__work_visible(p) && !wf_load_relaxed(&p->shutdown) &&
         !(w->spare && wf__spares_surplus(p))) {
         wf_counter_inc(&w->stats.parks); /* owner-only (P4) */
         traced_wait(&p->ec.epoch, epoch);
@@ -61,8 +65,10 @@ void wf__wait_park(wf__worker *w, wf__cond_fn done, const void *arg)
     ask_everyone(w);
     /* Announced, and fenced (P8): see wf__ec_wait_begin. */
     uint32_t epoch = wf__ec_wait_begin(&p->ec);
-    /* Acquire on shutdown, as in wf__park (P11). */
-    if (!done(arg) && !wf__work_visible(p) && !wf_load_acquire(&p->shutdown)) {
+    /* Relaxed on shutdown: wf__wake_all wakes no waiter, so this test
+     * only saves a sleep, and what a waiter reads next its condition's
+     * own acquire orders; the store publishes nothing (P11). */
+    if (!done(arg) && !wf__work_visible(p) && !wf_load_relaxed(&p->shutdown)) {
         wf_counter_inc(&w->stats.parks); /* owner-only (P4) */
         traced_wait(&p->ec.waiter_epoch, epoch);
     }
@@ -76,8 +82,10 @@ void wf__nap(wf__worker *w, uint64_t ns)
      * below, epoch has moved since this read and the wait returns at
      * once (wf__ec_epoch). */
     uint32_t epoch = wf__ec_epoch(&p->ec);
-    if (!wf_load_acquire(&p->shutdown)) { /* wf_pool_destroy's (P11) */
-        wf_counter_inc(&w->stats.parks);  /* owner-only (P4) */
+    /* Relaxed: the acquire load of epoch above orders it, as the fence
+     * orders wf__park's test (P11). */
+    if (!wf_load_relaxed(&p->shutdown)) {
+        wf_counter_inc(&w->stats.parks); /* owner-only (P4) */
         wf__futex_wait_ns(&p->ec.epoch, epoch, ns);
     }
 }

@@ -270,6 +270,9 @@ const sim_protocol *const sim_protocols[] = {&p3,
                                              &sim_proto_p10,
                                              &sim_proto_p9,
                                              &sim_proto_p9_request,
+                                             &sim_proto_p11_park,
+                                             &sim_proto_p11_nap,
+                                             &sim_proto_p11,
                                              NULL};
 
 const sim_protocol *sim_protocol_find(const char *name)

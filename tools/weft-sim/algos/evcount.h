@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The library's protocols other than the deque's under the explorer, on
  * its own code compiled unchanged: the pool's event counts
- * (src/pool/evcount.c; rules P3 and P8 of docs/protocols.md, evcount.c)
- * and the counts a waiter waits for (G5, P10, counts.c), as scenarios
+ * (src/pool/evcount.c; rules P3 and P8 of docs/protocols.md, evcount.c;
+ * the shutdown path, P11, shutdown.c) and the counts a waiter waits for
+ * (G5, P10, counts.c), as scenarios
  * (`protocol p3` in a scenario file). */
 #ifndef WEFT_SIM_EVCOUNT_H
 #define WEFT_SIM_EVCOUNT_H
@@ -33,6 +34,9 @@ extern const sim_protocol sim_proto_p9;
 /* A thief's request to a typed body's worker (requests.c): never lost
  * (P2, P9). */
 extern const sim_protocol sim_proto_p9_request;
+/* The shutdown path (shutdown.c): stop_workers against a worker that
+ * parks or naps; none sleeps through it (P11, P3). */
+extern const sim_protocol sim_proto_p11_park, sim_proto_p11_nap, sim_proto_p11;
 
 /* Every protocol, NULL-terminated. */
 extern const sim_protocol *const sim_protocols[];

@@ -52,6 +52,12 @@ static const sim_override ec_no_wait_fence[] = {
     {"wf__ec_wait_begin", K_FENCE, WF_SIM_SEQ_CST, NULL, -1}, END};
 static const sim_override ec_no_waiters_fence[] = {
     {"wf__ec_wake_waiters", K_FENCE, WF_SIM_SEQ_CST, NULL, -1}, END};
+/* The shutdown path, run by a protocol of shutdown.c (`p11-park`,
+ * `p11-nap`, `p11`). */
+static const sim_override ec_relaxed_wake_all[] = {
+    {"wf__ec_wake_all", K_FADD, WF_SIM_RELEASE, "epoch", WF_SIM_RELAXED}, END};
+static const sim_override ec_relaxed_epoch[] = {
+    {"wf__ec_epoch", K_LOAD, WF_SIM_ACQUIRE, "epoch", WF_SIM_RELAXED}, END};
 
 /* The counts a waiter waits for, run by a protocol of counts.c (`g5`,
  * `g5-poll`: a graph's pending, src/internal/graph/pending.h; `p10`: the
@@ -188,6 +194,17 @@ const sim_algo sim_weft_mutants[] = {
               "wake_waiters: the seq_cst fence after the condition is made "
               "true is skipped (P8; on x86 the exchange is a full fence; p8)",
               ec_no_waiters_fence, sim_weft_poll),
+    WEFT_ALGO("evcount-relaxed-wake-all", "arm",
+              "wake_all: the release increment of epoch becomes relaxed (P3, "
+              "P11: a worker reads the new epoch but not shutdown, stored "
+              "before it, and sleeps on the new epoch after the wake; "
+              "p11-park, p11-nap)",
+              ec_relaxed_wake_all, sim_weft_poll),
+    WEFT_ALGO("evcount-relaxed-epoch", "arm",
+              "wf__ec_epoch: the nap's acquire load of epoch becomes relaxed "
+              "(P3, P11: ARMv8 may read shutdown first, as 0, then the new "
+              "epoch, and the nap sleeps out its timeout; p11-nap)",
+              ec_relaxed_epoch, sim_weft_poll),
     WEFT_ALGO("g5-relaxed-drop", "arm",
               "wf__pending_drop: the acq_rel CAS above 1 becomes relaxed (G5: "
               "a task's effects no longer reach a waiter that reads 0; g5, "

@@ -262,12 +262,13 @@ void wf__sim_futex_wake(volatile void *p, int n, wf_sim_site s)
 
 /* Wakes go in ticket order to the sleepers on their word queued before
  * them (lower tickets), oldest first, n at a time, as FUTEX_WAKE takes
- * the bucket's queue in order.  Each word has tickets of its own: only
- * the wakes on t's word can wake t. */
-bool sim_futex_asleep(int t)
+ * the bucket's queue in order; a timed wait is queued as any other.  Each
+ * word has tickets of its own: only the wakes on t's word can wake t.
+ * True when t's last wait slept and no wake woke it. */
+static bool unwoken(int t)
 {
     const sim_thread *th = &S.th[t];
-    if (!th->futex_slept || th->futex_timed)
+    if (!th->futex_slept)
         return false;
     bool woken[SIM_MAX_THREADS] = {false};
     int64_t last = -1;
@@ -284,8 +285,8 @@ bool sim_futex_asleep(int t)
             int best = -1; /* the oldest sleeper on w's word it can wake */
             for (int u = 0; u < S.nthreads; u++) {
                 const sim_thread *x = &S.th[u];
-                if (!woken[u] && x->futex_slept && !x->futex_timed &&
-                    x->futex_addr == w->addr && x->futex_ticket < w->ticket &&
+                if (!woken[u] && x->futex_slept && x->futex_addr == w->addr &&
+                    x->futex_ticket < w->ticket &&
                     (best < 0 || x->futex_ticket < S.th[best].futex_ticket))
                     best = u;
             }
@@ -296,4 +297,14 @@ bool sim_futex_asleep(int t)
         }
     }
     return !woken[t];
+}
+
+bool sim_futex_asleep(int t)
+{
+    return !S.th[t].futex_timed && unwoken(t);
+}
+
+bool sim_futex_sleeps_out(int t)
+{
+    return S.th[t].futex_timed && unwoken(t);
 }

@@ -27,5 +27,8 @@ void sim_register_ring(const void *ring, volatile void *slots, int64_t cap);
  * wait found the value it expected (so slept), had no timeout, and no
  * FUTEX_WAKE on the word with a later ticket woke it? */
 bool sim_futex_asleep(int t);
+/* Did thread t's last futex wait have a timeout, sleep, and get woken by
+ * no FUTEX_WAKE: it ends only when its timeout runs out? */
+bool sim_futex_sleeps_out(int t);
 
 #endif
