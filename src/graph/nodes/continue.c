@@ -88,6 +88,11 @@ static bool stopped(cont_node *c)
     return wf__node_stopped(&c->base);
 }
 
+static bool node_stopped(void *c) /* wf__cont_stopped_fn */
+{
+    return stopped(c);
+}
+
 /* ---- runners ------------------------------------------------------------- */
 
 static inline int cont_put(wf__port *in, const void *msg);
@@ -247,7 +252,7 @@ static inline int cont_put(wf__port *in, const void *msg)
 {
     (void)msg; /* a signal: nothing to copy */
     cont_node *c = (cont_node *)in->node;
-    int r = wf__cont_signal(&c->sig, threshold(c, in), stopped(c));
+    int r = wf__cont_signal(&c->sig, threshold(c, in), node_stopped, c);
     if (r > 0)
         start(c, (unsigned)r - 1);
     else if (r == WF__CONT_NO_RUNNER)
