@@ -23,19 +23,15 @@
 #include "internal/graph/spans.h"
 #include "internal/pool_hooks.h"
 
-/* Thread-locals read on every body: no __tls_get_addr call in the shared
- * library (as wf__self in pool.h). */
-#define TLS_FAST __attribute__((tls_model("initial-exec")))
-
 /* The graph whose task this thread is running, to refuse a wait that
- * would wait for itself. */
-static _Thread_local wf_graph *running_graph TLS_FAST;
+ * would wait for itself (runtime.h). */
+_Thread_local wf_graph *wf__running_graph WF__TLS_FAST;
 
 /* The other graphs with a body on this thread's stack, innermost first:
  * bodies run inline (wf__inline_body_begin), and the task under a nested
  * one (run_gtask).  Empty on the common path: only a wait for a graph
  * looks through it. */
-static _Thread_local wf__graph_frame *frames TLS_FAST;
+static _Thread_local wf__graph_frame *frames WF__TLS_FAST;
 
 /* Task bypass (as oneTBB's): the first priority-0 task that the running
  * task of a graph spawns is kept here instead of going to the pool, and
@@ -47,7 +43,7 @@ static _Thread_local wf__graph_frame *frames TLS_FAST;
  * could take.  At most BYPASS_MAX tasks run in a row this way; the next
  * one goes to the pool, so a cycle or a runner's hand-off (which yields on
  * purpose) lets other tasks in. */
-static _Thread_local wf__gtask *bypass TLS_FAST;
+_Thread_local wf__gtask *wf__bypass WF__TLS_FAST;
 #define BYPASS_MAX 64
 
 static void drainer_main(wf_task *task);
@@ -132,7 +128,7 @@ void wf__graph_release(wf_graph *g)
 wf__outside_put wf__outside_put_begin(wf_graph *g)
 {
     wf__outside_put put = {false, NULL};
-    if (g == NULL || running_graph == g)
+    if (g == NULL || wf__running_graph == g)
         return put;
     hold(g);
     put.held = true;
@@ -199,8 +195,8 @@ static void submit(wf_graph *g, wf__gtask *t, wf_task_fn fn)
  * the paths that test for one then save no registers for this. */
 static __attribute__((noinline)) void flush_bypass(void)
 {
-    wf__gtask *t = bypass;
-    bypass = NULL;
+    wf__gtask *t = wf__bypass;
+    wf__bypass = NULL;
     hold(t->graph);
     submit(t->graph, t, gtask_main);
 }
@@ -209,8 +205,8 @@ static __attribute__((noinline)) void flush_bypass(void)
  * counting (G5): one count covers the whole row. */
 static void run_gtask(wf_graph *g, wf__gtask *t)
 {
-    wf_graph *outer = running_graph;
-    wf__gtask *outer_bypass = bypass; /* a nested run has its own slot */
+    wf_graph *outer = wf__running_graph;
+    wf__gtask *outer_bypass = wf__bypass; /* a nested run has its own slot */
     /* A task run inside another (a body's wait that helps): the outer
      * one's graph still has a body on this stack. */
     wf__graph_frame nest;
@@ -219,8 +215,8 @@ static void run_gtask(wf_graph *g, wf__gtask *t)
         nest.outer = frames;
         frames = &nest;
     }
-    running_graph = g;
-    bypass = NULL;
+    wf__running_graph = g;
+    wf__bypass = NULL;
     bool traced = wf__trace_enabled();
     for (unsigned row = 1;; row++) {
         if (traced)
@@ -228,16 +224,16 @@ static void run_gtask(wf_graph *g, wf__gtask *t)
         t->run(t); /* t may be respawned from here on: do not touch it */
         if (traced)
             wf__trace_span('E', WF__TRACE_TASK, NULL);
-        if ((t = bypass) == NULL)
+        if ((t = wf__bypass) == NULL)
             break;
         if (row == BYPASS_MAX) {
             flush_bypass(); /* t, counted on its own now */
             break;
         }
-        bypass = NULL;
+        wf__bypass = NULL;
     }
-    bypass = outer_bypass;
-    running_graph = outer;
+    wf__bypass = outer_bypass;
+    wf__running_graph = outer;
     if (outer != NULL)
         frames = nest.outer;
     release(g);
@@ -315,8 +311,8 @@ static void prio_push(wf_graph *g, wf__gtask *t, int prio)
 
 /* A task that is not bypassed to: counted on its own (G5), for the
  * priority list or the pool.  Out of line, as flush_bypass. */
-static __attribute__((noinline)) void spawn_counted(wf_graph *g, wf__gtask *t,
-                                                    int prio)
+__attribute__((noinline)) void wf__spawn_counted(wf_graph *g, wf__gtask *t,
+                                                 int prio)
 {
     if (g == NULL) { /* cannot happen while the graph is alive */
         t->run(t);
@@ -327,18 +323,6 @@ static __attribute__((noinline)) void spawn_counted(wf_graph *g, wf__gtask *t,
         prio_push(g, t, prio);
     else
         submit(g, t, gtask_main);
-}
-
-void wf__spawn(wf_graph *g, wf__gtask *t)
-{
-    t->graph = g;
-    /* Relaxed: the priority is set before the node gets messages; a
-     * change racing with a spawn applies to the next one. */
-    int prio = t->node ? wf_load_relaxed(&t->node->priority) : 0;
-    if (prio == 0 && bypass == NULL && running_graph == g && g != NULL)
-        bypass = t; /* counted by the running task (see bypass) */
-    else
-        spawn_counted(g, t, prio);
 }
 
 int wf__graph_status(const wf_graph *g)
@@ -459,40 +443,23 @@ static __attribute__((noinline, cold)) void run_higher(wf_graph *g, wf_node *n)
 
 /* What wf__body_begin does when there is something to do: out of line,
  * so that the common body pays a few loads and no saved registers. */
-static __attribute__((noinline)) void body_begin_slow(wf_node *n, wf_graph *g)
+__attribute__((noinline)) void wf__body_begin_slow(wf_node *n, wf_graph *g)
 {
-    if (bypass) /* another worker may run it while this body runs */
+    if (wf__bypass) /* another worker may run it while this body runs */
         flush_bypass();
-    if (g && wf_load_relaxed(&g->prio_count) > 0 && running_graph == g)
+    if (g && wf_load_relaxed(&g->prio_count) > 0 && wf__running_graph == g)
         run_higher(g, n); /* relaxed hint: see wf__body_begin */
     if (wf__trace_enabled())
         wf__trace_body_begin(n);
 }
 
-void wf__body_begin(wf_node *n)
-{
-    wf_graph *g = wf__node_graph(n);
-    /* Relaxed hint: an entry pushed right after this load is run by a
-     * drainer; it only decides whether to look under the lock. */
-    if (bypass || (g && wf_load_relaxed(&g->prio_count) > 0) ||
-        wf__trace_enabled())
-        body_begin_slow(n, g);
-}
-
-/* As body_begin_slow. */
-static __attribute__((noinline, cold)) void body_end_slow(wf_node *n,
-                                                          int result)
+/* As wf__body_begin_slow. */
+__attribute__((noinline, cold)) void wf__body_end_slow(wf_node *n, int result)
 {
     if (wf__trace_enabled())
         wf__trace_span('E', WF__TRACE_BODY, NULL);
     if (result < 0)
         fail(wf__node_graph(n), n, result);
-}
-
-void wf__body_end(wf_node *n, int result)
-{
-    if (result < 0 || wf__trace_enabled())
-        body_end_slow(n, result);
 }
 
 /* ---- the DOT counters and the trace's arrows ----------------------------- */
@@ -530,7 +497,7 @@ void wf__count_pulled(wf_node *from)
 
 bool wf__graph_running_here(const wf_graph *g)
 {
-    if (running_graph == g)
+    if (wf__running_graph == g)
         return true;
     for (const wf__graph_frame *f = frames; f; f = f->outer)
         if (f->graph == g)
@@ -547,7 +514,7 @@ void wf__inline_body_begin(wf__graph_frame *f, wf_graph *g)
      * of the program's, a task that is not a graph's): from here until
      * the put returns, the put holds what a cancelled thread would never
      * give back.  Inner ones find it off already. */
-    if (running_graph == NULL && frames == NULL)
+    if (wf__running_graph == NULL && frames == NULL)
         f->cancel_state = wf__nocancel_begin();
     frames = f;
 }

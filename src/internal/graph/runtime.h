@@ -8,7 +8,33 @@
 
 #include "internal/graph/node.h"
 
-void wf__spawn(wf_graph *g, wf__gtask *t);
+/* Thread-locals read on every body and spawn: no __tls_get_addr call in
+ * the shared library (as wf__self in the pool). */
+#define WF__TLS_FAST __attribute__((tls_model("initial-exec")))
+
+/* The graph whose task this thread is running, to refuse a wait that
+ * would wait for itself; NULL outside graph tasks. */
+extern _Thread_local wf_graph *wf__running_graph WF__TLS_FAST;
+/* Task bypass (runtime.c, as oneTBB's): the first priority-0 task that
+ * the running task of a graph spawns is kept here and run on this
+ * thread when the running task returns; NULL when none is kept. */
+extern _Thread_local wf__gtask *wf__bypass WF__TLS_FAST;
+
+/* Spawn t, a task of g: kept for bypass when it can be (counted by the
+ * running task, G5), else counted on its own and given to the pool or the
+ * priority list (wf__spawn_counted).  Inline: each fired round spawns. */
+void wf__spawn_counted(wf_graph *g, wf__gtask *t, int prio);
+WF__HOT_INLINE void wf__spawn(wf_graph *g, wf__gtask *t)
+{
+    t->graph = g;
+    /* Relaxed: the priority is set before the node gets messages; a
+     * change racing with a spawn applies to the next one. */
+    int prio = t->node ? wf_load_relaxed(&t->node->priority) : 0;
+    if (prio == 0 && wf__bypass == NULL && wf__running_graph == g && g != NULL)
+        wf__bypass = t; /* counted by the running task (see wf__bypass) */
+    else
+        wf__spawn_counted(g, t, prio);
+}
 /* Count one unit of work in flight that is not a task (G5): an async
  * node's reserve_wait, a put from outside the graph's tasks; release ends
  * it.  Any thread. */
@@ -31,8 +57,27 @@ void wf__outside_put_end(wf_graph *g, wf__outside_put put);
  * body, then end with what the body returned.  end records a negative
  * result as the graph's error (failing the graph, attributed to n).  The
  * graph runtime hangs tracing and counters on them. */
-void wf__body_begin(wf_node *n);
-void wf__body_end(wf_node *n, int result);
+void wf__body_begin_slow(wf_node *n, wf_graph *g);
+void wf__body_end_slow(wf_node *n, int result);
+/* Inline: the common body pays a few loads here and no call.  begin's
+ * slow path gives the bypassed task to the pool (another worker may run
+ * it while this body runs), runs listed tasks of a higher priority first
+ * and starts the trace's span; it is taken only when one of those has
+ * something to do.  Relaxed load of prio_count: a hint (an entry pushed
+ * right after it is run by a drainer). */
+WF__HOT_INLINE void wf__body_begin(wf_node *n)
+{
+    wf_graph *g = wf__node_graph(n);
+    if (wf__bypass || (g && wf_load_relaxed(&g->prio_count) > 0) ||
+        wf__trace_enabled())
+        wf__body_begin_slow(n, g);
+}
+
+WF__HOT_INLINE void wf__body_end(wf_node *n, int result)
+{
+    if (result < 0 || wf__trace_enabled())
+        wf__body_end_slow(n, result);
+}
 /* A message offered by `from` (NULL: a caller outside the graph) to `to`
  * got the answer r (WF__ACCEPT, a rejection, or an error); pulled: a
  * receiver took one from `from` with a pull.  The DOT counters (when the
