@@ -59,7 +59,6 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -3128,7 +3127,8 @@ class async_base
         /* Acquire pairs with complete()'s release: the result is seen. */
         return state_.load(std::memory_order_acquire) == done;
     }
-    /* Return once the callable has run (here, if nobody has started it). */
+    /* Return once the callable has run (here, if nobody has started it;
+     * else running the pool's other tasks meanwhile, as a join does). */
     void wait()
     {
         if (ready())
@@ -3137,19 +3137,14 @@ class async_base
             run_here();
             return;
         }
-        /* Another thread runs it: yield a little before sleeping, since
-         * telling the pool may start a spare thread, which costs more
-         * than a short task's end. */
-        for (int i = 0; i < 16 && !ready(); i++)
+        int err = wf_pool_wait_until(
+            pool_,
+            [](const void *s) {
+                return static_cast<const async_base *>(s)->ready();
+            },
+            this);
+        while (err != 0 && !ready()) /* a pool from before a fork() */
             std::this_thread::yield();
-        if (ready())
-            return;
-        wf_blocking_begin(); /* WF_EAGAIN: entered all the same */
-        {
-            std::unique_lock<std::mutex> lock(mutex_);
-            done_cv_.wait(lock, [this] { return ready(); });
-        }
-        wf_blocking_end();
     }
     /* Let go of one reference; the last frees the state. */
     void release() noexcept
@@ -3205,10 +3200,11 @@ class async_base
     void complete() noexcept
     {
         invoke();
-        std::lock_guard<std::mutex> lock(mutex_);
-        /* Release pairs with ready()'s acquire: the result comes first. */
+        /* Release pairs with ready()'s acquire: the result comes first.
+         * Then wake a waiter that sleeps in wf_pool_wait_until; the state
+         * lives on (the task's own reference is dropped after this). */
         state_.store(done, std::memory_order_release);
-        done_cv_.notify_all();
+        wf_pool_notify(pool_);
     }
     /* Claimed by a waiter: run it now, as a thread of the task's pool
      * (inline on one of its threads, else in a caller slot by wf_run), so
@@ -3228,8 +3224,6 @@ class async_base
     wf_pool *pool_;
     std::atomic<int> state_{pending};
     std::atomic<int> refs_{2};
-    std::mutex mutex_;
-    std::condition_variable done_cv_;
 };
 
 /* The result of an async task: a T or an exception. */
@@ -3325,9 +3319,10 @@ inline wf_pool *pool_or_default(wf_pool *p)
 /* The result of weft::async (as std::future): get() waits for the task
  * and returns its value or throws its exception, once.  Movable, not
  * copyable.  Waiting runs the task on the waiting thread when no thread
- * has started it, and otherwise sleeps until it is done (a waiting
- * worker hands its queued tasks to the pool first), so a task of the pool
- * may wait for a future without deadlock.  The destructor does not wait:
+ * has started it, and otherwise runs the pool's other tasks until it is
+ * done (wf_pool_wait_until: as a worker, or in a caller slot; it sleeps
+ * only when there is nothing to run), so a task of the pool may wait for
+ * a future without deadlock or an idle worker.  The destructor does not wait:
  * a task whose future is gone still runs, and the pool's wait_idle or
  * destruction waits for it. */
 template <class T> class future

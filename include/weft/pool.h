@@ -188,6 +188,26 @@ WF_API int wf_submit(wf_pool *pool, wf_task *t, wf_task_fn fn);
  * WF_EINVAL, or WF_EPERM from one of the pool's workers. */
 WF_API int wf_pool_wait_idle(wf_pool *pool);
 
+/* Wait until done(arg) returns true, running the pool's tasks on the
+ * calling thread meanwhile: as the worker it is, or, from any other
+ * thread, in a caller slot (with every slot taken it sleeps while the
+ * workers run them).  So a task may wait for work it started without
+ * tying up its worker.  done is called on the calling thread only, again
+ * after each wake-up: cheap, and with no side effect.  The thread that
+ * makes the condition true writes it with a release store (or stronger)
+ * that done reads with an acquire load, then calls wf_pool_notify(pool)
+ * (the waiter may return, and free the condition's memory, as soon as
+ * the store is made: read the pool before it).  A waiter that found
+ * nothing to run sleeps until the notify.  Returns 0,
+ * WF_EINVAL (pool or done NULL), or WF_ESTATE (a pool from before a fork,
+ * whose threads are gone, unless done is already true). */
+WF_API int wf_pool_wait_until(wf_pool *pool, bool (*done)(const void *arg),
+                              const void *arg);
+/* Wake pool's threads that sleep in wf_pool_wait_until (and its other
+ * waits), after making a condition true: each tests its condition again.
+ * Cheap when none sleeps (a fence and a load).  Any thread. */
+WF_API void wf_pool_notify(wf_pool *pool);
+
 /* ---- loops -------------------------------------------------------------- */
 /* All loop functions may be called from any thread.  From a worker of
  * `pool` they run on the calling worker directly; from elsewhere they run

@@ -105,3 +105,42 @@ int wf_pool_wait_idle(wf_pool *pool)
     pthread_setcancelstate(cancel_state, NULL);
     return 0;
 }
+
+/* The waiter's side of P8 for a thread that found no caller slot: announce
+ * itself (wf__ec_wait_begin's fence), test the condition, and sleep on
+ * waiter_epoch, which wf_pool_notify moves after its own fence; the
+ * workers run the work meanwhile. */
+static void wait_parked(wf_pool *pool, wf__cond_fn done, const void *arg)
+{
+    while (!done(arg)) {
+        uint32_t epoch = wf__ec_wait_begin(&pool->ec);
+        if (!done(arg))
+            wf__futex_wait(&pool->ec.waiter_epoch, epoch);
+        wf__ec_wait_end(&pool->ec);
+    }
+}
+
+int wf_pool_wait_until(wf_pool *pool, bool (*done)(const void *arg),
+                       const void *arg)
+{
+    if (pool == NULL || done == NULL)
+        return WF_EINVAL;
+    if (done(arg))
+        return 0;
+    if (wf__pool_forked(pool))
+        return WF_ESTATE;
+    /* Not a cancellation point, as wf_pool_wait_idle: cancelled in a task
+     * it runs while it helps, the thread would keep a caller slot. */
+    int cancel_state = PTHREAD_CANCEL_ENABLE;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    if (!wf__wait_helping(pool, done, arg))
+        wait_parked(pool, done, arg);
+    pthread_setcancelstate(cancel_state, NULL);
+    return 0;
+}
+
+void wf_pool_notify(wf_pool *pool)
+{
+    if (pool != NULL)
+        wf__wake_waiters(pool); /* its fence orders the condition (P8) */
+}
