@@ -25,7 +25,7 @@
  * depend clauses do.
  *
  * Tasks and edges live in the graph's own slabs (one allocator call per
- * 128 tasks; successor lists past two in a bump arena), are freed with
+ * 128 tasks; successor lists past three in a bump arena), are freed with
  * the graph, and a run allocates nothing: a graph is built once and run
  * as many times as needed (wf_tg_run_n, wf_tg_run_until).
  *

@@ -4,7 +4,7 @@
  * A graph's tasks live in slabs of WF__TG_SLAB tasks, in a list from the
  * oldest; `cur` is the slab tasks are added to, and the slabs after it are
  * spares that wf_taskgraph_clear left (used again before any new one).
- * The arena, where successor arrays past two, dependency tables and
+ * The arena, where successor arrays past three, dependency tables and
  * subflows' records live, is a list of chunks in the same way. */
 #ifndef WF_INTERNAL_TASKGRAPH_H
 #define WF_INTERNAL_TASKGRAPH_H
@@ -34,14 +34,24 @@ enum wf__tg_kind {
  * records of neighbouring tasks are neighbours, so that the line the
  * CPU's adjacent-line prefetcher brings with a task's (WF_CACHE_LINE) is
  * another task's hot one, often a successor's, rather than its own cold
- * line.  succ has room for the next power of two at or above nsucc, two
- * at least (its arrays double as they fill). */
+ * line.
+ *
+ * A task's first three successors are in its hot record (out.inl); past
+ * three, they are in an array of the arena (wf__tg_succ) whose address
+ * takes the place of the first (out.arr), with room for the next power
+ * of two at or above nsucc, eight at least (it doubles as it fills).
+ * The other two slots keep the second and third successors, which the
+ * array holds too, so that ready() can fetch what is there whatever
+ * nsucc is: unused slots hold the task itself. */
+#define WF__TG_INLINE 3
 struct wf_tg_task {
     WF__ALIGNAS(64) wf_tg_fn fn;
     void *ctx;
     wf_taskgraph *graph;
-    wf_tg_task **succ; /* inl until more than two */
-    wf_tg_task *inl[2];
+    union {
+        wf_tg_task *inl[WF__TG_INLINE];
+        wf_tg_task **arr;
+    } out;
     /* Strong predecessors not yet done in this round.  Written relaxed
      * when the round is set up (its first spawn publishes it) and by the
      * task that makes this one ready, before it spawns or runs it. */
@@ -53,6 +63,12 @@ struct wf_tg_task {
      * to it in one instruction. */
     uint32_t bits;
 };
+
+/* t's successors, nsucc of them. */
+static inline wf_tg_task **wf__tg_succ(const wf_tg_task *t)
+{
+    return t->nsucc <= WF__TG_INLINE ? (wf_tg_task **)t->out.inl : t->out.arr;
+}
 
 /* A task's cold record: a build writes nothing here (a run only for a
  * task it spawns, the round's set-up for sources), so that building a
@@ -75,7 +91,7 @@ static inline uint32_t wf__tg_npred(const wf_tg_task *t)
 
 static inline enum wf__tg_kind wf__tg_kind(const wf_tg_task *t)
 {
-    return (enum wf__tg_kind)((t->bits >> WF__TG_KIND_SHIFT) & 0x7f);
+    return (enum wf__tg_kind)(t->bits >> WF__TG_KIND_SHIFT);
 }
 
 /* A subflow task's record, in its graph's arena. */
@@ -197,6 +213,10 @@ static inline struct wf__tg_slab *wf__tg_slab_next(const wf_taskgraph *g,
 struct wf__tg_slab *wf__tg_slab_get(wf_taskgraph *g);
 /* n bytes from g's arena (aligned for any type), or NULL. */
 void *wf__tg_arena_take(wf_taskgraph *g, size_t n);
+/* A successor array for n tasks (a power of two, 8 at least) from g's
+ * arena, or NULL: aligned to a line, so that a run fetches its first
+ * eight with one miss. */
+wf_tg_task **wf__tg_succ_take(wf_taskgraph *g, uint32_t n);
 /* Give back all of g's slabs and chunks, to the cache while it has room. */
 void wf__tg_memory_put(wf_taskgraph *g);
 

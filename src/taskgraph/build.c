@@ -2,10 +2,10 @@
 /* Building task graphs (weft/taskgraph.h): graphs, tasks, edges and data
  * dependencies.
  *
- * Tasks come from slabs (memory.c); a task keeps its first two successors
- * inline and the rest in an array from the graph's arena, doubled when
- * full (the old array stays in the arena until the graph is cleared or
- * destroyed).  Nothing a run does allocates.
+ * Tasks come from slabs (memory.c); a task keeps its first three
+ * successors inline and, past three, all of them in an array from the
+ * graph's arena, doubled when full (the old array stays in the arena
+ * until the graph is cleared or destroyed).  Nothing a run does allocates.
  *
  * Building needs no error check from the caller: a call that fails keeps
  * its error in the graph (the first one), and every run returns it. */
@@ -143,9 +143,9 @@ static __attribute__((noinline)) bool next_slab(wf_taskgraph *g)
     return true;
 }
 
-/* add_task's slot when g runs, or has no room in its current slab:
+/* A new task's slot when g runs, or has no room in its current slab:
  * NULL (and the error kept), or a slot of the next slab. */
-static __attribute__((noinline)) wf_tg_task *slot_slow(wf_taskgraph *g)
+static wf_tg_task *slot_slow(wf_taskgraph *g)
 {
     if (wf__tg_busy(g)) {
         keep_error(g, WF_EBUSY);
@@ -162,17 +162,11 @@ static __attribute__((noinline)) wf_tg_task *slot_slow(wf_taskgraph *g)
     return &s->tasks[s->used++];
 }
 
-/* Inlined into each kind's function, where kind is a constant: a graph's
- * build adds its tasks here, one call each. */
+/* Make t, a fresh slot of g, a task of this kind. */
 static inline __attribute__((always_inline)) wf_tg_task *
-add_task(wf_taskgraph *g, enum wf__tg_kind kind, wf_tg_fn fn, void *ctx)
+init_task(wf_taskgraph *g, wf_tg_task *t, enum wf__tg_kind kind, wf_tg_fn fn,
+          void *ctx)
 {
-    struct wf__tg_slab *s = g->cur;
-    wf_tg_task *t;
-    if (s != NULL && s->used < WF__TG_SLAB && !wf__tg_busy(g))
-        t = &s->tasks[s->used++];
-    else if ((t = slot_slow(g)) == NULL)
-        return NULL;
     g->relist = true;
     g->nsources++;
     g->has_conditions |= kind == WF__TG_CONDITION;
@@ -184,8 +178,8 @@ add_task(wf_taskgraph *g, enum wf__tg_kind kind, wf_tg_fn fn, void *ctx)
     t->fn = fn;
     t->ctx = ctx;
     t->graph = g;
-    t->succ = t->inl;
-    t->inl[0] = t->inl[1] = t;     /* ready() fetches their lines */
+    /* ready() fetches the lines these point to */
+    t->out.inl[0] = t->out.inl[1] = t->out.inl[2] = t;
     wf_store_relaxed(&t->join, 0); /* at its in-degree; no run reads it */
     t->strong = t->nsucc = 0;
     t->bits = (uint32_t)kind << WF__TG_KIND_SHIFT;
@@ -193,6 +187,27 @@ add_task(wf_taskgraph *g, enum wf__tg_kind kind, wf_tg_fn fn, void *ctx)
         wf__tg_cold(t)->name = NULL;
     g->ntasks++;
     return t;
+}
+
+/* add_task out of line: its own frame, so that the usual add saves no
+ * register for a call. */
+static __attribute__((noinline)) wf_tg_task *
+add_slow(wf_taskgraph *g, enum wf__tg_kind kind, wf_tg_fn fn, void *ctx)
+{
+    wf_tg_task *t = slot_slow(g);
+    return t != NULL ? init_task(g, t, kind, fn, ctx) : NULL;
+}
+
+/* Inlined into each kind's function, where kind is a constant: a graph's
+ * build adds its tasks here, one call each, and calls nothing unless it
+ * needs a slab (or g runs). */
+static inline __attribute__((always_inline)) wf_tg_task *
+add_task(wf_taskgraph *g, enum wf__tg_kind kind, wf_tg_fn fn, void *ctx)
+{
+    struct wf__tg_slab *s = g->cur;
+    if (s == NULL || s->used >= WF__TG_SLAB || wf__tg_busy(g))
+        return add_slow(g, kind, fn, ctx);
+    return init_task(g, &s->tasks[s->used++], kind, fn, ctx);
 }
 
 /* A task whose work must not be NULL. */
@@ -295,13 +310,13 @@ static __attribute__((noinline, cold)) int precede_error(wf_tg_task *a,
     return keep_error(g, WF_ERANGE); /* b's count of predecessors is full */
 }
 
-/* The edge a -> b, once a's successor array has room and every check
- * has passed. */
-static inline void add_edge(wf_tg_task *a, wf_tg_task *b)
+/* The edge a -> b of g, once there is room for it at succ[] (a's
+ * successors) and every check has passed. */
+static inline void add_edge(wf_taskgraph *g, wf_tg_task *a, wf_tg_task **succ,
+                            wf_tg_task *b)
 {
-    wf_taskgraph *g = a->graph;
     uint32_t strong = wf__tg_kind(a) != WF__TG_CONDITION;
-    a->succ[a->nsucc++] = b;
+    succ[a->nsucc++] = b;
     g->nsources -= wf__tg_npred(b) == 0; /* b is one no more */
     b->bits++;                           /* npred, below its maximum */
     b->strong += strong;
@@ -311,22 +326,24 @@ static inline void add_edge(wf_tg_task *a, wf_tg_task *b)
     g->relist = true;
 }
 
-/* wf_tg_precede when a's successor array is full: double it in the
+/* wf_tg_precede when a's successors fill their room (the inline slots, or
+ * an array): move them to an array twice as large, eight at least, in the
  * arena first.  A call of its own, so that the usual edge calls nothing. */
 static __attribute__((noinline)) int precede_grow(wf_tg_task *a, wf_tg_task *b)
 {
     uint32_t n = a->nsucc;
-    wf_tg_task **grown = wf__tg_arena_take(a->graph, 2 * n * sizeof *grown);
+    wf_tg_task **grown = wf__tg_succ_take(a->graph, n < 8 ? 8 : 2 * n);
     if (grown == NULL)
         return keep_error(a->graph, WF_ENOMEM);
-    if (n == 2) { /* the inline pair, the most frequent */
-        grown[0] = a->succ[0];
-        grown[1] = a->succ[1];
+    if (n == WF__TG_INLINE) { /* from the inline slots, the most frequent */
+        grown[0] = a->out.inl[0];
+        grown[1] = a->out.inl[1];
+        grown[2] = a->out.inl[2];
     } else {
-        memcpy(grown, a->succ, n * sizeof *grown);
+        memcpy(grown, a->out.arr, n * sizeof *grown);
     }
-    a->succ = grown;
-    add_edge(a, b);
+    a->out.arr = grown; /* in inl[0]'s place; inl[1] and [2] stay */
+    add_edge(a->graph, a, grown, b);
     return 0;
 }
 
@@ -337,10 +354,16 @@ int wf_tg_precede(wf_tg_task *a, wf_tg_task *b)
     if (a == NULL || b == NULL || b->graph != a->graph || a == b ||
         wf__tg_busy(a->graph) || wf__tg_npred(b) == WF__TG_MAX_PRED)
         return precede_error(a, b);
+    wf_taskgraph *g = a->graph;
     uint32_t n = a->nsucc;
-    if (n >= 2 && (n & (n - 1)) == 0) /* full: 2, 4, 8... */
+    if (n < WF__TG_INLINE) {
+        add_edge(g, a, a->out.inl, b);
+        return 0;
+    }
+    /* Full: the inline slots (3), or an array (8, 16...). */
+    if (n == WF__TG_INLINE || (n >= 8 && (n & (n - 1)) == 0))
         return precede_grow(a, b);
-    add_edge(a, b);
+    add_edge(g, a, a->out.arr, b);
     return 0;
 }
 
@@ -457,9 +480,9 @@ static void dot_task(const wf_tg_task *t, FILE *f)
     else
         fprintf(f, "%p", (const void *)t);
     fprintf(f, "\" shape=%s];\n", shape[wf__tg_kind(t)]);
+    wf_tg_task **succ = wf__tg_succ(t);
     for (uint32_t k = 0; k < t->nsucc; k++)
-        fprintf(f, "  t%p -> t%p%s;\n", (const void *)t,
-                (const void *)t->succ[k],
+        fprintf(f, "  t%p -> t%p%s;\n", (const void *)t, (const void *)succ[k],
                 wf__tg_kind(t) == WF__TG_CONDITION ? " [style=dashed]" : "");
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The memory task graphs live in: slabs of WF__TG_SLAB tasks, one
  * allocator call each, and an arena of chunks for successor arrays past
- * two, dependency tables and subflows' records.
+ * three, dependency tables and subflows' records.
  *
  * Graphs on malloc (no allocator of their own) give their slabs and full
  * chunks back to a cache of the process when destroyed, up to CACHE_SLABS
@@ -178,6 +178,29 @@ void *wf__tg_arena_take(wf_taskgraph *g, size_t n)
     void *p = c->data + c->used;
     c->used += n;
     return p;
+}
+
+wf_tg_task **wf__tg_succ_take(wf_taskgraph *g, uint32_t n)
+{
+    size_t bytes = n * sizeof(wf_tg_task *);
+    struct wf__tg_chunk *c = g->chunk;
+    /* In the current chunk when it has room once aligned: data is
+     * aligned for max_align_t, and so is the line and the array's size,
+     * so `used` stays a multiple of it for the next take. */
+    if (c != NULL) {
+        uintptr_t p = ((uintptr_t)(c->data + c->used) + 63) & ~(uintptr_t)63;
+        size_t end = p - (uintptr_t)c->data + bytes;
+        if (end <= c->size) {
+            c->used = end;
+            return (wf_tg_task **)p;
+        }
+    }
+    /* Else from a chunk of its own, with room to align it. */
+    unsigned char *raw =
+        wf__tg_arena_take(g, bytes + 64 - alignof(max_align_t));
+    if (raw == NULL)
+        return NULL;
+    return (wf_tg_task **)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
 }
 
 void wf__tg_memory_put(wf_taskgraph *g)

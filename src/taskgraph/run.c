@@ -51,20 +51,21 @@ static void spawn_all(wf_taskgraph *g, wf_tg_task **ts, size_t n)
         spawn(g, ts[k]);
 }
 
-/* Make t ready: set its counter back for the round's next visit.  Relaxed:
- * the spawn or the inline run that follows publishes it. */
-static wf_tg_task *ready(wf_tg_task *t)
+/* Make t ready: set its counter back (to strong, t->strong) for the
+ * round's next visit.  Relaxed: the spawn or the inline run that follows
+ * publishes it. */
+static wf_tg_task *ready(wf_tg_task *t, uint32_t strong)
 {
-    wf_store_relaxed(&t->join, t->strong);
+    wf_store_relaxed(&t->join, strong);
     /* t's line is here now: start fetching what its run reads first
-     * while it waits its turn: its first two successors' lines (inl
-     * keeps them once an array holds them all; a task with fewer has
-     * itself there, a line already here), and that array (run_task
-     * fetches the lines it points to). */
-    __builtin_prefetch(t->inl[0], 1);
-    __builtin_prefetch(t->inl[1], 1);
-    if (t->nsucc > 2)
-        __builtin_prefetch(t->succ, 0);
+     * while it waits its turn: the lines its inline slots point to
+     * (wf_tg_task): its first three successors', or, past three, its
+     * array's and the second and third successors' (run_task fetches
+     * the others it needs); a slot not used holds t, a line already
+     * here. */
+    __builtin_prefetch(t->out.inl[0], 1);
+    __builtin_prefetch(t->out.inl[1], 1);
+    __builtin_prefetch(t->out.inl[2], 1);
     return t;
 }
 
@@ -129,21 +130,22 @@ static int traced_work(wf_taskgraph *g, wf_tg_task *t)
     return r;
 }
 
-/* One more of s's strong predecessors is done: is s ready?  A task with
- * one strong predecessor is ready when it is done: no count to keep.
- * Else acquire and release: the last predecessor sees the others'
- * writes, and s's run sees its own (seq_cst, the RMW that atomic.h
- * names; one locked instruction on x86 either way).  A load first,
+/* One more of s's strong predecessors (strong, s->strong, which the
+ * caller read) is done: is s ready?  A task with one strong predecessor
+ * is ready when it is done: no count to keep.  Else acquire and
+ * release: the last predecessor sees the others' writes, and s's run
+ * sees its own (seq_cst, the RMW that atomic.h names; one locked
+ * instruction on x86 either way).  A load first,
  * acquire: 1 is only ever written by the decrement of the next-to-last
  * predecessor (a reset stores strong, 2 at least), so a load that reads
  * it synchronises with that RMW and, through its release sequence, with
  * every earlier decrement of the round: this task is the last, and no
  * other writes the count before ready() resets it.  The last to arrive
  * then makes no locked write (T1). */
-static inline bool arrive(wf_tg_task *s)
+static inline bool arrive(wf_tg_task *s, uint32_t strong)
 {
     /* T1: the acquire load, then the RMW. */
-    return s->strong <= 1 || wf_load_acquire(&s->join) == 1 ||
+    return strong <= 1 || wf_load_acquire(&s->join) == 1 ||
            wf_fetch_add_seqcst(&s->join, (uint32_t)-1) == 1; /* T1 */
 }
 
@@ -159,22 +161,69 @@ static __attribute__((noinline)) wf_tg_task *run_other(wf_taskgraph *g,
         return t;
     if (*r < 0)
         fail(g, *r);
-    else if ((uint32_t)*r < t->nsucc)
-        return ready(t->succ[*r]);
+    else if ((uint32_t)*r < t->nsucc) {
+        wf_tg_task *s = wf__tg_succ(t)[*r];
+        return ready(s, s->strong);
+    }
     return NULL;
+}
+
+/* t is done: its successors succ[0..nsucc) that this makes ready run
+ * here next (the one returned) or are spawned.  The first one made ready
+ * runs next, the others are spawned; but t + 1, the task added right
+ * after t, runs next whenever it is among them.  Its hot record is the
+ * neighbour of t's, whose line the adjacent-line prefetcher brought
+ * (wf_tg_task), and a program that adds its tasks in the order of their
+ * data (a grid's cells row by row) then runs them in that order, on warm
+ * lines. */
+static inline wf_tg_task *successors(wf_taskgraph *g, wf_tg_task *t,
+                                     wf_tg_task **succ, uint32_t nsucc)
+{
+    wf_tg_task *next = NULL, *batch[16];
+    size_t n = 0;
+    for (uint32_t i = 0; i < nsucc; i++) {
+        wf_tg_task *s = succ[i];
+        uint32_t strong = s->strong; /* read once: the RMW is a barrier */
+        if (!arrive(s, strong))
+            continue;
+        ready(s, strong);
+        if (next == NULL) {
+            next = s;
+            continue;
+        }
+        if (s == t + 1) {
+            wf_tg_task *first = next;
+            next = s;
+            s = first;
+        }
+        /* Its spawn writes its cold record, a line of its own: start
+         * fetching it now, so that the stores do not wait for it in the
+         * store buffer, where the next locked instruction would. */
+        __builtin_prefetch(wf__tg_cold(s), 1);
+        batch[n++] = s;
+        if (n == 16) {
+            spawn_all(g, batch, n);
+            n = 0;
+        }
+    }
+    if (n > 0)
+        spawn_all(g, batch, n);
+    return next;
 }
 
 /* Run t and return the successor to run next on this thread, or NULL. */
 static wf_tg_task *run_task(wf_taskgraph *g, wf_tg_task *t)
 {
-    /* The successors' first lines, which the work leaves time to fetch
-     * (in a graph larger than the cache each is a miss), when they are
-     * not inline: ready() fetched those. */
-    wf_tg_task **succ = t->succ;
+    /* The first and fourth successors' lines, which the work leaves time
+     * to fetch (in a graph larger than the cache each is a miss), when
+     * they are in an array: ready() fetched the others of the first
+     * four. */
+    wf_tg_task **succ = wf__tg_succ(t);
     uint32_t nsucc = t->nsucc;
-    if (nsucc > 2)
-        for (uint32_t i = 0; i < (nsucc < 4 ? nsucc : 4); i++)
-            __builtin_prefetch(succ[i], 1);
+    if (nsucc > WF__TG_INLINE) {
+        __builtin_prefetch(succ[0], 1);
+        __builtin_prefetch(succ[3], 1);
+    }
     /* Relaxed: a hint to skip work once the round failed. */
     if (wf_load_relaxed(&g->run_error) != 0)
         return NULL;
@@ -190,37 +239,7 @@ static wf_tg_task *run_task(wf_taskgraph *g, wf_tg_task *t)
         fail(g, r);
         return NULL;
     }
-    /* The first successor made ready runs next on this thread, the others
-     * are spawned; but t + 1, the task added right after t, runs next
-     * whenever it is among them.  Its hot record is the neighbour of t's,
-     * whose line the adjacent-line prefetcher brought (wf_tg_task), and a
-     * program that adds its tasks in the order of their data (a grid's
-     * cells row by row) then runs them in that order, on warm lines. */
-    wf_tg_task *next = NULL, *batch[16];
-    size_t n = 0;
-    for (uint32_t i = 0; i < nsucc; i++) {
-        wf_tg_task *s = succ[i];
-        if (!arrive(s))
-            continue;
-        ready(s);
-        if (next == NULL) {
-            next = s;
-            continue;
-        }
-        if (s == t + 1) {
-            wf_tg_task *first = next;
-            next = s;
-            s = first;
-        }
-        batch[n++] = s;
-        if (n == 16) {
-            spawn_all(g, batch, n);
-            n = 0;
-        }
-    }
-    if (n > 0)
-        spawn_all(g, batch, n);
-    return next;
+    return successors(g, t, succ, nsucc);
 }
 
 static void exec(wf_task *wt)
