@@ -88,6 +88,12 @@ static inline uint32_t wf__sim_as_u32(uint64_t r)
 {
     return (uint32_t)r;
 }
+static inline uint64_t wf__sim_load_u64(const volatile void *p, int order,
+                                        wf_sim_site s)
+{
+    return (uint64_t)wf__sim_load_i64(p, order, s);
+}
+
 static inline uint64_t wf__sim_as_u64(uint64_t r)
 {
     return r;
@@ -101,12 +107,15 @@ static inline uint64_t wf__sim_as_u64(uint64_t r)
                                          _Atomic uint32_t *: wf__sim_as_u32,   \
                                          default: wf__sim_as_u64)(r))
 
-/* Loads return the object's type: int64_t, int, uint32_t, or void *
- * (which converts to the pointer type the caller assigns it to). */
+/* Loads return the object's type: int64_t, uint64_t (size_t on LP64),
+ * int, uint32_t, or void * (which converts to the pointer type the caller
+ * assigns it to). */
 #define WF__SIM_LOAD(p, o)                                                     \
     ((void)WF__SIM_SIZE(p),                                                    \
      _Generic((p), _Atomic int64_t *: wf__sim_load_i64,                        \
               const _Atomic int64_t *: wf__sim_load_i64,                       \
+              _Atomic uint64_t *: wf__sim_load_u64,                            \
+              const _Atomic uint64_t *: wf__sim_load_u64,                      \
               _Atomic int *: wf__sim_load_i32,                                 \
               const _Atomic int *: wf__sim_load_i32,                           \
               _Atomic uint32_t *: wf__sim_load_u32,                            \
@@ -127,6 +136,7 @@ static inline uint64_t wf__sim_as_u64(uint64_t r)
 /* ---- the names of atomic.h ------------------------------------------- */
 #define wf_load_relaxed(p) WF__SIM_LOAD(p, WF_SIM_RELAXED)
 #define wf_load_acquire(p) WF__SIM_LOAD(p, WF_SIM_ACQUIRE)
+#define wf_load_seqcst(p) WF__SIM_LOAD(p, WF_SIM_SEQ_CST)
 #define wf_store_relaxed(p, v) WF__SIM_STORE(p, v, WF_SIM_RELAXED)
 #define wf_store_release(p, v) WF__SIM_STORE(p, v, WF_SIM_RELEASE)
 #define wf_cas_seqcst(p, e, d) WF__SIM_CAS(p, e, d, WF_SIM_SEQ_CST)

@@ -108,7 +108,7 @@ static inline void wf__cont_make_due(_Atomic size_t *due)
  * a runner idle (wf__cont_set_idle) and one that made a round due
  * (wf__cont_make_due) each load the other's word afterwards, all four
  * seq_cst, so at least one sees the other's step and pairs them
- * (wf__cont_start_due): no round stays due with every runner idle. */
+ * (wf__cont_start_due): no round stays due with every runner idle (G9). */
 static inline bool wf__cont_any_due(_Atomic size_t *due)
 {
     return wf_load_seqcst(due) > 0;

@@ -273,6 +273,8 @@ const sim_protocol *const sim_protocols[] = {&p3,
                                              &sim_proto_p11_park,
                                              &sim_proto_p11_nap,
                                              &sim_proto_p11,
+                                             &sim_proto_g9,
+                                             &sim_proto_g9_due,
                                              NULL};
 
 const sim_protocol *sim_protocol_find(const char *name)

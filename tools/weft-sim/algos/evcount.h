@@ -2,8 +2,9 @@
 /* The library's protocols other than the deque's under the explorer, on
  * its own code compiled unchanged: the pool's event counts
  * (src/pool/evcount.c; rules P3 and P8 of docs/protocols.md, evcount.c;
- * the shutdown path, P11, shutdown.c) and the counts a waiter waits for
- * (G5, P10, counts.c), as scenarios
+ * the shutdown path, P11, shutdown.c), the counts a waiter waits for
+ * (G5, P10, counts.c) and a continue_node's rounds (G9, rounds.c), as
+ * scenarios
  * (`protocol p3` in a scenario file). */
 #ifndef WEFT_SIM_EVCOUNT_H
 #define WEFT_SIM_EVCOUNT_H
@@ -37,6 +38,10 @@ extern const sim_protocol sim_proto_p9_request;
 /* The shutdown path (shutdown.c): stop_workers against a worker that
  * parks or naps; none sleeps through it (P11, P3). */
 extern const sim_protocol sim_proto_p11_park, sim_proto_p11_nap, sim_proto_p11;
+/* A continue_node's rounds (rounds.c): every completed round runs once
+ * and sees its signals' data; none is left due with every runner idle
+ * (G9). */
+extern const sim_protocol sim_proto_g9, sim_proto_g9_due;
 
 /* Every protocol, NULL-terminated. */
 extern const sim_protocol *const sim_protocols[];

@@ -13,7 +13,6 @@
 
 /* ---- extra names: OpenJDK's WorkQueue (fjp.c) and the litmus tests need
  * seq_cst loads, stores and exchanges and the one-sided fences. -------- */
-#define wf_load_seqcst(p) WF__SIM_LOAD(p, WF_SIM_SEQ_CST)
 #define wf_store_seqcst(p, v) WF__SIM_STORE(p, v, WF_SIM_SEQ_CST)
 #define wf_exchange_seqcst(p, v) WF__SIM_RMW(wf__sim_xchg, p, v, WF_SIM_SEQ_CST)
 #define wf_fence_release() wf__sim_fence(WF_SIM_RELEASE, WF__SIM_SITE(""))
