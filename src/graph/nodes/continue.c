@@ -133,8 +133,9 @@ static void broadcast(cont_node *c, const void *msg)
     }
 }
 
-/* Start runner i: cont_count.h took it for a round. */
-static void start(cont_node *c, unsigned i)
+/* Start runner i: cont_count.h took it for a round.  Inline: every
+ * completed round starts one. */
+static inline void start(cont_node *c, unsigned i)
 {
     wf__spawn(wf__node_graph(&c->base), slot(c, i));
 }
@@ -171,7 +172,10 @@ static __attribute__((noinline)) void round_due(cont_node *c)
 /* A runner ended its round(s): take a due one (true) or go idle. */
 static bool next_round(cont_node *c, uint64_t bit)
 {
-    if (!stopped(c) && wf__cont_take_due(&c->due))
+    /* Relaxed first look at due (take_due's CAS decides): a body with no
+     * round due, the common case, then skips the graph's cancel flag. */
+    if (wf_load_relaxed(&c->due) > 0 && !stopped(c) &&
+        wf__cont_take_due(&c->due))
         return true;
     wf__cont_set_idle(&c->sig, bit);
     start_due(c);
