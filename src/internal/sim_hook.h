@@ -147,6 +147,8 @@ static inline uint64_t wf__sim_as_u64(uint64_t r)
     WF__SIM_RMW(wf__sim_xchg, p, v, WF_SIM_RELAXED)
 #define wf_fetch_add_seqcst(p, v)                                              \
     WF__SIM_RMW(wf__sim_fadd, p, v, WF_SIM_SEQ_CST)
+#define wf_fetch_add_acqrel(p, v)                                              \
+    WF__SIM_RMW(wf__sim_fadd, p, v, WF_SIM_ACQ_REL)
 #define wf_fetch_add_release(p, v)                                             \
     WF__SIM_RMW(wf__sim_fadd, p, v, WF_SIM_RELEASE)
 #define wf_fetch_add_relaxed(p, v)                                             \

@@ -40,13 +40,13 @@ static inline bool wf__done_seen(_Atomic uint32_t *done)
  * task's effects. */
 static inline void wf__done_announce(_Atomic uint32_t *done)
 {
-    /* acq_rel, though no model needs it (P9): the return waits on the
-     * caller's acquire load of WF__DONE, not on this CAS, and the
-     * completer only compares the WAITING this CAS stores.  The first
-     * load may be relaxed: the CAS checks it (P5). */
+    /* Relaxed, the CAS and the first load (which the CAS checks): the
+     * return waits on the caller's acquire load of WF__DONE, not on this
+     * CAS, and the completer only compares the WAITING it stores, which
+     * the modification order of done_ alone decides (P5, P9). */
     uint32_t d = wf_load_relaxed(done);
     while (d != WF__DONE && d != WF__WAITING &&
-           !wf_cas_acqrel(done, &d, WF__WAITING)) /* P5 */
+           !wf_cas_relaxed(done, &d, WF__WAITING)) /* P5, P9 */
         ;
 }
 

@@ -102,8 +102,6 @@ static const sim_override p9_done_mark_release[] = {
     {"wf__done_mark", K_XCHG, WF_SIM_ACQ_REL, "done", WF_SIM_RELEASE}, END};
 static const sim_override p9_relaxed_done_seen[] = {
     {"wf__done_seen", K_LOAD, WF_SIM_ACQUIRE, "done", WF_SIM_RELAXED}, END};
-static const sim_override p9_relaxed_announce[] = {
-    {"wf__done_announce", K_CAS, WF_SIM_ACQ_REL, "done", WF_SIM_RELAXED}, END};
 /* A request's words, run by requests.c (`p9-request`):
  * src/internal/pool/request.h.  Every step is relaxed already; these take
  * one away (-1: skipped). */
@@ -287,10 +285,6 @@ const sim_algo sim_weft_mutants[] = {
               "relaxed (P5, P9: the sync may read the value before done_; "
               "p9)",
               p9_relaxed_done_seen, sim_weft_poll),
-    WEFT_ALGO("p9-relaxed-announce", "-",
-              "wf__done_announce: the acq_rel CAS to WAITING becomes relaxed "
-              "(the acquire load the joiner waits on carries the value; p9)",
-              p9_relaxed_announce, sim_weft_poll),
     WEFT_ALGO("p9-set-tlimit-no-putback", "sc",
               "wf__request_set_tlimit: the NULL its exchange read is not put "
               "back (P9: a request stored before a segment is entered is "
