@@ -58,6 +58,27 @@ static inline bool block_until(_Atomic int *release, double deadline)
     return true;
 }
 
+/* ---- a pool with every caller slot taken -------------------------------- */
+
+/* Each caller_slot_holder thread sits in a wf_run of the pool (its
+ * argument) until holders_release is set, at most 30 s, and counts itself
+ * in holders_in first. */
+static _Atomic int holders_in __attribute__((unused));
+static _Atomic int holders_release __attribute__((unused));
+
+static inline void hold_caller_slot(void *arg)
+{
+    (void)arg;
+    atomic_fetch_add(&holders_in, 1);
+    CHECK(block_until(&holders_release, check_now() + 30.0));
+}
+
+static inline void *caller_slot_holder(void *pool)
+{
+    CHECK_OK(wf_run(pool, hold_caller_slot, NULL));
+    return NULL;
+}
+
 /* ---- watchdog ------------------------------------------------------------ */
 
 #define WATCH_S 45

@@ -505,20 +505,7 @@ static void idle_after(void)
 
 /* ---- slots_full ---------------------------------------------------------- */
 
-static _Atomic int holders_in, holders_release, main_ran;
-
-static void hold_slot(void *arg)
-{
-    (void)arg;
-    atomic_fetch_add(&holders_in, 1);
-    CHECK(block_until(&holders_release, check_now() + 20.0));
-}
-
-static void *slot_holder(void *pool)
-{
-    CHECK_OK(wf_run(pool, hold_slot, NULL));
-    return NULL;
-}
+static _Atomic int main_ran;
 
 static void *release_later(void *arg)
 {
@@ -540,7 +527,7 @@ static void slots_full(void)
     wf_pool *p = make_pool(1);
     pthread_t th[WF_CALLER_SLOTS], rel;
     for (int i = 0; i < WF_CALLER_SLOTS; i++)
-        CHECK(pthread_create(&th[i], NULL, slot_holder, p) == 0);
+        CHECK(pthread_create(&th[i], NULL, caller_slot_holder, p) == 0);
     CHECK(wait_count(&holders_in, WF_CALLER_SLOTS, 20.0));
     CHECK(pthread_create(&rel, NULL, release_later, NULL) == 0);
     CHECK_OK(wf_run(p, mark_main, NULL));

@@ -85,21 +85,6 @@ static void from_task(void)
     alarm(0);
 }
 
-static _Atomic int holders_in, holders_release;
-
-static void hold_slot(void *arg)
-{
-    (void)arg;
-    atomic_fetch_add(&holders_in, 1);
-    CHECK(block_until(&holders_release, check_now() + 30.0));
-}
-
-static void *slot_holder(void *pool)
-{
-    CHECK_OK(wf_run(pool, hold_slot, NULL));
-    return NULL;
-}
-
 static void *setter_thread(void *c)
 {
     setter(&((cond_task *)c)->task);
@@ -112,7 +97,7 @@ static void parked(void)
     wf_pool *p = check_pool(2);
     pthread_t th[WF_CALLER_SLOTS];
     for (int i = 0; i < WF_CALLER_SLOTS; i++)
-        CHECK(pthread_create(&th[i], NULL, slot_holder, p) == 0);
+        CHECK(pthread_create(&th[i], NULL, caller_slot_holder, p) == 0);
     CHECK(wait_count(&holders_in, WF_CALLER_SLOTS, 20.0));
     for (long r = 0; r < scaled(20); r++) {
         cond_task c = {.pool = p, .delay_us = 5000};

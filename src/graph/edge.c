@@ -5,9 +5,9 @@
  * port's list (internal/graph/port.h, wf__edges), edited through the
  * node's aggregator: appended in place, cleared in place when removed,
  * moved to a larger block when full; a continue node's input links its
- * edges in a chain instead (wf__port.chain), since no reader walks them.  Editors hold the graph's topology
- * lock, which also makes "does this edge exist" and the two edits one
- * step for other editors.  Records and lists come from the graph's slabs
+ * edges in a chain instead (wf__port.chain), since no reader walks them.
+ * Editors hold the graph's topology lock, which also makes "does this
+ * edge exist" and the two edits one step for other editors.  Records and lists come from the graph's slabs
  * (mem.c). */
 #include "internal/graph/edge.h"
 #include "internal/graph/mem.h"

@@ -243,10 +243,7 @@ static __attribute__((noinline, cold)) void add_runners(cont_node *c)
     }
     /* wf__cont_set_idle's release orders the store of `more` before the
      * bits. */
-    uint64_t bits = 0;
-    for (unsigned i = 1; i < c->n_slots; i++)
-        bits |= wf__cont_bit(i);
-    wf__cont_set_idle(&c->sig, bits);
+    wf__cont_set_idle(&c->sig, wf__cont_bits(1, c->n_slots));
     start_due(c);
 }
 
@@ -277,10 +274,7 @@ static void cont_reset(wf_node *n)
     /* Relaxed: reset runs on an idle graph; the aggregator and the
      * restart of the graph order these stores for later signals. */
     unsigned runners = wf_load_relaxed(&c->more) ? c->n_slots : 1;
-    uint64_t bits = 0;
-    for (unsigned i = 0; i < runners; i++)
-        bits |= wf__cont_bit(i);
-    wf_store_relaxed(&c->sig, bits);
+    wf_store_relaxed(&c->sig, wf__cont_bits(0, runners));
     wf_store_relaxed(&c->due, 0);
 }
 

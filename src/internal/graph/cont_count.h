@@ -29,6 +29,12 @@ static inline uint64_t wf__cont_bit(unsigned i)
     return (uint64_t)1 << (WF__CONT_IDLE_SHIFT + i);
 }
 
+/* sig's bits for runners from .. to - 1 (to at most 32). */
+static inline uint64_t wf__cont_bits(unsigned from, unsigned to)
+{
+    return (((uint64_t)1 << to) - ((uint64_t)1 << from)) << WF__CONT_IDLE_SHIFT;
+}
+
 /* The idle runners in s as a mask of indexes; none once the graph stops
  * (cancelled or destroyed), so that completed rounds stay due. */
 static inline uint64_t wf__cont_idle(uint64_t s, bool stopped)

@@ -144,10 +144,8 @@ static void reset(size_t thr, int signals, int runners)
     threshold = thr;
     nsignals = signals;
     nrunners = runners;
-    uint64_t idle = 0;
-    for (int i = 0; i < runners; i++)
-        idle |= wf__cont_bit((unsigned)i);
-    wf_store_relaxed(&sig, idle); /* make_slots, add_runners */
+    /* make_slots, add_runners */
+    wf_store_relaxed(&sig, wf__cont_bits(0, (unsigned)runners));
     wf_store_relaxed(&due, 0);
     static const char *const dn[MAX_SIGNALS] = {"datum(owner)", "datum(T1)"};
     static const char *const rn[MAX_RUNNERS] = {"record0"};
@@ -185,10 +183,9 @@ static void final(void)
     if (S.fail[0])
         return;
     int rounds = nsignals / (int)(threshold > 1 ? threshold : 1);
-    uint64_t s = wf_load_relaxed(&sig), idle = 0;
+    uint64_t s = wf_load_relaxed(&sig);
+    uint64_t idle = wf__cont_bits(0, (unsigned)nrunners);
     size_t d = wf_load_relaxed(&due);
-    for (int i = 0; i < nrunners; i++)
-        idle |= wf__cont_bit((unsigned)i);
     if (d != 0 && (s & idle) == idle)
         sim_failf("lost round: %zu due with every runner idle (a round made "
                   "due and a runner made idle each missed the other's step)",
