@@ -42,7 +42,7 @@
  *      holder takes the stack (all of it, so no ABA), and keeps it oldest
  *      first in `fifo`, its own.
  * PL4  completion: when the input has ended and every record is back,
- *      the thread that brought the last one back sets `done` (seq_cst RMW)
+ *      the thread that brought the last one back sets `done` (acq_rel RMW)
  *      and wakes the pool's waiters (P8).  The caller may free everything
  *      as soon as it sees `done`, so a thread reads what it needs (the
  *      pool) before the CAS that may complete the pipeline, and touches
@@ -88,7 +88,9 @@ static pl_token *free_take(pl_pipe *p)
  * pool was read before the CAS that brought the last record back. */
 static void pipe_complete(pl_pipe *p, wf_pool *pool)
 {
-    wf_fetch_add_seqcst(&p->done, 1); /* A5, P8: seq_cst RMW, then wake */
+    /* A5: release, to pipe_done's acquire.  Acq_rel is enough for P8:
+     * wf__wake_waiters' fence orders it before the load of `waiters`. */
+    wf_fetch_add_acqrel(&p->done, 1);
     wf__wake_waiters(pool);
 }
 
@@ -406,7 +408,7 @@ static void token_task(wf_task *t)
 
 /* ---- the caller's part ------------------------------------------------- */
 
-/* Acquire pairs with the seq_cst RMW in pipe_complete: the caller sees
+/* Acquire pairs with the release RMW in pipe_complete: the caller sees
  * every stage call's effects, and the error. */
 static bool pipe_done(const void *arg)
 {

@@ -184,7 +184,9 @@ int wf_mpi_destroy(wf_mpi *m)
     /* Local work first: bodies may still be sending. */
     if (wf_graph_wait_for_all(m->g) == WF_EPERM)
         return WF_EPERM;
-    wf_store_seqcst(&m->closing, 1); /* M7: seq_cst, kept */
+    /* M7: relaxed: the flag publishes nothing but itself; an endpoint
+     * made while the context is destroyed is the caller's race. */
+    wf_store_relaxed(&m->closing, 1);
     if (m->has_thread)
         wf__mpi_engine_stop(m);
     wf_graph_wait_for_all(m->g); /* what the engine started before it stopped */

@@ -19,9 +19,11 @@ int wf__mpi_check_args(wf_node **out, wf_mpi *m, const wf_mpi_channel_config *c)
     if (c->channel < 0 || c->channel > m->max_channel ||
         c->msg_size > (size_t)INT_MAX || c->credits > WF_MPI_MAX_CREDITS)
         return WF_ERANGE;
-    /* M7 (closing, failed) and M2 (cancelled): seq_cst loads, kept. */
-    if (wf_load_seqcst(&m->closing) || wf_load_seqcst(&m->failed) ||
-        wf_load_seqcst(&m->cancelled)) /* M2 */
+    /* M7 (closing, failed) and M2 (cancelled): relaxed, flags that
+     * publish nothing but themselves; a make racing with a destroy, a
+     * failed wait_all or a cancel may see them or not. */
+    if (wf_load_relaxed(&m->closing) || wf_load_relaxed(&m->failed) ||
+        wf_load_relaxed(&m->cancelled))
         return WF_ESTATE;
     return 0;
 }

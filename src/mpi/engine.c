@@ -49,15 +49,15 @@
  * here, tell every other rank (not counted: an abort makes no work). */
 static bool handle_cancel(wf_mpi *m)
 {
-    /* M2: seq_cst loads (kept) of the flags the cancel hook stored. */
-    if (m->abort_sent || !wf_load_seqcst(&m->cancelled))
+    /* M2: acquire, pairs with the cancel hook's release store: `origin`
+     * and `origin_err`, written before it, are seen below (relaxed). */
+    if (m->abort_sent || !wf_load_acquire(&m->cancelled))
         return false;
     m->abort_sent = true;
     wf__mpi_drop_all(m);
-    /* M2: stored before `cancelled`, read after it. */
-    if (!wf_load_seqcst(&m->origin) && !wf_load_seqcst(&m->origin_err))
+    if (!wf_load_relaxed(&m->origin) && !wf_load_relaxed(&m->origin_err))
         return true;
-    int err = wf_load_seqcst(&m->origin_err); /* M2 */
+    int err = wf_load_relaxed(&m->origin_err); /* M2, as above */
     wf__mpi_ctrl c = {WF__CTRL_ABORT, 0, m->rank, err ? err : WF_ECANCELED};
     for (int r = 0; r < m->size; r++)
         if (r != m->rank && wf__mpi_send_ctrl(m, r, &c, true) != 0)
@@ -230,7 +230,10 @@ static void *engine_main(void *arg)
     prctl(PR_SET_NAME, "weft-mpi", 0UL, 0UL, 0UL); /* for top, perf, gdb */
 #endif
     int64_t idle_since = 0, delay = 0;
-    while (!wf_load_seqcst(&m->stop)) { /* M7: seq_cst, kept */
+    /* M7: relaxed: a stop stored while this thread runs is seen at a
+     * later pass; one stored while it sleeps comes with a kick (M1), whose
+     * exchange in wf__mpi_sleep synchronises with it. */
+    while (!wf_load_relaxed(&m->stop)) {
         /* While wf_mpi_graph_wait_all has the engine, this blocks here. */
         pthread_mutex_lock(&m->engine_mu);
         bool busy = wf__mpi_engine_step(m);
@@ -261,7 +264,9 @@ int wf__mpi_engine_start(wf_mpi *m)
 
 void wf__mpi_engine_stop(wf_mpi *m)
 {
-    wf_store_seqcst(&m->stop, 1); /* M7: seq_cst, kept; then the kick (M1) */
+    /* M7: relaxed; the kick's seq_cst store of `kicked` (M1), after it,
+     * releases it to the engine, and pthread_join orders the rest. */
+    wf_store_relaxed(&m->stop, 1);
     wf__mpi_kick(m);
     pthread_join(m->thread, NULL);
     m->has_thread = false;

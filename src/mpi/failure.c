@@ -12,11 +12,16 @@
 void wf__mpi_on_cancel(void *arg)
 {
     wf_mpi *m = arg;
-    /* M2: seq_cst: the engine stores `remote` before it cancels; either
-     * it reads our `cancelled` first or we read its `remote`. */
-    if (!wf_load_seqcst(&m->remote))
-        wf_store_seqcst(&m->origin, 1); /* M2: before `cancelled` */
-    wf_store_seqcst(&m->cancelled, 1);  /* M2; then the kick (M1) */
+    /* M2: relaxed: an abort stores `remote` on the thread whose cancel
+     * runs this hook; a cancel racing with an abort may read either
+     * value, and both are true. */
+    if (!wf_load_relaxed(&m->remote))
+        wf_store_relaxed(&m->origin, 1); /* M2: published by `cancelled` */
+    /* M2: release, to the engine's acquire load in handle_cancel (and
+     * wait_all's in fail_everywhere): `origin` and the `origin_err` that
+     * wf__mpi_fail wrote before its cancel are seen there.  Then the
+     * kick (M1). */
+    wf_store_release(&m->cancelled, 1);
     wf__mpi_kick(m);
 }
 
@@ -26,16 +31,21 @@ void wf__mpi_on_cancel(void *arg)
 void wf__mpi_fail(wf_mpi *m, int err)
 {
     int none = 0;
-    wf_cas_seqcst(&m->origin_err, &none, err); /* M2: the first one wins */
+    /* M2: the first one wins, by the CAS's modification order.  Relaxed:
+     * the cancel below publishes it (the hook's release of `cancelled`);
+     * an error after the graph was cancelled may be seen or not, as with
+     * any order. */
+    wf_cas_relaxed(&m->origin_err, &none, err);
     wf_graph_cancel(m->g);
 }
 
 void wf__mpi_on_abort(wf_mpi *m)
 {
-    if (wf_load_seqcst(&m->cancelled)) /* M2 */
+    /* M2: relaxed: cancelling twice is harmless; this only skips it. */
+    if (wf_load_relaxed(&m->cancelled))
         return;
-    /* M2: before the cancel: the hook then knows the failure is not
-     * ours. */
-    wf_store_seqcst(&m->remote, 1);
+    /* M2: before the cancel, on the thread whose cancel runs the hook
+     * (program order): the hook then knows the failure is not ours. */
+    wf_store_relaxed(&m->remote, 1);
     wf_graph_cancel(m->g);
 }

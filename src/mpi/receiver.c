@@ -147,10 +147,10 @@ static int check_data(const wf__mpi_recv *r, int count, uint64_t k)
  * the message breaks the protocol (bad), which fails the context. */
 static bool drop_data(wf_mpi *m, int bad)
 {
-    /* M2: pairs with the cancel hook's store (failure.c); a load that
-     * misses it lets a message into the ring of a cancelled graph, whose
-     * delivery then finds the graph cancelled and drops it. */
-    if (wf_load_seqcst(&m->cancelled))
+    /* M2: relaxed, a hint: a load that misses the cancel hook's store
+     * lets a message into the ring of a cancelled graph, whose delivery
+     * then finds the graph cancelled and drops it. */
+    if (wf_load_relaxed(&m->cancelled))
         return true;
     if (bad)
         wf__mpi_fail(m, bad);

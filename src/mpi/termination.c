@@ -111,7 +111,8 @@ static void pause_between_rounds(wf_mpi *m, int64_t ns)
     pthread_mutex_lock(&m->engine_mu);
     int64_t idle_since = 0, delay = 0;
     /* The clock every 8th pass: a pause may end a few polls late. */
-    for (unsigned i = 0; !wf_load_seqcst(&m->cancelled); i++) { /* M2 */
+    /* M2: relaxed: a cancel only ends the pause early. */
+    for (unsigned i = 0; !wf_load_relaxed(&m->cancelled); i++) {
         if (i % 8 == 0) {
             int64_t now = (int64_t)wf__now_ns();
             if (now >= until)
@@ -173,22 +174,26 @@ static void local_wait(wf_mpi *m)
  * error. */
 static int fail_everywhere(wf_mpi *m)
 {
-    if (!wf_load_seqcst(&m->cancelled)) { /* M2 */
+    /* M2: acquire, pairs with the cancel hook's release store: a cancel
+     * seen here publishes `origin` and `origin_err` to the loads below.
+     * Unseen, this thread cancels, and its own hook writes them first; a
+     * hook that another thread's earlier cancel is running meanwhile may
+     * be seen or not (under seq_cst too): the failure began on both. */
+    if (!wf_load_acquire(&m->cancelled)) {
         /* M2: before the cancel: see the cancel hook (failure.c). */
-        wf_store_seqcst(&m->remote, 1);
+        wf_store_relaxed(&m->remote, 1);
         wf_graph_cancel(m->g);
     }
     int local = wf_graph_wait_for_all(m->g);
-    int own = wf_load_seqcst(&m->origin_err); /* M2 */
+    int own = wf_load_relaxed(&m->origin_err); /* M2: see above */
     bool body_error = local != 0 && local != WF_ECANCELED;
-    /* M2: `origin` was stored before `cancelled`. */
-    bool origin = own != 0 || body_error || wf_load_seqcst(&m->origin);
+    bool origin = own != 0 || body_error || wf_load_relaxed(&m->origin);
     int code = own ? own : body_error ? local : WF_ECANCELED;
     wf__mpi_coll c = {.op = WF__COLL_MINLOC,
                       .pin = {origin ? m->rank : INT_MAX, code}};
     run_collective(m, &c);
     int rc = c.pout[0] == INT_MAX ? WF_ECANCELED : c.pout[1];
-    wf_store_seqcst(&m->failed, rc); /* M7 */
+    wf_store_relaxed(&m->failed, rc); /* M7: publishes only itself */
     return rc;
 }
 
@@ -206,7 +211,7 @@ int wf_mpi_graph_wait_all(MPI_Comm comm, wf_graph *g)
     int err = wf__mpi_check_caller(m);
     if (err)
         return err;
-    if ((err = wf_load_seqcst(&m->failed)) != 0) /* M7 */
+    if ((err = wf_load_relaxed(&m->failed)) != 0) /* M7, as above */
         return err;
     wf_store_relaxed(&m->quiet, 0); /* M5: the short sleeps again */
     int64_t prev_sent = -1, prev_received = -1, start = (int64_t)wf__now_ns();
@@ -219,7 +224,8 @@ int wf_mpi_graph_wait_all(MPI_Comm comm, wf_graph *g)
         /* M3: seq_cst loads of the counts (kept), S before R; M2. */
         c.in[0] = (int64_t)wf_load_seqcst(&m->n_sent);
         c.in[1] = (int64_t)wf_load_seqcst(&m->n_received); /* M3 */
-        c.in[2] = wf_load_seqcst(&m->cancelled);           /* M2 */
+        /* M2: relaxed: fail_everywhere loads it again, with acquire. */
+        c.in[2] = wf_load_relaxed(&m->cancelled);
         c.in[3] = wf__mpi_unmatched(m);
         run_collective(m, &c);
         wf_fetch_add_relaxed(&m->st_rounds, 1); /* M6: a statistic */
@@ -233,7 +239,7 @@ int wf_mpi_graph_wait_all(MPI_Comm comm, wf_graph *g)
                 return 0;
             }
             /* Over, but an endpoint never met its other end. */
-            wf_store_seqcst(&m->failed, WF_ENOENT); /* M7 */
+            wf_store_relaxed(&m->failed, WF_ENOENT); /* M7 */
             return WF_ENOENT;
         }
         /* Messages are in flight: the next round cannot succeed before

@@ -101,9 +101,11 @@ _Static_assert(WF_PIPELINE_MAX_TOKENS < 1u << SLOT_INDEX_BITS, "slot word");
 static inline void wf__pl_fail(pl_pipe *p, int err)
 {
     int none = 0;
-    /* First error wins.  The caller reads it after `done` (PL4, A5),
-     * which orders it; acq_rel costs nothing on this rare path. */
-    wf_cas_acqrel(&p->error, &none, err);
+    /* First error wins: the CAS's modification order, not its memory
+     * order.  Relaxed: only stage calls fail a pipeline, and each gives
+     * its record back afterwards (A2's release sequence), which the last
+     * one's increment of `done` passes on to the caller's acquire (A5). */
+    wf_cas_relaxed(&p->error, &none, err);
 }
 
 /* Has the pipeline failed or been cancelled?  Relaxed: a hint polled at
