@@ -27,7 +27,9 @@
  *   trace_env   the same file from WEFT_TRACE=path in a child process
  *               (this program again), written at its exit.
  *   trace_forkjoin  a fork-join program's trace: its wf_run on the calling
- *               thread and a task a worker stole, as spans. */
+ *               thread and a task a worker stole, as spans.
+ *   trace_restart   200 sessions started and stopped while a thread
+ *               records. */
 #include <pthread.h>
 #include <sched.h>
 
@@ -703,6 +705,58 @@ static void test_trace_forkjoin(void)
     remove(path);
 }
 
+/* ---- sessions that start and stop while threads record ------------------ */
+
+typedef struct {
+    wf_pool *pool;
+    _Atomic int stop;
+    long runs;
+} restart_recorder;
+
+static void run_nothing(void *arg)
+{
+    (void)arg;
+}
+
+/* Records a "run" span per wf_run (the pool's entry traces it), as fast as
+ * it can, until told to stop. */
+static void *record_runs(void *arg)
+{
+    restart_recorder *r = arg;
+    while (!atomic_load(&r->stop)) {
+        CHECK_OK(wf_run(r->pool, run_nothing, NULL));
+        r->runs++;
+    }
+    return NULL;
+}
+
+/* Each stop empties the buffers that the recorder then fills in the next
+ * session: under ThreadSanitizer, a start whose switch does not publish
+ * the last stop's work to the recorder (B2 in docs/protocols.md), or a
+ * recording that stop does not wait for (B1), is a data race on the
+ * buffer's chunks. */
+static void test_trace_restart(void)
+{
+    const char *path = trace_path("trace_restart");
+    restart_recorder r = {.pool = gt_pool(2)};
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, record_runs, &r) == 0);
+    for (int i = 0; i < 200; i++) {
+        CHECK_OK(wf_trace_start(path));
+        gt_sleep_us(i % 4 == 0 ? 0 : 200);
+        CHECK_OK(wf_trace_stop());
+    }
+    atomic_store(&r.stop, 1);
+    CHECK(pthread_join(th, NULL) == 0);
+    CHECK(r.runs > 0);
+    char *text = read_file(path); /* the last session's */
+    const char *end = json_value(text);
+    CHECK_MSG(end != NULL && *json_space(end) == '\0', "invalid JSON");
+    free(text);
+    remove(path);
+    CHECK_OK(wf_pool_destroy(r.pool));
+}
+
 static void test_trace(void)
 {
     const char *path = trace_path("trace");
@@ -757,6 +811,7 @@ int main(int argc, char **argv)
         {"trace", test_trace},
         {"trace_env", test_trace_env},
         {"trace_forkjoin", test_trace_forkjoin},
+        {"trace_restart", test_trace_restart},
     };
     return CHECK_RUN_SCENARIOS("graph_runtime", argc, argv, scenarios);
 }
