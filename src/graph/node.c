@@ -213,9 +213,15 @@ int wf_node_set_priority(wf_node *n, int priority)
 {
     if (n == NULL || priority < 0)
         return WF_EINVAL;
-    if (wf__node_graph(n) == NULL)
+    wf_graph *g = wf__node_graph(n);
+    if (g == NULL)
         return WF_EDESTROYED;
     wf_store_relaxed(&n->priority, priority); /* see wf__spawn */
+    /* Relaxed, as the priority: a spawn ordered after this call sees
+     * both; one racing with it may use the old priority, as it may
+     * without the flag. */
+    if (priority > 0)
+        wf_store_relaxed(&g->prioritized, 1);
     return 0;
 }
 

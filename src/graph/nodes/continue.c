@@ -82,20 +82,21 @@ static size_t threshold(cont_node *c, wf__port *in)
     return (size_t)wf_load_acquire(&in->n_edges) + c->outside;
 }
 
-/* Is c's graph cancelled or gone?  Its rounds then stay due. */
-static bool stopped(cont_node *c)
-{
-    return wf__node_stopped(&c->base);
-}
+/* The functions below take g, c's graph, from their caller: a runner's
+ * own (wf__gtask.graph, c's while it runs, since a graph's destroy waits
+ * for its tasks), a signalling runner's (an edge joins nodes of one
+ * graph), or wf__node_graph's for a put from outside.  A cell's path then
+ * reads no line of c but its port's, its runner's and its output's. */
 
-static bool node_stopped(void *c) /* wf__cont_stopped_fn */
+/* Is g cancelled or gone?  Rounds then stay due. */
+static bool graph_stopped(void *g) /* wf__cont_stopped_fn */
 {
-    return stopped(c);
+    return wf__graph_stopped(g);
 }
 
 /* ---- runners ------------------------------------------------------------- */
 
-static inline int cont_put(wf__port *in, const void *msg);
+static inline void cont_signal(wf__port *in, wf_graph *g);
 
 /* Offer a body's output along the out-edges in push state, as
  * wf__push_broadcast does, but signal a continue_node successor with a
@@ -103,10 +104,10 @@ static inline int cont_put(wf__port *in, const void *msg);
  * has nothing to do.  That is the whole path of a wavefront cell.  When
  * the graph counts or a trace records (for one node, then for all of its
  * graph), everything goes through wf__push_broadcast. */
-static void broadcast(cont_node *c, const void *msg)
+static void broadcast(cont_node *c, wf_graph *g, const void *msg)
 {
     wf__port *out = &c->out;
-    if (wf__observed(&c->base)) {
+    if (wf__graph_observed(g)) {
         wf__push_broadcast(out, msg);
         return;
     }
@@ -123,7 +124,7 @@ static void broadcast(cont_node *c, const void *msg)
          * a REJECT_PULL turns one to pull, G3): no need to read it. */
         wf__port *to = l->s[i].far;
         if (to->cont_input) {
-            cont_put(to, msg);
+            cont_signal(to, g);
             continue;
         }
         /* Relaxed: as in wf__push_broadcast (a stale state costs one
@@ -135,50 +136,51 @@ static void broadcast(cont_node *c, const void *msg)
 
 /* Start runner i: cont_count.h took it for a round.  Inline: every
  * completed round starts one. */
-static inline void start(cont_node *c, unsigned i)
+static inline void start(cont_node *c, unsigned i, wf_graph *g)
 {
-    wf__spawn(wf__node_graph(&c->base), slot(c, i));
+    wf__spawn(g, slot(c, i));
 }
 
 /* While rounds are due and runners idle, start one with one (G9). */
-static __attribute__((noinline)) void start_due_rounds(cont_node *c)
+static __attribute__((noinline)) void start_due_rounds(cont_node *c,
+                                                       wf_graph *g)
 {
     int i;
-    while ((i = wf__cont_start_due(&c->sig, &c->due, stopped(c))) >= 0)
-        start(c, (unsigned)i);
+    while ((i = wf__cont_start_due(&c->sig, &c->due, graph_stopped(g))) >= 0)
+        start(c, (unsigned)i, g);
 }
 
 /* After making a runner idle or a round due: G9's second look.  Inline:
  * a runner that goes idle asks, and almost always finds none due. */
-static inline void start_due(cont_node *c)
+static inline void start_due(cont_node *c, wf_graph *g)
 {
     if (wf__cont_any_due(&c->due))
-        start_due_rounds(c);
+        start_due_rounds(c, g);
 }
 
-static void add_runners(cont_node *c);
+static void add_runners(cont_node *c, wf_graph *g);
 
 /* A round completed with every runner busy: count it due, and let the
  * first runner that is idle (or made now) take it. */
-static __attribute__((noinline)) void round_due(cont_node *c)
+static __attribute__((noinline)) void round_due(cont_node *c, wf_graph *g)
 {
     wf__cont_make_due(&c->due);
-    start_due(c);
+    start_due(c, g);
     /* Relaxed: a hint; add_runners decides with its CAS. */
     if (c->n_slots > 1 && wf_load_relaxed(&c->more) == NULL)
-        add_runners(c);
+        add_runners(c, g);
 }
 
 /* A runner ended its round(s): take a due one (true) or go idle. */
-static bool next_round(cont_node *c, uint64_t bit)
+static bool next_round(cont_node *c, uint64_t bit, wf_graph *g)
 {
     /* Relaxed first look at due (take_due's CAS decides): a body with no
      * round due, the common case, then skips the graph's cancel flag. */
-    if (wf_load_relaxed(&c->due) > 0 && !stopped(c) &&
+    if (wf_load_relaxed(&c->due) > 0 && !graph_stopped(g) &&
         wf__cont_take_due(&c->due))
         return true;
     wf__cont_set_idle(&c->sig, bit);
-    start_due(c);
+    start_due(c, g);
     return false;
 }
 
@@ -187,24 +189,25 @@ static void run(wf__gtask *t)
 {
     runner *r = (runner *)t;
     cont_node *c = (cont_node *)t->node;
+    wf_graph *g = t->graph; /* c's (see graph_stopped) */
     /* Relaxed: this runner was started, so `more` is made (see slot). */
     uint64_t bit = wf__cont_bit(
         r == &c->first ? 0 : (unsigned)(r - wf_load_relaxed(&c->more)) + 1);
-    if (stopped(c)) { /* cancelled: the round stays due */
+    if (graph_stopped(g)) { /* cancelled: the round stays due */
         wf__cont_make_due(&c->due);
         wf__cont_set_idle(&c->sig, bit);
         return;
     }
     for (int budget = RUNNER_BUDGET;; budget--) {
-        wf__body_begin(&c->base);
+        wf__body_begin_in(&c->base, g);
         int rc = c->body(r->arg, c->ctx);
         wf__body_end(&c->base, rc);
         if (rc == 0) /* r->arg is NULL for a signal, which has no data */
-            broadcast(c, r->arg);
-        if (!next_round(c, bit))
+            broadcast(c, g, r->arg);
+        if (!next_round(c, bit, g))
             return;
         if (budget <= 1) { /* let other tasks in, holding the round */
-            wf__spawn(wf__node_graph(&c->base), r);
+            wf__spawn(g, r);
             return;
         }
     }
@@ -220,7 +223,8 @@ static void free_runners(cont_node *c, runner *more, unsigned n)
 
 /* Rounds overlap: make runners 1 .. n_slots - 1 (once), add them to the
  * idle set and give them the due rounds.  Out of line: once per node. */
-static __attribute__((noinline, cold)) void add_runners(cont_node *c)
+static __attribute__((noinline, cold)) void add_runners(cont_node *c,
+                                                        wf_graph *g)
 {
     unsigned n = c->n_slots - 1;
     const wf_allocator *mem = wf__node_mem(&c->base);
@@ -244,20 +248,28 @@ static __attribute__((noinline, cold)) void add_runners(cont_node *c)
     /* wf__cont_set_idle's release orders the store of `more` before the
      * bits. */
     wf__cont_set_idle(&c->sig, wf__cont_bits(1, c->n_slots));
-    start_due(c);
+    start_due(c, g);
 }
 
 /* ---- node ops ------------------------------------------------------------ */
 
-static inline int cont_put(wf__port *in, const void *msg)
+/* A signal through `in`, a continue node's input, of g (see
+ * graph_stopped). */
+static inline void cont_signal(wf__port *in, wf_graph *g)
+{
+    cont_node *c = (cont_node *)in->node;
+    int r = wf__cont_signal(&c->sig, threshold(c, in), graph_stopped, g);
+    if (r > 0)
+        start(c, (unsigned)r - 1, g);
+    else if (r == WF__CONT_NO_RUNNER)
+        round_due(c, g);
+}
+
+/* A signal from a node of another kind, or from outside the graph. */
+static int cont_put(wf__port *in, const void *msg)
 {
     (void)msg; /* a signal: nothing to copy */
-    cont_node *c = (cont_node *)in->node;
-    int r = wf__cont_signal(&c->sig, threshold(c, in), node_stopped, c);
-    if (r > 0)
-        start(c, (unsigned)r - 1);
-    else if (r == WF__CONT_NO_RUNNER)
-        round_due(c);
+    cont_signal(in, wf__node_graph(in->node));
     return WF__ACCEPT;
 }
 

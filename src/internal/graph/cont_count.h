@@ -42,18 +42,19 @@ static inline uint64_t wf__cont_idle(uint64_t s, bool stopped)
     return stopped ? 0 : s >> WF__CONT_IDLE_SHIFT;
 }
 
-/* Is the node's graph stopped (cancelled or destroyed)?  Asked only of
- * a signal that completes a round: the others need not load it. */
-typedef bool (*wf__cont_stopped_fn)(void *node);
+/* Is the node's graph stopped (cancelled or destroyed)?  ctx: what the
+ * caller passed along (continue.c: the graph).  Asked only of a signal
+ * that completes a round: the others need not load it. */
+typedef bool (*wf__cont_stopped_fn)(void *ctx);
 
 /* Count a signal of a round of `threshold` signals (below 2^32; 0 or 1:
  * every signal completes one).  Returns 0 while the round goes on; when
  * the signal completes it, the count restarts and the lowest idle
- * runner is taken for it (none once stopped(node)): its index + 1, or
+ * runner is taken for it (none once stopped(ctx)): its index + 1, or
  * WF__CONT_NO_RUNNER when none is idle (the caller makes the round due:
  * wf__cont_make_due). */
 static inline int wf__cont_signal(_Atomic uint64_t *sig, size_t threshold,
-                                  wf__cont_stopped_fn stopped, void *node)
+                                  wf__cont_stopped_fn stopped, void *ctx)
 {
     /* Relaxed first read: the CAS checks it. */
     uint64_t s = wf_load_relaxed(sig), ns, idle;
@@ -63,7 +64,7 @@ static inline int wf__cont_signal(_Atomic uint64_t *sig, size_t threshold,
         completes = (s & WF__CONT_COUNT_MASK) + 1 >= threshold;
         if (!completes)
             ns = s + 1;
-        else if ((idle = wf__cont_idle(s, stopped(node))) != 0)
+        else if ((idle = wf__cont_idle(s, stopped(ctx))) != 0)
             ns = s & ~(uint64_t)WF__CONT_COUNT_MASK &
                  ~((idle & -idle) << WF__CONT_IDLE_SHIFT);
         else

@@ -75,7 +75,10 @@ struct wf_graph {
     wf_allocator mem; /* wf_graph_config.alloc, or malloc's  */
     wf__slabs *slabs; /* nodes, edges and edge lists (mem.c)  */
     _Atomic int cancelled;
-    _Atomic int counting;      /* wf_graph_set_counting: DOT counts on  */
+    _Atomic int counting; /* wf_graph_set_counting: DOT counts on  */
+    /* A node of g was given a priority above 0: until then a spawn need
+     * not read its node's (wf__spawn), one line fewer per task. */
+    _Atomic int prioritized;
     _Atomic int error;         /* first negative code from a body     */
     pthread_mutex_t idle_lock; /* the 1 -> 0 step of pending, waits */
     pthread_cond_t idle;

@@ -151,10 +151,16 @@ static inline const wf_allocator *wf__node_mem(const wf_node *n)
  * anyway), and the node's state that a caller goes on to read is ordered
  * by its aggregator (G1), not by this flag.  A graph found non-NULL is
  * alive: destroy waits for every task and caller first. */
+static inline bool wf__graph_stopped(const wf_graph *g)
+{
+    /* g: the node's graph, as a task of it already knows it
+     * (wf__gtask.graph), without a load of the node's line. */
+    return g == NULL || wf_load_relaxed(&((wf_graph *)g)->cancelled);
+}
+
 static inline bool wf__node_stopped(const wf_node *n)
 {
-    wf_graph *g = wf_load_relaxed(&((wf_node *)n)->graph);
-    return g == NULL || wf_load_relaxed(&g->cancelled);
+    return wf__graph_stopped(wf_load_relaxed(&((wf_node *)n)->graph));
 }
 
 /* Does a message of n's graph need wf__count_offer / wf__count_pulled:
@@ -164,11 +170,16 @@ static inline bool wf__node_stopped(const wf_node *n)
  * (graph.h says so); a message put after the call returned, and every
  * task that carries it on, is ordered after the switch by program order
  * and the pool's hand-off of those tasks, so it sees the new value. */
+static inline bool wf__graph_observed(const wf_graph *g)
+{
+    /* g: the node's graph, as in wf__graph_stopped. */
+    return (g != NULL && wf_load_relaxed(&((wf_graph *)g)->counting) != 0) ||
+           wf__trace_enabled();
+}
+
 static inline bool wf__observed(const wf_node *n)
 {
-    wf_graph *g = wf_load_relaxed(&((wf_node *)n)->graph);
-    return (g != NULL && wf_load_relaxed(&g->counting) != 0) ||
-           wf__trace_enabled();
+    return wf__graph_observed(wf_load_relaxed(&((wf_node *)n)->graph));
 }
 /* Common operation types; kind-specific ones start at WF__OP_KIND. */
 enum { WF__OP_SET_EDGES = 1, WF__OP_RESET, WF__OP_HELD, WF__OP_KIND = 100 };

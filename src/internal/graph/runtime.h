@@ -28,8 +28,12 @@ WF__HOT_INLINE void wf__spawn(wf_graph *g, wf__gtask *t)
 {
     t->graph = g;
     /* Relaxed: the priority is set before the node gets messages; a
-     * change racing with a spawn applies to the next one. */
-    int prio = t->node ? wf_load_relaxed(&t->node->priority) : 0;
+     * change racing with a spawn applies to the next one.  The node's
+     * line is read only in a graph where some node has one (the flag is
+     * on the graph's line that every body reads). */
+    int prio = t->node && g && wf_load_relaxed(&g->prioritized)
+                   ? wf_load_relaxed(&t->node->priority)
+                   : 0;
     if (prio == 0 && wf__bypass == NULL && wf__running_graph == g && g != NULL)
         wf__bypass = t; /* counted by the running task (see wf__bypass) */
     else
@@ -65,12 +69,19 @@ void wf__body_end_slow(wf_node *n, int result);
  * and starts the trace's span; it is taken only when one of those has
  * something to do.  Relaxed load of prio_count: a hint (an entry pushed
  * right after it is run by a drainer). */
-WF__HOT_INLINE void wf__body_begin(wf_node *n)
+WF__HOT_INLINE void wf__body_begin_in(wf_node *n, wf_graph *g)
 {
-    wf_graph *g = wf__node_graph(n);
     if (wf__bypass || (g && wf_load_relaxed(&g->prio_count) > 0) ||
         wf__trace_enabled())
         wf__body_begin_slow(n, g);
+}
+
+/* wf__body_begin_in with n's graph, which a task that runs n's body may
+ * pass itself (wf__gtask.graph): it is n's while the task runs, since a
+ * graph's destroy waits for its tasks. */
+WF__HOT_INLINE void wf__body_begin(wf_node *n)
+{
+    wf__body_begin_in(n, wf__node_graph(n));
 }
 
 WF__HOT_INLINE void wf__body_end(wf_node *n, int result)
