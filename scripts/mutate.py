@@ -870,6 +870,10 @@ def main():
                     help="only this area (repeatable)")
     ap.add_argument("--only", action="append",
                     help="only mutants whose id contains this (repeatable)")
+    ap.add_argument("--skip", action="append",
+                    help="leave out mutants whose id contains this "
+                         "(repeatable): an area run before, at a commit "
+                         "where the file was the same")
     ap.add_argument("--jobs", type=int, default=2,
                     help="build and ctest parallelism (default 2)")
     ap.add_argument("--tsan-reps", type=int, default=3,
@@ -897,6 +901,8 @@ def main():
         ms = [m for m in ms if m["area"] in a.area]
     if a.only:
         ms = [m for m in ms if any(s in m["id"] for s in a.only)]
+    if a.skip:
+        ms = [m for m in ms if not any(s in m["id"] for s in a.skip)]
     if a.list or a.check:
         if a.list:
             for m in ms:
