@@ -42,11 +42,13 @@ static inline void spawn(wf_taskgraph *g, wf_tg_task *t)
 }
 
 /* Count n more tasks of the round, then spawn them: counted first, so that
- * the count cannot reach zero while they are still to run.  Seq_cst, as
- * every RMW of the count (retire; T2). */
+ * the count cannot reach zero while they are still to run.  Relaxed: each
+ * spawned task's decrement happens after this increment (the spawn hands
+ * the task over, D1), so coherence orders them in the count's
+ * modification order; nothing is published through it (T2). */
 static void spawn_all(wf_taskgraph *g, wf_tg_task **ts, size_t n)
 {
-    wf_fetch_add_seqcst(&g->active, (long)n); /* T2 */
+    wf_fetch_add_relaxed(&g->active, (long)n);
     for (size_t k = 0; k < n; k++)
         spawn(g, ts[k]);
 }
@@ -70,13 +72,14 @@ static wf_tg_task *ready(wf_tg_task *t, uint32_t strong)
 }
 
 /* n of the round's tasks are done: the round ends with the last.
- * Seq_cst, as the condition of a waiter must be made true (P8 in
- * docs/protocols.md); its release also publishes the tasks' writes to
- * the thread that waits (T2). */
+ * Acq_rel: the release publishes the tasks' writes to the thread that
+ * waits, through the release sequence of these RMWs (T2); the waiter's
+ * condition is then made true by an RMW before wf__wake_waiters' fence,
+ * which is all P8 needs of it. */
 static void retire(wf_taskgraph *g, long n)
 {
     wf_pool *pool = g->pool; /* once the count is 0, g may be freed */
-    if (wf_fetch_add_seqcst(&g->active, -n) == n) /* T2 */
+    if (wf_fetch_add_acqrel(&g->active, -n) == n) /* T2 */
         wf__wake_waiters(pool);
 }
 
@@ -134,8 +137,7 @@ static int traced_work(wf_taskgraph *g, wf_tg_task *t)
  * caller read) is done: is s ready?  A task with one strong predecessor
  * is ready when it is done: no count to keep.  Else acquire and
  * release: the last predecessor sees the others' writes, and s's run
- * sees its own (seq_cst, the RMW that atomic.h names; one locked
- * instruction on x86 either way).  A load first,
+ * sees its own.  A load first,
  * acquire: 1 is only ever written by the decrement of the next-to-last
  * predecessor (a reset stores strong, 2 at least), so a load that reads
  * it synchronises with that RMW and, through its release sequence, with
@@ -146,7 +148,7 @@ static inline bool arrive(wf_tg_task *s, uint32_t strong)
 {
     /* T1: the acquire load, then the RMW. */
     return strong <= 1 || wf_load_acquire(&s->join) == 1 ||
-           wf_fetch_add_seqcst(&s->join, (uint32_t)-1) == 1; /* T1 */
+           wf_fetch_add_acqrel(&s->join, (uint32_t)-1) == 1; /* T1 */
 }
 
 /* What a task that is not plain, or runs traced, does: its work (*r),
