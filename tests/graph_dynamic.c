@@ -9,8 +9,10 @@
  * and a rejecting serial function node) and writing the DOT picture all
  * the while, every message ends up exactly once in one of the consumers or
  * still in the source queue; after the last edge is made, the source
- * drains.  Also key matching under concurrent puts on both ports: every
- * key pairs exactly once. */
+ * drains.  Then a function node's bodies broadcast while edges to five
+ * receivers are made and removed under them: each value passes once and
+ * reaches a receiver at most once.  Also key matching under concurrent
+ * puts on both ports: every key pairs exactly once. */
 #include <pthread.h>
 
 #include "graph_test.h"
@@ -75,6 +77,68 @@ static void test_edges_while_flowing(wf_pool *pool)
                   atomic_load(&c.seen[i]));
     free((void *)c.seen);
     GT_DESTROY(g, src, a, f);
+}
+
+/* ---- edges edited while a body broadcasts -------------------------------- */
+
+#define FANOUT 5
+
+/* Counts each value it passes on. */
+static int pass_body(const void *in, void *out, void *ctx)
+{
+    counter *c = ctx;
+    int v = *(const int *)in;
+    atomic_fetch_add(&c->seen[v], 1);
+    *(int *)out = v;
+    return 0;
+}
+
+/* A function node's bodies offer their outputs along its out-edges outside
+ * its aggregator, walking its edge list lock-free (G7 in
+ * docs/protocols.md), while the main thread makes and removes edges to
+ * FANOUT receivers, so that the list outgrows its first block and new
+ * edge records appear under the walk: every value goes through the body
+ * once and reaches each receiver at most once.  Under ThreadSanitizer, a
+ * list or an edge read without the release and acquire that publish it
+ * is a data race. */
+static void test_edits_under_broadcast(wf_pool *pool)
+{
+    wf_graph *g = gt_graph(pool);
+    counter passed = {calloc((size_t)n_msgs, 1)}, got[FANOUT];
+    wf_node *f = gt_function(g, sizeof(int), sizeof(int), WF_UNLIMITED,
+                             WF_QUEUEING, pass_body, &passed);
+    wf_node *to[FANOUT];
+    for (int i = 0; i < FANOUT; i++) {
+        got[i].seen = calloc((size_t)n_msgs, 1);
+        CHECK(got[i].seen != NULL);
+        to[i] = gt_function(g, sizeof(int), 0, WF_UNLIMITED, WF_QUEUEING,
+                            count_body, &got[i]);
+    }
+    pthread_t th[2];
+    prod_arg args[2] = {{f, 0}, {f, 1}};
+    for (int i = 0; i < 2; i++)
+        CHECK(pthread_create(&th[i], NULL, producer, &args[i]) == 0);
+    for (int round = 0; round < 200; round++) {
+        for (int i = 0; i < FANOUT; i++)
+            CHECK_OK(wf_make_edge(f, to[i]));
+        for (int i = 0; i < FANOUT; i++)
+            CHECK_OK(wf_remove_edge(f, to[(i + round) % FANOUT]));
+    }
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    for (long v = 0; v < n_msgs; v++) {
+        CHECK_MSG(atomic_load(&passed.seen[v]) == 1,
+                  "value %ld passed %d times", v, atomic_load(&passed.seen[v]));
+        for (int i = 0; i < FANOUT; i++)
+            CHECK_MSG(atomic_load(&got[i].seen[v]) <= 1,
+                      "receiver %d got value %ld %d times", i, v,
+                      atomic_load(&got[i].seen[v]));
+    }
+    free((void *)passed.seen);
+    for (int i = 0; i < FANOUT; i++)
+        free((void *)got[i].seen);
+    GT_DESTROY(g, f, to[0], to[1], to[2], to[3], to[4]);
 }
 
 /* ---- key matching with concurrent puts ----------------------------------- */
@@ -161,6 +225,7 @@ int main(int argc, char **argv)
     CHECK(n_msgs > 0 && n_msgs < 100000000);
     wf_pool *pool = gt_pool(2);
     test_edges_while_flowing(pool);
+    test_edits_under_broadcast(pool);
     test_key_concurrent(pool);
     CHECK_OK(wf_pool_destroy(pool));
     CHECK_DONE("graph_dynamic");
