@@ -52,8 +52,8 @@ static void write_node(FILE *f, wf_node *n, bool counting)
 static void write_edges(FILE *f, wf_node *n)
 {
     for (unsigned i = 0; i < n->n_out; i++) {
-        /* Acquire pairs with the list's publication (edge.c, G7). */
-        wf__edges *l = wf_load_acquire(&n->out[i].edges);
+        /* Relaxed: under the topology lock, as every edge edit (G7). */
+        wf__edges *l = wf_load_relaxed(&n->out[i].edges);
         for (unsigned k = 0, c = wf__edges_count(l); k < c; k++) {
             wf__edge *e = wf__edges_at(l, k);
             if (e == NULL)

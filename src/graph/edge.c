@@ -125,9 +125,10 @@ static void set_edges(void *self, wf__op *op)
     wf__edges_op *o = (wf__edges_op *)op;
     wf__port *p = o->port;
     if (p->cont_input) {
-        /* Relaxed load: only the aggregator writes it.  Release pairs
-         * with the acquire load in continue.c (threshold; G7). */
-        wf_store_release(&p->n_edges,
+        /* Relaxed, load and store: only the aggregator writes it, and a
+         * signal reads it as a count, behind which nothing is published
+         * (G7). */
+        wf_store_relaxed(&p->n_edges,
                          set_chain(p, o, wf_load_relaxed(&p->n_edges)));
         return;
     }
@@ -157,8 +158,9 @@ static void set_edges(void *self, wf__op *op)
         wf_store_relaxed(&l->s[o->remove].e, NULL);
         live--;
     }
-    /* Release pairs with the acquire load in continue.c (threshold; G7). */
-    wf_store_release(&p->n_edges, live);
+    /* Relaxed: the live count publishes nothing; its readers outside the
+     * aggregator hold the topology lock, as every edit does (G7). */
+    wf_store_relaxed(&p->n_edges, live);
     if (!p->is_input && o->add)
         p->push_hint = true; /* a new edge starts in push */
 }

@@ -83,8 +83,8 @@ fail_drainers:
 static bool has_successor(wf_node *n)
 {
     for (unsigned i = 0; i < n->n_out; i++)
-        /* Acquire pairs with the release store in set_edges (edge.c, G7). */
-        if (wf_load_acquire(&n->out[i].n_edges) > 0)
+        /* Relaxed: under the topology lock, as every edge edit (G7). */
+        if (wf_load_relaxed(&n->out[i].n_edges) > 0)
             return true;
     return false;
 }

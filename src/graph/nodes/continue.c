@@ -76,10 +76,10 @@ static runner *slot(cont_node *c, unsigned i)
  * input port: read from the port, whose line the sender loaded already). */
 static size_t threshold(cont_node *c, wf__port *in)
 {
-    /* Acquire pairs with the release store of n_edges in set_edges
-     * (SET_EDGES); a signal racing with an edge edit counts against the
-     * threshold before or after it, as it would under a lock (G7). */
-    return (size_t)wf_load_acquire(&in->n_edges) + c->outside;
+    /* Relaxed: a count, behind which set_edges publishes nothing; a
+     * signal racing with an edge edit counts against the threshold before
+     * or after it, as it would under a lock (G7). */
+    return (size_t)wf_load_relaxed(&in->n_edges) + c->outside;
 }
 
 /* The functions below take g, c's graph, from their caller: a runner's
