@@ -15,17 +15,18 @@
  * every buffer out and frees the chunks.  Buffers themselves stay on the
  * global list for their thread's next session.
  *
- * The handshake: a recorder stores busy = 1,
- * fences (seq_cst), then reads the switch; stop clears the switch, fences,
- * then reads each busy flag.  Of the two reads at least one sees the
- * other side's store, so either the recorder sees the switch off and
- * writes nothing, or stop sees it busy and waits for it. */
+ * The handshake (internal/base/trace_steps.h, B1): a recorder stores
+ * busy = 1, fences (seq_cst), then reads the switch; stop clears the
+ * switch, fences, then reads each busy flag.  Of the two reads at least
+ * one sees the other side's store, so either the recorder sees the switch
+ * off and writes nothing, or stop sees it busy and waits for it. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal/atomic.h"
+#include "internal/base/trace_steps.h"
 #include "internal/trace.h"
 #include "internal/util.h"
 #include "weft/pool.h"
@@ -131,12 +132,10 @@ void wf__trace_record(char ph, char cat, const char *name, uint64_t id)
     tr_buf *b = self_buf();
     if (b == NULL)
         return;
-    /* The handshake (top of file, B1): relaxed store, then the fence. */
-    wf_store_relaxed(&b->busy, 1);
-    wf_fence_seqcst(); /* pairs with stop's fence (B1) */
-    /* Acquire: a new session's start (after a stop that reset our
-     * chunks) is seen with the stop's writes (B2). */
-    if (wf_load_acquire(&wf__tracing)) {
+    /* The handshake (top of file, B1): busy, the fence, then the switch;
+     * its acquire sees a new session's start with the last stop's
+     * emptying of our chunks (B2). */
+    if (wf__trace_enter(&b->busy, &wf__tracing)) {
         tr_event *e = slot(b);
         if (e) {
             e->ts = now_ns();
@@ -153,9 +152,8 @@ void wf__trace_record(char ph, char cat, const char *name, uint64_t id)
             }
         }
     }
-    /* Release pairs with stop's acquire load of busy: the event is
-     * complete before stop reads it (B1). */
-    wf_store_release(&b->busy, 0);
+    /* Release: the event is complete before stop reads it (B1). */
+    wf__trace_leave(&b->busy);
 }
 
 uint64_t wf__trace_flow_id(void)
@@ -183,9 +181,9 @@ int wf_trace_start(const char *path)
     }
     tr_path = copy;
     tr_t0 = wf__now_ns();
-    /* Release pairs with the recorders' acquire load: they see t0 and
-     * the emptied buffers of the last stop (B2). */
-    wf_store_release(&wf__tracing, 1);
+    /* Release: the recorders see t0 and the emptied buffers of the last
+     * stop (B2). */
+    wf__trace_switch_on(&wf__tracing);
     pthread_mutex_unlock(&tr_lock);
     return 0;
 }
@@ -326,13 +324,12 @@ int wf_trace_stop(void)
         pthread_mutex_unlock(&tr_lock);
         return WF_ENOENT;
     }
-    /* The handshake (top of file, B1): the store, the fence, then busy. */
-    wf_store_relaxed(&wf__tracing, 0);
-    wf_fence_seqcst(); /* pairs with each recorder's fence (B1) */
+    /* The handshake (top of file, B1): the switch, the fence, then each
+     * buffer's busy, acquired: its recorder's events are complete. */
+    wf__trace_switch_off(&wf__tracing);
     for (tr_buf *b = tr_bufs; b; b = b->next) {
         unsigned round = 0;
-        /* Acquire pairs with the recorder's release store of busy (B1). */
-        while (wf_load_acquire(&b->busy))
+        while (wf__trace_busy(&b->busy))
             wf__backoff(&round);
     }
     int err = WF_EAGAIN;

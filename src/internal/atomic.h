@@ -60,14 +60,11 @@
 #define wf_fetch_add_relaxed(p, v)                                             \
     atomic_fetch_add_explicit((p), (v), memory_order_relaxed)
 
-/* The load of a store-buffering pair whose other half is an RMW (a
- * continue node's due rounds, G9 of docs/protocols.md). */
+/* Seq_cst loads, stores and exchanges: the halves of a store-buffering
+ * pair done with accesses rather than fences (a continue node's due
+ * rounds, G9, and the MPI engine's kick, M1, of docs/protocols.md), and
+ * M3's counts. */
 #define wf_load_seqcst(p) atomic_load_explicit((p), memory_order_seq_cst)
-/* Orders without a simulator hook: only for code that weft-sim never
- * compiles (weft_mpi, whose protocols M1-M7 of docs/protocols.md were
- * written with C's default seq_cst, and a few cold paths of the pool and
- * the graph); under WF_SIM they do not exist, so a use in simulated code
- * fails to compile. */
 #define wf_store_seqcst(p, v)                                                  \
     atomic_store_explicit((p), (v), memory_order_seq_cst)
 #define wf_exchange_seqcst(p, v)                                               \

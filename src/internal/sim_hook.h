@@ -9,10 +9,11 @@
  * function, line, the text of the address expression), so a log can name it
  * and a mutant can weaken that one access of the unchanged source.
  *
- * An instrumented object is 8 bytes (int64_t indices, pointers) or 4
+ * An instrumented object is 8 bytes (int64_t indices, pointers), 4
  * bytes (an int or a uint32_t: the pool's event counts, a task's done
- * word); each call passes the size, a load returns the object's own type,
- * and the checks below turn any other object into a compile error.
+ * word) or 1 byte (an unsigned char: a scan's block states); each call
+ * passes the size, a load returns the object's own type, and the checks
+ * below turn any other object into a compile error.
  *
  * A futex operation (Linux futex(2): FUTEX_WAIT, FUTEX_WAKE) is an event of
  * the simulator too: src/pool/evcount.c calls wf__sim_futex_wait and
@@ -45,8 +46,9 @@ typedef struct wf_sim_site {
 int64_t wf__sim_load_i64(const volatile void *p, int order, wf_sim_site s);
 int32_t wf__sim_load_i32(const volatile void *p, int order, wf_sim_site s);
 uint32_t wf__sim_load_u32(const volatile void *p, int order, wf_sim_site s);
+uint8_t wf__sim_load_u8(const volatile void *p, int order, wf_sim_site s);
 void *wf__sim_load_ptr(const volatile void *p, int order, wf_sim_site s);
-/* size: 4 or 8, the object's; v (and a CAS's expected value) is truncated
+/* size: 1, 4 or 8, the object's; v (and a CAS's expected value) is truncated
  * to it, and so is a fetch-add's sum, so adding (uint64_t)-1 to an int
  * subtracts one. */
 void wf__sim_store(volatile void *p, int size, uint64_t v, int order,
@@ -67,10 +69,12 @@ void wf__sim_futex_wake(volatile void *p, int n, wf_sim_site s);
 
 #define WF__SIM_SITE(e) ((wf_sim_site){__FILE__, __func__, __LINE__, e})
 /* The size an object must have, from the type of a pointer to it: 4 for
- * int and uint32_t, 8 for anything else (int64_t, a pointer). */
+ * int and uint32_t, 1 for unsigned char, 8 for anything else (int64_t, a
+ * pointer). */
 #define WF__SIM_WIDTH(p)                                                       \
     _Generic((p), _Atomic int * : 4, const _Atomic int * : 4,                  \
              _Atomic uint32_t * : 4, const _Atomic uint32_t * : 4,             \
+             _Atomic unsigned char * : 1, const _Atomic unsigned char * : 1,   \
              default : 8)
 /* The size of *p, usable in an expression; a compile error unless it is
  * the size its type must have. */
@@ -108,8 +112,8 @@ static inline uint64_t wf__sim_as_u64(uint64_t r)
                                          default: wf__sim_as_u64)(r))
 
 /* Loads return the object's type: int64_t, uint64_t (size_t on LP64),
- * int, uint32_t, or void * (which converts to the pointer type the caller
- * assigns it to). */
+ * int, uint32_t, unsigned char, or void * (which converts to the pointer
+ * type the caller assigns it to). */
 #define WF__SIM_LOAD(p, o)                                                     \
     ((void)WF__SIM_SIZE(p),                                                    \
      _Generic((p), _Atomic int64_t *: wf__sim_load_i64,                        \
@@ -120,6 +124,8 @@ static inline uint64_t wf__sim_as_u64(uint64_t r)
               const _Atomic int *: wf__sim_load_i32,                           \
               _Atomic uint32_t *: wf__sim_load_u32,                            \
               const _Atomic uint32_t *: wf__sim_load_u32,                      \
+              _Atomic unsigned char *: wf__sim_load_u8,                        \
+              const _Atomic unsigned char *: wf__sim_load_u8,                  \
               default: wf__sim_load_ptr)((const volatile void *)(p), (o),      \
                                          WF__SIM_SITE(#p)))
 #define WF__SIM_STORE(p, v, o)                                                 \
@@ -139,9 +145,13 @@ static inline uint64_t wf__sim_as_u64(uint64_t r)
 #define wf_load_seqcst(p) WF__SIM_LOAD(p, WF_SIM_SEQ_CST)
 #define wf_store_relaxed(p, v) WF__SIM_STORE(p, v, WF_SIM_RELAXED)
 #define wf_store_release(p, v) WF__SIM_STORE(p, v, WF_SIM_RELEASE)
+/* M1's kick (internal/mpi/wake_steps.h). */
+#define wf_store_seqcst(p, v) WF__SIM_STORE(p, v, WF_SIM_SEQ_CST)
 #define wf_cas_seqcst(p, e, d) WF__SIM_CAS(p, e, d, WF_SIM_SEQ_CST)
 #define wf_cas_acqrel(p, e, d) WF__SIM_CAS(p, e, d, WF_SIM_ACQ_REL)
 #define wf_cas_relaxed(p, e, d) WF__SIM_CAS(p, e, d, WF_SIM_RELAXED)
+/* M1's sleep (internal/mpi/wake_steps.h). */
+#define wf_exchange_seqcst(p, v) WF__SIM_RMW(wf__sim_xchg, p, v, WF_SIM_SEQ_CST)
 #define wf_exchange_acqrel(p, v) WF__SIM_RMW(wf__sim_xchg, p, v, WF_SIM_ACQ_REL)
 #define wf_exchange_relaxed(p, v)                                              \
     WF__SIM_RMW(wf__sim_xchg, p, v, WF_SIM_RELAXED)

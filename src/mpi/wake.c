@@ -6,28 +6,27 @@
 #include <time.h>
 
 #include "internal/mpi/wake.h"
+#include "internal/mpi/wake_steps.h"
 #include "internal/util.h"
 
 bool wf__mpi_sleep(wf_mpi *m, int64_t ns)
 {
     wf_fetch_add_relaxed(&m->sleeps, 1); /* M6: a statistic */
+    /* M1: wake_mu is held from before the sleeper's increment until the
+     * wait, so a kicker that saw the increment broadcasts after the wait
+     * began (wake_steps.h has the atomic steps and their orders). */
     pthread_mutex_lock(&m->wake_mu);
-    /* M1: seq_cst increment of `sleeping`, then exchange of `kicked`;
-     * pairs with wf__mpi_kick's store of `kicked`, then load of
-     * `sleeping`: one of the two sees the other. */
-    wf_fetch_add_seqcst(&m->sleeping, 1);
-    bool kicked = wf_exchange_seqcst(&m->kicked, 0); /* M1 */
-    /* M7: seq_cst (kept); engine_stop stores `stop`, then kicks. */
-    if (!kicked && !wf_load_seqcst(&m->stop)) {
+    bool kicked = wf__mpi_sleep_begin(&m->sleeping, &m->kicked);
+    /* M7: relaxed: engine_stop stores `stop`, then kicks, so a stop this
+     * load misses ends the wait at once; it only skips that wait. */
+    if (!kicked && !wf_load_relaxed(&m->stop)) {
         int64_t until = (int64_t)wf__now_ns() + ns;
         struct timespec ts = {(time_t)(until / 1000000000),
                               (long)(until % 1000000000)};
         pthread_cond_timedwait(&m->wake_cv, &m->wake_mu, &ts);
-        kicked = wf_exchange_seqcst(&m->kicked, 0); /* M1, as above */
+        kicked = wf__mpi_sleep_recheck(&m->kicked);
     }
-    /* M1: seq_cst (kept); after it a kicker may skip the broadcast, as
-     * nobody sleeps. */
-    wf_fetch_add_seqcst(&m->sleeping, -1);
+    wf__mpi_sleep_end(&m->sleeping);
     pthread_mutex_unlock(&m->wake_mu);
     return kicked;
 }
@@ -42,10 +41,10 @@ void wf__mpi_wake_if_quiet(wf_mpi *m)
 
 void wf__mpi_kick(wf_mpi *m)
 {
-    /* M1: seq_cst store of `kicked`, then seq_cst load of `sleeping`;
-     * pairs with wf__mpi_sleep's increment, then exchange. */
-    wf_store_seqcst(&m->kicked, 1);
-    if (wf_load_seqcst(&m->sleeping)) { /* M1 */
+    /* M1: the store of `kicked`, then the load of `sleeping`
+     * (wake_steps.h); the broadcast under wake_mu comes after the
+     * sleeper's wait began whenever the load saw its increment. */
+    if (wf__mpi_kick_needs_wake(&m->kicked, &m->sleeping)) {
         pthread_mutex_lock(&m->wake_mu);
         pthread_cond_broadcast(&m->wake_cv); /* the thread with the engine */
         pthread_mutex_unlock(&m->wake_mu);

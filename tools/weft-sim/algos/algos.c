@@ -4,7 +4,7 @@
 
 #include "algos/algos.h"
 
-#define MAX_ALGOS 64
+#define MAX_ALGOS 128
 static const sim_algo *list[MAX_ALGOS + 1];
 
 static void build(void)

@@ -275,6 +275,13 @@ const sim_protocol *const sim_protocols[] = {&p3,
                                              &sim_proto_p11,
                                              &sim_proto_g9,
                                              &sim_proto_g9_due,
+                                             &sim_proto_a6,
+                                             &sim_proto_a6_advance,
+                                             &sim_proto_a6_three,
+                                             &sim_proto_m1,
+                                             &sim_proto_m1_two,
+                                             &sim_proto_b1,
+                                             &sim_proto_b1_restart,
                                              NULL};
 
 const sim_protocol *sim_protocol_find(const char *name)

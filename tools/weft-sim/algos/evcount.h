@@ -42,6 +42,16 @@ extern const sim_protocol sim_proto_p11_park, sim_proto_p11_nap, sim_proto_p11;
  * and sees its signals' data; none is left due with every runner idle
  * (G9). */
 extern const sim_protocol sim_proto_g9, sim_proto_g9_due;
+/* The MPI engine's sleep and its kick (mpiwake.c): no kick is lost
+ * (M1). */
+extern const sim_protocol sim_proto_m1, sim_proto_m1_two;
+/* The scan's frontier (scanfront.c): it moves past each block once,
+ * never back, and every prefix is right (A6). */
+extern const sim_protocol sim_proto_a6, sim_proto_a6_advance,
+    sim_proto_a6_three;
+/* A trace recorder against the trace's stop and start (tracestep.c):
+ * the stop reads every event of its session whole (B1, B2). */
+extern const sim_protocol sim_proto_b1, sim_proto_b1_restart;
 
 /* Every protocol, NULL-terminated. */
 extern const sim_protocol *const sim_protocols[];

@@ -131,6 +131,83 @@ static const sim_override g9_start_due_acquire[] = {
 static const sim_override g9_relaxed_start_due_cas[] = {
     {"wf__cont_start_due", K_CAS, WF_SIM_ACQ_REL, "sig", WF_SIM_RELAXED}, END};
 
+/* The scan's frontier, run by a protocol of scanfront.c (`a6`,
+ * `a6-advance`, `a6-three`): src/internal/algo/scan_front.h. */
+static const sim_override a6_relaxed_at[] = {
+    {"wf__scan_front_at", K_LOAD, WF_SIM_ACQUIRE, "frontier", WF_SIM_RELAXED},
+    END};
+static const sim_override a6_relaxed_pass[] = {{"wf__scan_front_pass", K_STORE,
+                                                WF_SIM_RELEASE, "frontier",
+                                                WF_SIM_RELAXED},
+                                               END};
+static const sim_override a6_relaxed_folded[] = {
+    {"wf__scan_front_folded", K_STORE, WF_SIM_RELEASE, "state", WF_SIM_RELAXED},
+    END};
+static const sim_override a6_relaxed_take[] = {{"wf__scan_front_advance",
+                                                K_XCHG, WF_SIM_ACQ_REL,
+                                                "advancing", WF_SIM_RELAXED},
+                                               END};
+static const sim_override a6_take_acquire[] = {{"wf__scan_front_advance",
+                                                K_XCHG, WF_SIM_ACQ_REL,
+                                                "advancing", WF_SIM_ACQUIRE},
+                                               END};
+static const sim_override a6_take_release[] = {{"wf__scan_front_advance",
+                                                K_XCHG, WF_SIM_ACQ_REL,
+                                                "advancing", WF_SIM_RELEASE},
+                                               END};
+static const sim_override a6_relaxed_give[] = {{"wf__scan_front_advance",
+                                                K_STORE, WF_SIM_RELEASE,
+                                                "advancing", WF_SIM_RELAXED},
+                                               END};
+static const sim_override a6_relaxed_advance_load[] = {
+    {"wf__scan_front_advance", K_LOAD, WF_SIM_ACQUIRE, "frontier",
+     WF_SIM_RELAXED},
+    END};
+static const sim_override a6_relaxed_advance_state[] = {
+    {"wf__scan_front_advance", K_LOAD, WF_SIM_ACQUIRE, "state", WF_SIM_RELAXED},
+    END};
+static const sim_override a6_relaxed_advance_store[] = {
+    {"wf__scan_front_advance", K_STORE, WF_SIM_RELEASE, "frontier",
+     WF_SIM_RELAXED},
+    END};
+
+/* The MPI engine's sleep and its kick, run by a protocol of mpiwake.c
+ * (`m1`, `m1-two`): src/internal/mpi/wake_steps.h. */
+static const sim_override m1_sleep_inc_acqrel[] = {
+    {"wf__mpi_sleep_begin", K_FADD, WF_SIM_SEQ_CST, "sleeping", WF_SIM_ACQ_REL},
+    END};
+static const sim_override m1_sleep_xchg_acqrel[] = {
+    {"wf__mpi_sleep_begin", K_XCHG, WF_SIM_SEQ_CST, "kicked", WF_SIM_ACQ_REL},
+    END};
+static const sim_override m1_recheck_relaxed[] = {
+    {"wf__mpi_sleep_recheck", K_XCHG, WF_SIM_ACQ_REL, "kicked", WF_SIM_RELAXED},
+    END};
+static const sim_override m1_kick_store_release[] = {{"wf__mpi_kick_needs_wake",
+                                                      K_STORE, WF_SIM_SEQ_CST,
+                                                      "kicked", WF_SIM_RELEASE},
+                                                     END};
+static const sim_override m1_kick_load_acquire[] = {
+    {"wf__mpi_kick_needs_wake", K_LOAD, WF_SIM_SEQ_CST, "sleeping",
+     WF_SIM_ACQUIRE},
+    END};
+
+/* A trace recorder and the trace's stop and start, run by a protocol of
+ * tracestep.c (`b1`, `b1-restart`): src/internal/base/trace_steps.h. */
+static const sim_override b1_no_enter_fence[] = {
+    {"wf__trace_enter", K_FENCE, WF_SIM_SEQ_CST, NULL, -1}, END};
+static const sim_override b1_relaxed_enter_load[] = {
+    {"wf__trace_enter", K_LOAD, WF_SIM_ACQUIRE, "tracing", WF_SIM_RELAXED},
+    END};
+static const sim_override b1_relaxed_leave[] = {
+    {"wf__trace_leave", K_STORE, WF_SIM_RELEASE, "busy", WF_SIM_RELAXED}, END};
+static const sim_override b1_no_stop_fence[] = {
+    {"wf__trace_switch_off", K_FENCE, WF_SIM_SEQ_CST, NULL, -1}, END};
+static const sim_override b1_relaxed_busy[] = {
+    {"wf__trace_busy", K_LOAD, WF_SIM_ACQUIRE, "busy", WF_SIM_RELAXED}, END};
+static const sim_override b1_relaxed_switch_on[] = {
+    {"wf__trace_switch_on", K_STORE, WF_SIM_RELEASE, "tracing", WF_SIM_RELAXED},
+    END};
+
 const sim_algo sim_algo_weft =
     WEFT_ALGO("weft", "-",
               "the shipped deque: src/deque.c compiled unchanged with -DWF_SIM",
@@ -338,4 +415,114 @@ const sim_algo sim_weft_mutants[] = {
               "only a retry, which two threads cannot cause, needs the CAS's "
               "acquire; g9-due)",
               g9_relaxed_start_due_cas, sim_weft_poll),
+    WEFT_ALGO("a6-relaxed-at", "arm",
+              "wf__scan_front_at: the acquire load of the frontier becomes "
+              "relaxed (A6: the block at the frontier reads its prefix "
+              "stale; a6)",
+              a6_relaxed_at, sim_weft_poll),
+    WEFT_ALGO("a6-relaxed-pass", "pso",
+              "wf__scan_front_pass: the release store of the frontier "
+              "becomes relaxed (A6: the next block reads the prefix stale; "
+              "a6)",
+              a6_relaxed_pass, sim_weft_poll),
+    WEFT_ALGO("a6-relaxed-folded", "pso",
+              "wf__scan_front_folded: the release store of a block's state "
+              "becomes relaxed (A6: the advancer reads its sum stale; a6)",
+              a6_relaxed_folded, sim_weft_poll),
+    WEFT_ALGO("a6-relaxed-take", "arm",
+              "wf__scan_front_advance: the acq_rel exchange that takes the "
+              "token becomes relaxed (A6: the next holder reads the "
+              "frontier the last one moved stale and steps past a block "
+              "again, two writers of its prefix; a6)",
+              a6_relaxed_take, sim_weft_poll),
+    WEFT_ALGO("a6-take-acquire", "-",
+              "wf__scan_front_advance: the exchange loses its release half "
+              "(acq_rel to acquire: the token's release store hands on "
+              "everything its holder did; a6, a6-advance)",
+              a6_take_acquire, sim_weft_poll),
+    WEFT_ALGO("a6-take-release", "c11",
+              "wf__scan_front_advance: the exchange loses its acquire half "
+              "(acq_rel to release; A6: the next holder steps past a block "
+              "again, a race on its prefix; ARMv8 orders the release "
+              "exchange's store before the acquire load of the frontier; "
+              "a6)",
+              a6_take_release, sim_weft_poll),
+    WEFT_ALGO("a6-relaxed-give", "pso",
+              "wf__scan_front_advance: the release store that gives the "
+              "token back becomes relaxed (A6: the next holder reads the "
+              "frontier stale and steps past a block again; a6)",
+              a6_relaxed_give, sim_weft_poll),
+    WEFT_ALGO("a6-relaxed-advance-load", "arm",
+              "wf__scan_front_advance: the acquire load of the frontier "
+              "becomes relaxed (A6: the advancer reads the prefix a block's "
+              "pass wrote stale; a6)",
+              a6_relaxed_advance_load, sim_weft_poll),
+    WEFT_ALGO("a6-relaxed-advance-state", "arm",
+              "wf__scan_front_advance: the acquire load of a block's state "
+              "becomes relaxed (A6: the advancer reads its folded sum "
+              "stale; a6)",
+              a6_relaxed_advance_state, sim_weft_poll),
+    WEFT_ALGO("a6-relaxed-advance-store", "pso",
+              "wf__scan_front_advance: the release store of the frontier "
+              "becomes relaxed (A6: the block the advance reached reads "
+              "the prefix it wrote stale; a6-advance)",
+              a6_relaxed_advance_store, sim_weft_poll),
+    WEFT_ALGO("m1-sleep-inc-acqrel", "c11",
+              "wf__mpi_sleep_begin: the seq_cst increment of sleeping becomes "
+              "acq_rel (M1's store-buffering pair: a kick lost; ARMv8's "
+              "acq_rel RMW is its seq_cst one; m1)",
+              m1_sleep_inc_acqrel, sim_weft_poll),
+    WEFT_ALGO("m1-sleep-xchg-acqrel", "c11",
+              "wf__mpi_sleep_begin: the seq_cst exchange of kicked becomes "
+              "acq_rel (M1's store-buffering pair: a kick lost; ARMv8's "
+              "acq_rel RMW is its seq_cst one; m1)",
+              m1_sleep_xchg_acqrel, sim_weft_poll),
+    WEFT_ALGO("m1-recheck-relaxed", "-",
+              "wf__mpi_sleep_recheck: the acq_rel exchange of kicked becomes "
+              "relaxed (its acquire carries the kicker's work only to a "
+              "wait that timed out as the kick came, which no scenario has; "
+              "m1, m1-two)",
+              m1_recheck_relaxed, sim_weft_poll),
+    WEFT_ALGO("m1-kick-store-release", "tso",
+              "wf__mpi_kick_needs_wake: the seq_cst store of kicked becomes "
+              "release (M1's store-buffering pair: a kick lost; ARMv8's "
+              "release store is ordered before its seq_cst load; m1)",
+              m1_kick_store_release, sim_weft_poll),
+    WEFT_ALGO("m1-kick-load-acquire", "c11",
+              "wf__mpi_kick_needs_wake: the seq_cst load of sleeping becomes "
+              "acquire (M1's store-buffering pair: a kick lost; ARMv8's "
+              "acquire load is its seq_cst one; m1)",
+              m1_kick_load_acquire, sim_weft_poll),
+    WEFT_ALGO("b1-no-enter-fence", "tso",
+              "wf__trace_enter: the seq_cst fence between the store of busy "
+              "and the load of the switch is skipped (B1's store-buffering "
+              "pair: the stop reads the buffer while the recorder writes "
+              "it; b1)",
+              b1_no_enter_fence, sim_weft_poll),
+    WEFT_ALGO("b1-relaxed-enter-load", "arm",
+              "wf__trace_enter: the acquire load of the switch becomes "
+              "relaxed (B2: a recorder that sees a new session's switch "
+              "reads the old time origin; b1-restart)",
+              b1_relaxed_enter_load, sim_weft_poll),
+    WEFT_ALGO("b1-relaxed-leave", "pso",
+              "wf__trace_leave: the release store of busy becomes relaxed "
+              "(B1: the stop sees the buffer idle before the event is "
+              "written; b1)",
+              b1_relaxed_leave, sim_weft_poll),
+    WEFT_ALGO("b1-no-stop-fence", "tso",
+              "wf__trace_switch_off: the seq_cst fence between the store of "
+              "the switch and the loads of busy is skipped (B1's "
+              "store-buffering pair: the stop reads the buffer while the "
+              "recorder writes it; b1)",
+              b1_no_stop_fence, sim_weft_poll),
+    WEFT_ALGO("b1-relaxed-busy", "arm",
+              "wf__trace_busy: the stop's acquire load of busy becomes "
+              "relaxed (B1: the stop may read the event before busy, and "
+              "reads it unwritten; b1)",
+              b1_relaxed_busy, sim_weft_poll),
+    WEFT_ALGO("b1-relaxed-switch-on", "pso",
+              "wf__trace_switch_on: the start's release store of the switch "
+              "becomes relaxed (B2: a recorder that sees the new switch "
+              "reads the old time origin; b1-restart)",
+              b1_relaxed_switch_on, sim_weft_poll),
     {0}};

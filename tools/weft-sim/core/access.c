@@ -163,6 +163,11 @@ uint32_t wf__sim_load_u32(const volatile void *p, int order, wf_sim_site s)
     return (uint32_t)load(p, 4, order, s);
 }
 
+uint8_t wf__sim_load_u8(const volatile void *p, int order, wf_sim_site s)
+{
+    return (uint8_t)load(p, 1, order, s);
+}
+
 void *wf__sim_load_ptr(const volatile void *p, int order, wf_sim_site s)
 {
     return (void *)(uintptr_t)load(p, 8, order, s);

@@ -20,15 +20,16 @@
 #include "core/machine.h"
 #include "core/memory.h"
 
-/* Sizes are 8 or 4 (0 means 8); a 4-byte word is held zero-extended. */
+/* Sizes are 8, 4 or 1 (0 means 8); a 4-byte word and a byte are held
+ * zero-extended. */
 static size_t width(int size)
 {
-    return size == 4 ? 4 : 8;
+    return size == 4 || size == 1 ? (size_t)size : 8;
 }
 
 uint64_t sim_fit(int size, uint64_t v)
 {
-    return size == 4 ? (uint32_t)v : v;
+    return size == 4 ? (uint32_t)v : size == 1 ? (uint8_t)v : v;
 }
 
 static uint64_t mem_rd(volatile void *addr, int size)

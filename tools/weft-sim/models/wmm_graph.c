@@ -25,7 +25,7 @@ int wg_loc_of(wg *g, volatile void *addr, int size)
     wg_loc *L = &g->loc[g->nloc];
     memset(L, 0, sizeof *L);
     L->addr = addr;
-    L->size = (uint8_t)(size == 4 ? 4 : 8);
+    L->size = (uint8_t)(size == 4 || size == 1 ? size : 8);
     L->init = sim_mem_read_n(addr, size); /* graph models never write it */
     return g->nloc++;
 }
