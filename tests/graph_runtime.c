@@ -8,6 +8,9 @@
  *   cancel      a failing body runs every node's cancel callback once, so a
  *               long body in flight stops early; wf_graph_cancel does too;
  *               a second cancel does not call them again; reset re-arms.
+ *   cancel_publishes  a thread that learns of a cancel (is_cancelled, a
+ *               put's WF_ECANCELED, wait_for_all) or of a failure
+ *               (failed_node) sees what was written before it.
  *   reset [N]   one graph (queue, function, join, broadcast) run N times
  *               (default 1000) with resets between, results checked every round: leftovers
  *               in the join are gone, WF_RESET_BODIES calls the body-reset
@@ -193,6 +196,91 @@ static void test_cancel(void)
     CHECK_OK(wf_graph_cancel(g));
     CHECK_EQ(atomic_load(&lc.calls), 2); /* removed */
     GT_DESTROY(g, l, f);
+    CHECK_OK(wf_pool_destroy(pool));
+}
+
+/* ---- what a cancel or a failure publishes ------------------------------- */
+
+enum { BY_IS_CANCELLED, BY_TRY_PUT, BY_WAIT, BY_FAILED_NODE, BY_COUNT };
+
+typedef struct {
+    wf_graph *g;
+    wf_node *n;
+    int by;     /* how the watcher learns of it (BY_...) */
+    int reason; /* plain: written before the cancel or by the failing body */
+    int seen;
+} watcher;
+
+static int pass_int(const void *in, void *out, void *ctx)
+{
+    (void)in;
+    (void)out;
+    (void)ctx;
+    return 0;
+}
+
+static int fail_with_reason(const void *in, void *out, void *ctx)
+{
+    (void)out;
+    watcher *w = ctx;
+    w->reason = *(const int *)in;
+    return -7;
+}
+
+/* Until it learns, by w->by, that the graph was cancelled or failed;
+ * then it reads the reason the canceller or the failing body wrote. */
+static void *watch(void *p)
+{
+    watcher *w = p;
+    for (bool known = false; !known; sched_yield()) {
+        int v = 0;
+        switch (w->by) {
+        case BY_IS_CANCELLED: known = wf_graph_is_cancelled(w->g); break;
+        case BY_TRY_PUT: known = wf_try_put(w->n, &v) == WF_ECANCELED; break;
+        case BY_WAIT:
+            known = wf_graph_wait_for_all(w->g) == WF_ECANCELED;
+            break;
+        default: known = wf_graph_failed_node(w->g) != NULL;
+        }
+    }
+    w->seen = w->reason;
+    return NULL;
+}
+
+/* A thread that learns of a cancel from wf_graph_is_cancelled, a put's
+ * WF_ECANCELED or wait_for_all's sees what the canceller wrote before
+ * wf_graph_cancel; one that learns of a failure from
+ * wf_graph_failed_node sees what the failing body wrote (G8 in
+ * docs/protocols.md).  Under ThreadSanitizer, a missing release or
+ * acquire on the way is a data race on the reason. */
+static void test_cancel_publishes(void)
+{
+    wf_pool *pool = gt_pool(2);
+    wf_graph *g = gt_graph(pool);
+    watcher w = {.g = g};
+    wf_node *sink = gt_function(g, sizeof(int), 0, WF_UNLIMITED, WF_QUEUEING,
+                                pass_int, NULL);
+    wf_node *bad = gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING,
+                               fail_with_reason, &w);
+    w.n = sink;
+    for (int round = 0; round < 20; round++) {
+        w.by = round % BY_COUNT;
+        w.seen = 0;
+        pthread_t th;
+        CHECK(pthread_create(&th, NULL, watch, &w) == 0);
+        gt_sleep_us(round % 3 * 100);
+        if (w.by == BY_FAILED_NODE) {
+            gt_put(bad, 40 + round);
+        } else {
+            w.reason = 40 + round;
+            CHECK_OK(wf_graph_cancel(g));
+        }
+        CHECK(pthread_join(th, NULL) == 0);
+        CHECK_EQ(w.seen, 40 + round);
+        wf_graph_wait_for_all(g); /* WF_ECANCELED or the body's -7 */
+        CHECK_OK(wf_graph_reset(g, WF_RESET_PROTOCOL));
+    }
+    GT_DESTROY(g, sink, bad);
     CHECK_OK(wf_pool_destroy(pool));
 }
 
@@ -804,6 +892,7 @@ int main(int argc, char **argv)
     static const check_scenario scenarios[] = {
         {"errors", test_errors},
         {"cancel", test_cancel},
+        {"cancel_publishes", test_cancel_publishes},
         {"reset", test_reset},
         {"clear_edges", test_clear_edges},
         {"reset_race", test_reset_race},

@@ -165,8 +165,9 @@ int wf_graph_run_here(wf_graph *g, void (*fn)(void *ctx), void *ctx,
         slot = wf__caller_enter(g->pool);
     fn(ctx);
     unsigned n = 0;
-    /* Acquire pairs with the exchange in wf__graph_cancel (G8). */
-    if (slot != NULL && !wf_load_acquire(&g->cancelled))
+    /* Relaxed: a hint that skips the running; nothing is read after it
+     * that the cancel published (G8). */
+    if (slot != NULL && !wf_load_relaxed(&g->cancelled))
         n = wf__run_own_for(slot, budget_ns);
     if (slot != NULL)
         wf__caller_leave(slot);
@@ -327,8 +328,10 @@ __attribute__((noinline)) void wf__spawn_counted(wf_graph *g, wf__gtask *t,
 
 int wf__graph_status(const wf_graph *g)
 {
-    /* Acquire pairs with the CAS in wf__graph_fail (G8). */
-    int err = wf_load_acquire(&((wf_graph *)g)->error);
+    /* Relaxed: asked by wait_for_all once nothing is in flight, and
+     * every failure is made by a task or a held put, which G5's acquire
+     * already orders before it (G8). */
+    int err = wf_load_relaxed(&((wf_graph *)g)->error);
     if (err)
         return err;
     /* Acquire pairs with the exchange in wf__graph_cancel (G8). */
@@ -417,10 +420,10 @@ void wf__graph_cancel(wf_graph *g)
 static void fail(wf_graph *g, wf_node *n, int err)
 {
     int none = 0;
-    /* First error wins; acq_rel orders it before the cancel below.  The
-     * failed node is read after the body's task is counted out, which
-     * orders this store for wf_graph_failed_node (G8). */
-    if (wf_cas_acqrel(&g->error, &none, err) && n)
+    /* First error wins, by the CAS's modification order.  Relaxed: the
+     * release store of `failed` and the cancel's exchange below publish
+     * it, and a waiter reads it after G5's acquire (G8). */
+    if (wf_cas_relaxed(&g->error, &none, err) && n)
         wf_store_release(&g->failed, n); /* G8 */
     wf__graph_cancel(g);
 }
