@@ -237,13 +237,14 @@ int wf_graph_reset(wf_graph *g, unsigned flags)
             wf__edges_detach_all(n);
     pthread_mutex_unlock(&g->topo);
     /* Cleared while the graph is still closed: a put held meanwhile goes
-     * on only after the reopen, whose RMW of pending it reads (G5), so it
-     * never sees the old flags.  Release pairs with the acquire loads in
-     * wf__graph_status, wf_graph_is_cancelled and wf_graph_failed_node:
-     * whoever sees the flags cleared sees the emptied nodes (G8). */
-    wf_store_release(&g->failed, NULL); /* G8 */
-    wf_store_release(&g->error, 0);     /* G8 */
-    wf_store_release(&g->cancelled, 0); /* G8 */
+     * on only after the reopen, whose release RMW of pending it reads
+     * with acquire (G5), so it never sees the old flags.  Relaxed: the
+     * reopen publishes them; a thread that only reads a flag cleared
+     * learns that no cancel or failure is pending, and reads a node's
+     * state through its aggregator (G1), not through the flag (G8). */
+    wf_store_relaxed(&g->failed, NULL);
+    wf_store_relaxed(&g->error, 0);
+    wf_store_relaxed(&g->cancelled, 0);
     wf__graph_reopen(g);
     wf__nocancel_end(cancel_state);
     return 0;

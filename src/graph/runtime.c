@@ -78,12 +78,16 @@ void wf__runtime_fini(wf_graph *g)
 static void hold(wf_graph *g)
 {
     unsigned round = 0;
-    /* Seq_cst RMW: a waiter that later reads 0 must have seen this +1
-     * first, or the task it counts has already finished (G5). */
-    while (__builtin_expect(wf_fetch_add_seqcst(&g->pending, 1) < 0, 0)) {
+    /* G5.  An RMW: in pending's one modification order a waiter's load
+     * that reads 0 comes before it, or after the release of the work it
+     * counts; a reset's close comes before it (it reads RESETTING) or
+     * fails.  Acquire: a hold that reads the reopen's RMW sees the reset's
+     * work; release: nothing, but atomic.h has no acquire RMW. */
+    while (__builtin_expect(wf_fetch_add_acqrel(&g->pending, 1) < 0, 0)) {
         /* A reset is emptying the nodes (no task runs then: it began at
-         * 0): take the count back and start once it is done. */
-        wf_fetch_add_seqcst(&g->pending, -1); /* G5: as the +1 */
+         * 0): take the count back and start once it is done.  Relaxed:
+         * it undoes this thread's own +1, and publishes nothing. */
+        wf_fetch_add_relaxed(&g->pending, -1);
         wf__backoff(&round);
     }
 }
@@ -374,8 +378,11 @@ void wf__graph_quiesce(wf_graph *g)
  * in flight, then close the count (0 -> RESETTING) so that a put or a
  * gateway that starts meanwhile waits in hold until the reset is done.  A
  * put that slips in between the wait and the CAS makes it fail: wait
- * again.  Seq_cst, as hold's RMW: either the CAS comes first and that hold
- * reads RESETTING, or the hold's +1 makes the CAS fail (G5). */
+ * again.  Either the CAS comes first and that hold reads RESETTING, or
+ * the hold's +1 makes the CAS fail: pending's one modification order, for
+ * RMWs of any order.  Acquire: a put that started and ended between the
+ * quiesce and the CAS is seen through the release of its last step to 0
+ * (G5). */
 int wf__graph_close(wf_graph *g)
 {
     if (wf__graph_running_here(g))
@@ -384,17 +391,18 @@ int wf__graph_close(wf_graph *g)
     do {
         wf__graph_quiesce(g);
         idle_count = 0;
-    } while (!wf_cas_seqcst(&g->pending, &idle_count, RESETTING)); /* G5 */
+    } while (!wf_cas_acqrel(&g->pending, &idle_count, RESETTING)); /* G5 */
     return 0;
 }
 
 /* Open again, counting the holds that waited meanwhile (each added and
- * took back its 1).  Under idle_lock, as every step to 0 (release);
- * seq_cst, as every RMW of pending (hold; G5). */
+ * took back its 1).  Under idle_lock, as every step to 0 (release).
+ * Release: a hold that reads it sees the reset's work, the cleared flags
+ * among it; an RMW before wf__wake_waiters' fence is all P8 needs (G5). */
 void wf__graph_reopen(wf_graph *g)
 {
     pthread_mutex_lock(&g->idle_lock);
-    wf_fetch_add_seqcst(&g->pending, -RESETTING); /* G5 */
+    wf_fetch_add_acqrel(&g->pending, -RESETTING); /* G5 */
     pthread_cond_broadcast(&g->idle);
     wf__wake_waiters(g->pool);
     pthread_mutex_unlock(&g->idle_lock);

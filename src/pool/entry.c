@@ -97,8 +97,10 @@ int wf_pool_wait_idle(wf_pool *pool)
     int cancel_state = PTHREAD_CANCEL_ENABLE;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
     bool helped = wf__wait_helping(pool, no_roots, pool);
-    pthread_mutex_lock(&pool->idle_lock); /* see wf__root_done */
-    /* Acquire, as in no_roots (P10). */
+    /* Always taken, also after the helping wait saw no root: the last
+     * root lets it go after its step to 0, and the lock is what orders
+     * every root's effects before this return (P10, roots.h). */
+    pthread_mutex_lock(&pool->idle_lock);
     while (!helped && !wf__roots_none(&pool->roots))
         pthread_cond_wait(&pool->idle_cond, &pool->idle_lock);
     pthread_mutex_unlock(&pool->idle_lock);

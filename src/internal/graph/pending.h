@@ -28,11 +28,14 @@ static inline bool wf__pending_drop(_Atomic long *pending)
     return false;
 }
 
-/* The last step, under idle_lock: true when the count reached 0.
- * Seq_cst: the waiters' condition, made true before the wake (G5, P8). */
+/* The last step, under idle_lock: true when the count reached 0.  The
+ * waiters' condition, made true by an RMW before the wake, whose fence
+ * orders it (P8).  Release: it publishes the work's effects to a waiter
+ * that reads 0 without the lock (wf_graph_is_idle); it reads nothing it
+ * needs ordered, so no acquire (G5; weft-sim's g5, g5-poll). */
 static inline bool wf__pending_drop_last(_Atomic long *pending)
 {
-    return wf_fetch_add_seqcst(pending, -1) == 1;
+    return wf_fetch_add_release(pending, -1) == 1;
 }
 
 /* Is no work in flight?  The waiter's load of G5 (wf_graph_is_idle, the

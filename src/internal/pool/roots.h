@@ -26,19 +26,23 @@ static inline bool wf__roots_drop(_Atomic long *roots)
     return false;
 }
 
-/* The last step, under idle_lock: true when the count reached 0.
- * Seq_cst: the waiters' condition, made true before the wake (P10,
- * P8). */
+/* The last step, under idle_lock: true when the count reached 0: the
+ * waiters' condition, made true by an RMW before the wake, whose fence
+ * orders it (P8).  Relaxed: the waiter takes idle_lock after it sees 0,
+ * which the last root let go after this step, and the other roots'
+ * releases reach the last root through the acquire of wake's fence,
+ * after this RMW that read their CAS (P10; weft-sim's p10). */
 static inline bool wf__roots_drop_last(_Atomic long *roots)
 {
-    return wf_fetch_add_seqcst(roots, -1) == 1;
+    return wf_fetch_add_relaxed(roots, -1) == 1;
 }
 
-/* Are all roots done?  The waiter's load of P10: acquire pairs with the
- * release sequence of the roots' decrements. */
+/* Are all roots done?  The waiter's load of P10.  Relaxed: idle_lock,
+ * which the waiter then takes, orders the roots' effects (see
+ * wf__roots_drop_last). */
 static inline bool wf__roots_none(_Atomic long *roots)
 {
-    return wf_load_acquire(roots) <= 0;
+    return wf_load_relaxed(roots) <= 0;
 }
 
 #endif /* WF_INTERNAL_POOL_ROOTS_H */

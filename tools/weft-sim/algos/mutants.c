@@ -69,27 +69,14 @@ static const sim_override g5_drop_release[] = {
     {"wf__pending_drop", K_CAS, WF_SIM_ACQ_REL, "pending", WF_SIM_RELEASE},
     END};
 static const sim_override g5_relaxed_drop_last[] = {{"wf__pending_drop_last",
-                                                     K_FADD, WF_SIM_SEQ_CST,
+                                                     K_FADD, WF_SIM_RELEASE,
                                                      "pending", WF_SIM_RELAXED},
-                                                    END};
-static const sim_override g5_drop_last_release[] = {{"wf__pending_drop_last",
-                                                     K_FADD, WF_SIM_SEQ_CST,
-                                                     "pending", WF_SIM_RELEASE},
                                                     END};
 static const sim_override g5_relaxed_idle[] = {
     {"wf__pending_idle", K_LOAD, WF_SIM_ACQUIRE, "pending", WF_SIM_RELAXED},
     END};
 static const sim_override p10_relaxed_drop[] = {
     {"wf__roots_drop", K_CAS, WF_SIM_ACQ_REL, "roots", WF_SIM_RELAXED}, END};
-static const sim_override p10_relaxed_drop_last[] = {
-    {"wf__roots_drop_last", K_FADD, WF_SIM_SEQ_CST, "roots", WF_SIM_RELAXED},
-    END};
-static const sim_override p10_relaxed_none[] = {
-    {"wf__roots_none", K_LOAD, WF_SIM_ACQUIRE, "roots", WF_SIM_RELAXED}, END};
-static const sim_override p10_relaxed_both[] = {
-    {"wf__roots_drop_last", K_FADD, WF_SIM_SEQ_CST, "roots", WF_SIM_RELAXED},
-    {"wf__roots_none", K_LOAD, WF_SIM_ACQUIRE, "roots", WF_SIM_RELAXED},
-    END};
 
 /* A task's done word, run by a protocol of frames.c (`p9`: a typed
  * frame published, stolen, completed and synced) or evcount.c (`p8`):
@@ -311,15 +298,10 @@ const sim_algo sim_weft_mutants[] = {
               "release sequence needs no acquire in its RMWs)",
               g5_drop_release, sim_weft_poll),
     WEFT_ALGO("g5-relaxed-drop-last", "arm",
-              "wf__pending_drop_last: the seq_cst decrement to 0 becomes "
+              "wf__pending_drop_last: the release decrement to 0 becomes "
               "relaxed (G5: the last task's effects reach wf_graph_is_idle, "
               "which takes no lock, only through its release; g5-poll)",
               g5_relaxed_drop_last, sim_weft_poll),
-    WEFT_ALGO("g5-drop-last-release", "-",
-              "wf__pending_drop_last: the seq_cst decrement to 0 becomes "
-              "release (no model needs more: the wake's fence orders the "
-              "wake-up, P8)",
-              g5_drop_last_release, sim_weft_poll),
     WEFT_ALGO("g5-relaxed-idle", "arm",
               "wf__pending_idle: the acquire load becomes relaxed (G5: "
               "wf_graph_is_idle may read the effects before the count; "
@@ -329,20 +311,6 @@ const sim_algo sim_weft_mutants[] = {
               "wf__roots_drop: the acq_rel CAS above 1 becomes relaxed (P10: "
               "a root's effects no longer reach wf_pool_wait_idle; p10)",
               p10_relaxed_drop, sim_weft_poll),
-    WEFT_ALGO("p10-relaxed-drop-last", "-",
-              "wf__roots_drop_last: the seq_cst decrement to 0 becomes "
-              "relaxed (wf_pool_wait_idle's idle_lock carries the last "
-              "root's effects; p10)",
-              p10_relaxed_drop_last, sim_weft_poll),
-    WEFT_ALGO("p10-relaxed-none", "-",
-              "wf__roots_none: the acquire load becomes relaxed (the "
-              "decrement to 0 and idle_lock carry the effects; p10)",
-              p10_relaxed_none, sim_weft_poll),
-    WEFT_ALGO("p10-relaxed-drop-last-none", "-",
-              "both of the above (the last root's wake_waiters fence acquires "
-              "the other roots' CAS, which its decrement read, and idle_lock "
-              "passes it on; p10)",
-              p10_relaxed_both, sim_weft_poll),
     WEFT_ALGO("p9-relaxed-done-mark", "arm",
               "wf__done_mark: the acq_rel exchange that completes a task "
               "becomes relaxed (P5, P9: the owner's sync reads the frame's "
