@@ -260,9 +260,9 @@ int wf_graph_destroy(wf_graph *g)
     wf_graph_wait_for_all(g);
     pthread_mutex_lock(&g->topo);
     for (wf_node *n = g->nodes; n; n = wf__cold(n)->next)
-        /* Release pairs with the acquire loads of node->graph: a node
-         * seen detached is never used with this graph again (G10). */
-        wf_store_release(&n->graph, NULL);
+        /* Relaxed: NULL publishes nothing; a call that sees it uses no
+         * graph, and a call ordered after this destroy sees it (G10). */
+        wf_store_relaxed(&n->graph, NULL);
     g->nodes = NULL;
     pthread_mutex_unlock(&g->topo);
     pthread_mutex_destroy(&g->prio_lock);

@@ -201,8 +201,9 @@ static inline wf__port *wf__node_port(wf_node *n, unsigned i)
  * body and spawn asks. */
 static inline wf_graph *wf__node_graph(const wf_node *n)
 {
-    /* Acquire pairs with the release store in wf_graph_destroy (G10). */
-    return wf_load_acquire(&((wf_node *)n)->graph);
+    /* Relaxed: set before the node is handed out, cleared by
+     * wf_graph_destroy with nothing behind it (G10). */
+    return wf_load_relaxed(&((wf_node *)n)->graph);
 }
 
 /* n's name: the one it was given, else "kind#id" written into buf.
