@@ -11,7 +11,8 @@
  * still in the source queue; after the last edge is made, the source
  * drains.  Then a function node's bodies broadcast while edges to five
  * receivers are made and removed under them: each value passes once and
- * reaches a receiver at most once.  Also key matching under concurrent
+ * reaches a receiver at most once; and a continue node's bodies signal
+ * continue nodes under the same edits.  Also key matching under concurrent
  * puts on both ports: every key pairs exactly once. */
 #include <pthread.h>
 
@@ -141,6 +142,68 @@ static void test_edits_under_broadcast(wf_pool *pool)
     GT_DESTROY(g, f, to[0], to[1], to[2], to[3], to[4]);
 }
 
+/* ---- edges edited while a continue node signals -------------------------- */
+
+static int count_signal(void *out, void *ctx)
+{
+    (void)out;
+    atomic_fetch_add((_Atomic long *)ctx, 1);
+    return 0;
+}
+
+static wf_node *counting_continue(wf_graph *g, _Atomic long *calls)
+{
+    wf_continue_config c = WF_CONTINUE_CONFIG_INIT;
+    c.body = count_signal;
+    c.ctx = (void *)calls;
+    wf_node *n = NULL;
+    CHECK_OK(wf_continue_node_create(&n, g, &c));
+    return n;
+}
+
+typedef struct {
+    wf_node *to;
+    long n;
+} signaller;
+
+static void *signal_n(void *p)
+{
+    signaller *a = p;
+    for (long i = 0; i < a->n; i++)
+        CHECK_EQ(wf_try_put(a->to, NULL), 1);
+    return NULL;
+}
+
+/* The same with a continue node, whose bodies signal their successors by
+ * a walk of their own (continue.c's broadcast), and continue nodes as
+ * receivers (no threshold: every signal is a round): each body runs once
+ * per signal, and no receiver runs more often than the sender. */
+static void test_edits_under_signals(wf_pool *pool)
+{
+    wf_graph *g = gt_graph(pool);
+    _Atomic long sent = 0, got[FANOUT] = {0};
+    wf_node *c = counting_continue(g, &sent), *to[FANOUT];
+    for (int i = 0; i < FANOUT; i++)
+        to[i] = counting_continue(g, &got[i]);
+    pthread_t th[2];
+    signaller args[2] = {{c, n_msgs / 2}, {c, n_msgs - n_msgs / 2}};
+    for (int i = 0; i < 2; i++)
+        CHECK(pthread_create(&th[i], NULL, signal_n, &args[i]) == 0);
+    for (int round = 0; round < 200; round++) {
+        for (int i = 0; i < FANOUT; i++)
+            CHECK_OK(wf_make_edge(c, to[i]));
+        for (int i = 0; i < FANOUT; i++)
+            CHECK_OK(wf_remove_edge(c, to[(i + round) % FANOUT]));
+    }
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_EQ(atomic_load(&sent), n_msgs);
+    for (int i = 0; i < FANOUT; i++)
+        CHECK(atomic_load(&got[i]) <= n_msgs);
+    GT_DESTROY(g, c, to[0], to[1], to[2], to[3], to[4]);
+}
+
 /* ---- key matching with concurrent puts ----------------------------------- */
 
 typedef struct {
@@ -226,6 +289,7 @@ int main(int argc, char **argv)
     wf_pool *pool = gt_pool(2);
     test_edges_while_flowing(pool);
     test_edits_under_broadcast(pool);
+    test_edits_under_signals(pool);
     test_key_concurrent(pool);
     CHECK_OK(wf_pool_destroy(pool));
     CHECK_DONE("graph_dynamic");
