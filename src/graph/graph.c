@@ -130,8 +130,9 @@ static void debug_idle(wf_graph *g)
     pthread_mutex_lock(&g->topo);
     for (wf_node *n = g->nodes; n; n = wf__cold(n)->next) {
         /* Only while the graph is still idle: not a snapshot of a put
-         * that started meanwhile.  Acquire, as idle() in runtime.c (G5). */
-        if (wf_load_acquire(&g->pending) != 0)
+         * that started meanwhile.  Relaxed: what the report reads of a
+         * node it reads through the node's aggregator (G1, G5). */
+        if (wf_load_relaxed(&g->pending) != 0)
             break;
         /* Without memory for the flag, it may be said again. */
         wf__node_extra *x = wf__extra_if(n);

@@ -366,9 +366,12 @@ void wf__graph_quiesce(wf_graph *g)
      * count. */
     int cancel_state = wf__nocancel_begin();
     bool helped = wf__wait_helping(g->pool, idle, g);
-    /* Under the lock: the last releaser may still hold it (see release). */
+    /* Under the lock: the last releaser may still hold it (see release).
+     * Relaxed: the step to 0 is made under the lock, which orders the
+     * last releaser's work, and the others' reach it through its wake's
+     * fence, as for the roots (G5, P10). */
     pthread_mutex_lock(&g->idle_lock);
-    while (!helped && wf_load_acquire(&g->pending) != 0) /* or RESETTING; G5 */
+    while (!helped && wf_load_relaxed(&g->pending) != 0) /* or RESETTING */
         pthread_cond_wait(&g->idle, &g->idle_lock);
     pthread_mutex_unlock(&g->idle_lock);
     wf__nocancel_end(cancel_state);
