@@ -44,6 +44,8 @@
  *           whose fn calls wf_run(A) and computes fib(18) there: it
  *           completes (each wf_run runs fn in a caller slot of its pool on
  *           the same thread; it once waited for A's only worker, itself).
+ *   default_race  four threads ask for the default pool at once, the
+ *           process's first use, and each runs a task on it.
  * Every wait on another thread is bounded; a watchdog (alarm) turns a hang
  * inside weft into a failure that names where it hung. */
 #include <sys/resource.h>
@@ -684,12 +686,45 @@ static void group_one(void)
     alarm(0);
 }
 
+/* ---- default_race --------------------------------------------------------- */
+
+static void add_one(void *arg)
+{
+    atomic_fetch_add((_Atomic int *)arg, 1);
+}
+
+/* Each of several threads asks for the default pool at once, the first
+ * call of the process (one makes it, the others find it made) and runs a
+ * task on it.  Under ThreadSanitizer, a pool found made without the
+ * acquire that pairs with its maker's release (P11 in docs/protocols.md)
+ * is a data race on its fields. */
+static void *use_default(void *arg)
+{
+    wf_pool *p = wf_pool_default();
+    CHECK(p != NULL);
+    CHECK_OK(wf_run(p, add_one, arg));
+    return NULL;
+}
+
+static void default_race(void)
+{
+    enum { N = 4 };
+    _Atomic int ran = 0;
+    pthread_t th[N];
+    for (int i = 0; i < N; i++)
+        CHECK(pthread_create(&th[i], NULL, use_default, (void *)&ran) == 0);
+    for (int i = 0; i < N; i++)
+        CHECK(pthread_join(th[i], NULL) == 0);
+    CHECK_EQ(atomic_load(&ran), N);
+}
+
 static const check_scenario scenarios[] = {
     {"threads", threads_case},        {"one_thread_run", one_thread_run},
     {"spawn_default", spawn_default}, {"group_pool", group_pool},
     {"wait_idle_one", wait_idle_one}, {"outside_run", outside_run},
     {"idle_after", idle_after},       {"group_one", group_one},
     {"slots_full", slots_full},       {"nested_pools", nested_pools},
+    {"default_race", default_race},
 };
 
 int main(int argc, char **argv)

@@ -285,7 +285,7 @@ wf_pool *wf_pool_default(void)
          * (P11). */
         wf_store_release(&default_pool, made);
     }
-    p = wf_load_acquire(&default_pool); /* under the lock: any order; P11 */
+    p = wf_load_relaxed(&default_pool); /* under the lock, which orders it */
     pthread_mutex_unlock(&default_lock);
     return p;
 }
