@@ -17,7 +17,9 @@ static wf__worker *spare_slot(wf_pool *p)
     unsigned n = wf__nslots(p);
     for (unsigned i = p->first_spare; i < n; i++) {
         wf__worker *w = p->workers[i];
-        if (wf_load_acquire(&w->retired)) { /* retire's release (P12) */
+        /* Relaxed: the join below (or spare_lock, for a spare that
+         * failed to start) orders the slot's last use (P12). */
+        if (wf_load_relaxed(&w->retired)) {
             if (w->started) /* not a slot whose thread failed to start */
                 pthread_join(w->thread, NULL);
             w->started = false;
@@ -40,9 +42,9 @@ static int start_spare(wf_pool *p)
 {
     int err = 0;
     pthread_mutex_lock(&p->spare_lock);
-    /* Acquire pairs with stop_workers' release: no spare after shutdown
-     * (stop_workers also takes this lock before joining; P11). */
-    if (!wf_load_acquire(&p->shutdown) && wf__running(p) < (int)p->n) {
+    /* No spare after shutdown.  Relaxed: stop_workers takes this lock
+     * after it stores shutdown, before it joins (P11). */
+    if (!wf_load_relaxed(&p->shutdown) && wf__running(p) < (int)p->n) {
         bool at_bound = wf__nslots(p) >= p->first_spare + p->max_spares;
         wf__worker *w = spare_slot(p);
         if (w) {
@@ -51,7 +53,8 @@ static int start_spare(wf_pool *p)
             wf_fetch_add_seqcst(&p->spares_running, 1);
             if (wf__worker_start(w) != 0) {
                 wf_fetch_add_seqcst(&p->spares_running, -1); /* P12 */
-                wf_store_release(&w->retired, 1); /* reusable (P12) */
+                /* Reusable; relaxed: under spare_lock (P12). */
+                wf_store_relaxed(&w->retired, 1);
                 w->started = false;
                 err = WF_EAGAIN;
             }

@@ -141,9 +141,10 @@ static int make_workers(wf_pool *p)
 /* Stop and join the threads that started. */
 static void stop_workers(wf_pool *p)
 {
-    /* Release pairs with the acquire loads in the worker loop and park
-     * (P11). */
-    wf_store_release(&p->shutdown, 1);
+    /* Relaxed: a worker that sees it only stops; the wake below (its
+     * release increment of the epoch, P11) carries it to parked workers,
+     * spare_lock to start_spare, and pthread_join orders the rest. */
+    wf_store_relaxed(&p->shutdown, 1);
     wf__wake_all(p);
     pthread_mutex_lock(&p->spare_lock); /* no spare starts from now on */
     for (unsigned i = 0, n = wf__nslots(p); p->workers && i < n; i++)
@@ -229,8 +230,9 @@ int wf_pool_destroy(wf_pool *pool)
         return WF_EPERM;
     if (wf__pool_forked(pool))
         return WF_ESTATE; /* its threads are the parent's: leave it */
-    /* The graphs made before this call, in the caller's order (P11). */
-    if (wf_load_acquire(&pool->graphs) > 0)
+    /* The graphs made before this call, in the caller's order (P11):
+     * relaxed, the count publishes nothing. */
+    if (wf_load_relaxed(&pool->graphs) > 0)
         return WF_EBUSY; /* a graph still uses it: destroy the graph first */
     wf_pool_wait_idle(pool);
     if (pool->print_stats)

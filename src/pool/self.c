@@ -36,8 +36,9 @@ bool wf__pool_forked(const wf_pool *p)
 
 void wf__pool_graphs_add(wf_pool *p, long delta)
 {
-    /* Seq_cst: pairs with the load in wf_pool_destroy (see there; P11). */
-    wf_fetch_add_seqcst(&p->graphs, delta);
+    /* Relaxed: a count, read by wf_pool_destroy, which the program
+     * orders after the destroys of the pool's graphs (P11). */
+    wf_fetch_add_relaxed(&p->graphs, delta);
 }
 
 bool wf__pool_debug(const wf_pool *p)

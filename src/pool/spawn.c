@@ -38,8 +38,11 @@ bool wf__spawn_detached(wf_pool *pool, wf_task *t, wf_task_fn fn,
     /* Nobody else sees t until it is published: relaxed. */
     wf_store_relaxed(&t->done_, 0);
     wf_store_relaxed(&t->thief_, NULL);
-    if (flags & WF__TASK_ROOT) /* counted before it can run (P10) */
-        wf_fetch_add_seqcst(&pool->roots, 1);
+    /* Counted before it can run (P10).  Relaxed: the root's end follows
+     * this through the push below (D1), so in the count's modification
+     * order too, and nothing is published through it. */
+    if (flags & WF__TASK_ROOT)
+        wf_fetch_add_relaxed(&pool->roots, 1);
     /* The inline spawn's test and path; relaxed, as there. */
     if ((uintptr_t)w->fast.sp < (uintptr_t)wf_load_relaxed(&w->fast.limit))
         *w->fast.sp++ = t;

@@ -19,8 +19,11 @@ void wf__submit_root(wf_pool *pool, wf_task *t)
     else
         q->head = t;
     q->tail = t;
-    /* Counted before it can run, so wait_idle cannot miss it (P10). */
-    wf_fetch_add_seqcst(&pool->roots, 1);
+    /* Counted before it can run, so wait_idle cannot miss it (P10).
+     * Relaxed: the root's end follows this in the count's modification
+     * order (it takes the task from this queue, under the lock), and
+     * nothing is published through it. */
+    wf_fetch_add_relaxed(&pool->roots, 1);
     /* Relaxed: the lock orders the list; this is read as a hint, and the
      * wake protocol (P3) covers a sleeper. */
     wf_store_relaxed(&q->visible, wf_load_relaxed(&q->visible) + 1);

@@ -70,9 +70,9 @@ bool wf__spare_should_retire(wf__worker *w)
             return false; /* still needed */
         /* Seq_cst, as every RMW of the two counts (P12). */
     } while (!wf_cas_seqcst(&p->spares_running, &s, s - 1));
-    /* Release pairs with the acquire in spare_slot: the slot is reused
-     * only after this thread is joined (P12). */
-    wf_store_release(&w->retired, 1);
+    /* Relaxed: spare_slot reuses the slot only after it joined this
+     * thread, which orders everything the thread did (P12). */
+    wf_store_relaxed(&w->retired, 1);
     return true;
 }
 
@@ -137,8 +137,8 @@ void *wf__worker_main(void *arg)
     bool busy = false;  /* in a busy stretch (found work since idle) */
     uint64_t since = 0; /* its start, if it began with a stolen detached
                            task (else 0: it is not judged, no clock read) */
-    /* Acquire pairs with the release store in wf_pool_destroy (P11). */
-    while (!wf_load_acquire(&p->shutdown)) {
+    /* Relaxed: seeing it, the worker only stops (P11). */
+    while (!wf_load_relaxed(&p->shutdown)) {
         int r = wf__find_and_run(w, true);
         if (r != WF__RAN_NONE) {
             if (!busy)

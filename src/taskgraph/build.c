@@ -68,11 +68,11 @@ static void keep_subflows(wf_taskgraph *g)
 
 wf_taskgraph *wf__tg_spare(wf_taskgraph *g)
 {
-    /* Acquire pairs with the CAS of the pop before (or the run's start):
-     * spare_next of the graph read is its pusher's (T5). */
-    wf_taskgraph *top = wf_load_acquire(&g->spares);
-    /* Acquire on failure, as the load; no ABA: no push while g runs (T5). */
-    while (top != NULL && !wf_cas_acqrel(&g->spares, &top, top->spare_next)) {
+    /* Relaxed, the load and the CAS: every push, and the spare_next it
+     * wrote, happened before this run started (its wf_run publishes
+     * them); pops only take.  No ABA: no push while g runs (T5). */
+    wf_taskgraph *top = wf_load_relaxed(&g->spares);
+    while (top != NULL && !wf_cas_relaxed(&g->spares, &top, top->spare_next)) {
     }
     return top;
 }
