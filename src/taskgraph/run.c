@@ -299,8 +299,9 @@ static int run_round(wf_taskgraph *g)
      * (acquire, from the CAS's release), and so sees the cancel's store
      * to `cancelled`, made before its CAS (T3). */
     wf_exchange_acqrel(&g->run_error, 0);
-    /* Acquire pairs with wf_tg_cancel's release store (T3). */
-    if (wf_load_acquire(&g->cancelled))
+    /* Relaxed: the exchange above orders it after a cancel whose CAS it
+     * read, and the flag publishes nothing else (T3). */
+    if (wf_load_relaxed(&g->cancelled))
         return WF_ECANCELED;
     if (g->dirty || g->relist)
         set_up(g);
@@ -311,9 +312,9 @@ static int run_round(wf_taskgraph *g)
     for (wf_tg_task *t = g->sources; t != NULL; t = wf__tg_cold(t)->next_source)
         spawn(g, t);
     wf__wait_helping(g->pool, round_done, g);
-    /* Acquire, from the failing task's CAS (seq_cst): its writes are seen
-     * by the caller the error goes to (T3). */
-    int err = wf_load_acquire(&g->run_error);
+    /* Relaxed: the failing task retired after its CAS, and the wait's
+     * acquire of the round's end (T2) orders its writes before this. */
+    int err = wf_load_relaxed(&g->run_error);
     if (err != 0) /* tasks skipped: counters left part-way */
         g->dirty = true;
     return err;
@@ -362,8 +363,8 @@ int wf_tg_cancel(wf_taskgraph *g)
         return WF_EINVAL;
     /* The flag stops the rounds still to come, the error the tasks of
      * the round in progress (run_round says why one of the two is seen;
-     * T3). */
-    wf_store_release(&g->cancelled, 1);
+     * T3).  Relaxed: the CAS's release, after it, publishes it. */
+    wf_store_relaxed(&g->cancelled, 1);
     fail(g, WF_ECANCELED);
     return 0;
 }
