@@ -25,6 +25,7 @@
  * runner is idle: a round due with every runner idle is LOST. */
 
 #include "algos/evcount.h"
+#include "algos/plain.h"
 #include "core/access.h"
 #include "core/threads.h"
 
@@ -48,22 +49,6 @@ static bool not_stopped(void *node) /* wf__cont_stopped_fn */
 {
     (void)node;
     return false;
-}
-
-/* A datum or a record: plain under arm and c11 (c11 reports an unordered
- * access as a data race), relaxed under sc, tso and pso. */
-static int64_t plain_read(_Atomic int64_t *p)
-{
-    return SIM_GRAPH_MODEL(S.model) ? (int64_t)sim_plain_load(p)
-                                    : wf_load_relaxed(p);
-}
-
-static void plain_write(_Atomic int64_t *p, int64_t v)
-{
-    if (SIM_GRAPH_MODEL(S.model))
-        sim_plain_store(p, (uint64_t)v);
-    else
-        wf_store_relaxed(p, v);
 }
 
 /* The body of runner i for a round whose signals are `senders` (a mask):

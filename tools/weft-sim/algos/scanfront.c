@@ -29,6 +29,7 @@
  * that scan_root_fn's steps complete the prefixes and the total. */
 
 #include "algos/evcount.h"
+#include "algos/plain.h"
 #include "core/access.h"
 #include "core/threads.h"
 
@@ -53,22 +54,6 @@ static size_t reached;
 static int64_t prefix(size_t k) /* the right value of pre[k] */
 {
     return ((int64_t)1 << k) - 1;
-}
-
-/* A prefix or a sum: plain under arm and c11, relaxed under sc, tso and
- * pso (as rounds.c's data). */
-static int64_t plain_read(_Atomic int64_t *p)
-{
-    return SIM_GRAPH_MODEL(S.model) ? (int64_t)sim_plain_load(p)
-                                    : wf_load_relaxed(p);
-}
-
-static void plain_write(_Atomic int64_t *p, int64_t v)
-{
-    if (SIM_GRAPH_MODEL(S.model))
-        sim_plain_store(p, (uint64_t)v);
-    else
-        wf_store_relaxed(p, v);
 }
 
 /* Prefix k or block k's folded sum, as a block or a step reads it: it

@@ -31,6 +31,7 @@
  * the same check. */
 
 #include "algos/evcount.h"
+#include "algos/plain.h"
 #include "core/access.h"
 #include "core/threads.h"
 
@@ -50,22 +51,6 @@ static bool restart; /* b1-restart: the stop is followed by a start */
 static int64_t recorded;
 static bool looked;
 static int64_t seen_ts, seen_name;
-
-/* An event's word or the time origin: plain under arm and c11, relaxed
- * under sc, tso and pso (as rounds.c's data). */
-static int64_t plain_read(_Atomic int64_t *p)
-{
-    return SIM_GRAPH_MODEL(S.model) ? (int64_t)sim_plain_load(p)
-                                    : wf_load_relaxed(p);
-}
-
-static void plain_write(_Atomic int64_t *p, int64_t v)
-{
-    if (SIM_GRAPH_MODEL(S.model))
-        sim_plain_store(p, (uint64_t)v);
-    else
-        wf_store_relaxed(p, v);
-}
 
 /* wf__trace_record: one event, stamped with the time origin it reads. */
 static void recorder(int t)
