@@ -50,8 +50,6 @@
     atomic_exchange_explicit((p), (v), memory_order_relaxed)
 #define wf_fetch_add_seqcst(p, v)                                              \
     atomic_fetch_add_explicit((p), (v), memory_order_seq_cst)
-/* No site uses it: the one step below wf_fetch_add_seqcst, for
- * scripts/mutate.py's mutants, which weft-sim then runs too. */
 #define wf_fetch_add_acqrel(p, v)                                              \
     atomic_fetch_add_explicit((p), (v), memory_order_acq_rel)
 #define wf_fetch_add_release(p, v)                                             \

@@ -29,9 +29,9 @@ WF__HOT_INLINE void wf__spawn(wf_graph *g, wf__gtask *t)
     t->graph = g;
     /* Relaxed: the priority is set before the node gets messages; a
      * change racing with a spawn applies to the next one.  The node's
-     * line is read only in a graph where some node has one (the flag is
-     * on the graph's line that every body reads). */
-    int prio = t->node && g && wf_load_relaxed(&g->prioritized)
+     * line, and t->node, are read only in a graph where some node has
+     * one (the flag is on the graph's line that every body reads). */
+    int prio = g && wf_load_relaxed(&g->prioritized) && t->node
                    ? wf_load_relaxed(&t->node->priority)
                    : 0;
     if (prio == 0 && wf__bypass == NULL && wf__running_graph == g && g != NULL)
