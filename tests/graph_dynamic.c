@@ -144,23 +144,6 @@ static void test_edits_under_broadcast(wf_pool *pool)
 
 /* ---- edges edited while a continue node signals -------------------------- */
 
-static int count_signal(void *out, void *ctx)
-{
-    (void)out;
-    atomic_fetch_add((_Atomic long *)ctx, 1);
-    return 0;
-}
-
-static wf_node *counting_continue(wf_graph *g, _Atomic long *calls)
-{
-    wf_continue_config c = WF_CONTINUE_CONFIG_INIT;
-    c.body = count_signal;
-    c.ctx = (void *)calls;
-    wf_node *n = NULL;
-    CHECK_OK(wf_continue_node_create(&n, g, &c));
-    return n;
-}
-
 typedef struct {
     wf_node *to;
     long n;
@@ -181,10 +164,10 @@ static void *signal_n(void *p)
 static void test_edits_under_signals(wf_pool *pool)
 {
     wf_graph *g = gt_graph(pool);
-    _Atomic long sent = 0, got[FANOUT] = {0};
-    wf_node *c = counting_continue(g, &sent), *to[FANOUT];
+    _Atomic int sent = 0, got[FANOUT] = {0};
+    wf_node *c = gt_continue_counter(g, &sent), *to[FANOUT];
     for (int i = 0; i < FANOUT; i++)
-        to[i] = counting_continue(g, &got[i]);
+        to[i] = gt_continue_counter(g, &got[i]);
     pthread_t th[2];
     signaller args[2] = {{c, n_msgs / 2}, {c, n_msgs - n_msgs / 2}};
     for (int i = 0; i < 2; i++)

@@ -27,23 +27,6 @@ static int relay(const void *in, void *out, void *ctx)
     return 0;
 }
 
-static int count_round(void *out, void *ctx)
-{
-    CHECK(out == NULL);
-    atomic_fetch_add((_Atomic int *)ctx, 1);
-    return 0;
-}
-
-static wf_node *continue_node(wf_graph *g, _Atomic int *runs)
-{
-    wf_continue_config c = WF_CONTINUE_CONFIG_INIT;
-    c.body = count_round;
-    c.ctx = (void *)runs;
-    wf_node *n = NULL;
-    CHECK_OK(wf_continue_node_create(&n, g, &c));
-    return n;
-}
-
 static const wf_fn_policy policies[4] = {
     WF_QUEUEING, WF_REJECTING, WF_LIGHTWEIGHT, WF_REJECTING_LIGHTWEIGHT};
 
@@ -55,7 +38,7 @@ static void test_int_to_signal(wf_pool *pool, wf_fn_policy policy)
     wf_node *q = gt_queue(g, sizeof(int));
     wf_node *f = gt_function(g, sizeof(int), WF_SIGNAL, WF_UNLIMITED, policy,
                              even_signals, (void *)&bodies);
-    wf_node *c = continue_node(g, &rounds);
+    wf_node *c = gt_continue_counter(g, &rounds);
     wf_node *ints = gt_queue(g, sizeof(int));
     wf_node *sig = gt_broadcast(g, WF_SIGNAL);
     CHECK_EQ(wf_port_msg_size(wf_output_port(f, 0)), 0);
@@ -80,7 +63,7 @@ static void test_signal_diamond(wf_pool *pool, wf_fn_policy policy)
                               relay, (void *)&relayed);
     wf_node *f2 = gt_function(g, WF_SIGNAL, WF_SIGNAL, WF_UNLIMITED, policy,
                               relay, (void *)&relayed);
-    wf_node *c = continue_node(g, &rounds);
+    wf_node *c = gt_continue_counter(g, &rounds);
     CHECK_OK(wf_make_edge(b, f1));
     CHECK_OK(wf_make_edge(b, f2));
     CHECK_OK(wf_make_edge(f1, c));

@@ -44,6 +44,26 @@ static inline wf_node *gt_broadcast(wf_graph *g, size_t size)
     return n;
 }
 
+/* A continue node's body: counts its rounds in *ctx (an _Atomic int). */
+static inline int gt_count_round(void *out, void *ctx)
+{
+    CHECK(out == NULL); /* a signal: no output */
+    atomic_fetch_add((_Atomic int *)ctx, 1);
+    return 0;
+}
+
+/* A continue node that counts its rounds in *runs; its threshold is its
+ * in-edges alone, so with none every signal is a round. */
+static inline wf_node *gt_continue_counter(wf_graph *g, _Atomic int *runs)
+{
+    wf_continue_config c = WF_CONTINUE_CONFIG_INIT;
+    c.body = gt_count_round;
+    c.ctx = (void *)runs;
+    wf_node *n = NULL;
+    CHECK_OK(wf_continue_node_create(&n, g, &c));
+    return n;
+}
+
 static inline wf_node *gt_function(wf_graph *g, size_t in, size_t out,
                                    unsigned conc, wf_fn_policy pol,
                                    wf_body_fn body, void *ctx)
