@@ -84,6 +84,19 @@ static void test_edges_while_flowing(wf_pool *pool)
 
 #define FANOUT 5
 
+/* 200 rounds of making from's edges to the FANOUT receivers and removing
+ * them in a rotating order, so that its list outgrows its first block,
+ * and slots are cleared in every position. */
+static void churn_edges(wf_node *from, wf_node *const *to)
+{
+    for (int round = 0; round < 200; round++) {
+        for (int i = 0; i < FANOUT; i++)
+            CHECK_OK(wf_make_edge(from, to[i]));
+        for (int i = 0; i < FANOUT; i++)
+            CHECK_OK(wf_remove_edge(from, to[(i + round) % FANOUT]));
+    }
+}
+
 /* Counts each value it passes on. */
 static int pass_body(const void *in, void *out, void *ctx)
 {
@@ -119,12 +132,7 @@ static void test_edits_under_broadcast(wf_pool *pool)
     prod_arg args[2] = {{f, 0}, {f, 1}};
     for (int i = 0; i < 2; i++)
         CHECK(pthread_create(&th[i], NULL, producer, &args[i]) == 0);
-    for (int round = 0; round < 200; round++) {
-        for (int i = 0; i < FANOUT; i++)
-            CHECK_OK(wf_make_edge(f, to[i]));
-        for (int i = 0; i < FANOUT; i++)
-            CHECK_OK(wf_remove_edge(f, to[(i + round) % FANOUT]));
-    }
+    churn_edges(f, to);
     for (int i = 0; i < 2; i++)
         pthread_join(th[i], NULL);
     CHECK_OK(wf_graph_wait_for_all(g));
@@ -172,12 +180,7 @@ static void test_edits_under_signals(wf_pool *pool)
     signaller args[2] = {{c, n_msgs / 2}, {c, n_msgs - n_msgs / 2}};
     for (int i = 0; i < 2; i++)
         CHECK(pthread_create(&th[i], NULL, signal_n, &args[i]) == 0);
-    for (int round = 0; round < 200; round++) {
-        for (int i = 0; i < FANOUT; i++)
-            CHECK_OK(wf_make_edge(c, to[i]));
-        for (int i = 0; i < FANOUT; i++)
-            CHECK_OK(wf_remove_edge(c, to[(i + round) % FANOUT]));
-    }
+    churn_edges(c, to);
     for (int i = 0; i < 2; i++)
         pthread_join(th[i], NULL);
     CHECK_OK(wf_graph_wait_for_all(g));
