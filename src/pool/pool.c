@@ -381,7 +381,12 @@ static void print_stats(wf_pool *p)
 
 static void print_default_stats(void)
 {
-    wf_pool *p = wf_load_acquire(&default_pool); /* wf_pool_default's, P11 */
+    /* Relaxed: this handler was registered by the thread that made the
+     * pool, after it made it, and exit() runs the handlers it finds in
+     * the C library's list, which every thread shares and which orders a
+     * registration before its call (glibc takes __exit_funcs_lock on
+     * both sides); the pool is made before the handler runs (P11). */
+    wf_pool *p = wf_load_relaxed(&default_pool);
     if (p && !wf__pool_forked(p))
         print_stats(p);
 }
