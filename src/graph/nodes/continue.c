@@ -238,15 +238,18 @@ static __attribute__((noinline, cold)) void add_runners(cont_node *c,
             return; /* the rounds wait for runner 0 */
         }
     }
-    /* Acq_rel: the release publishes the records' fields to whoever
-     * loads `more` after seeing their idle bits (below); the loser of two
-     * makers frees its own (G9). */
-    if (more == NULL || !wf_cas_acqrel(&c->more, &none, more)) {
+    /* Relaxed: the CAS only picks which of two makers installs its
+     * records (the loser frees its own and reads nothing of the
+     * winner's).  What publishes the records, and `more`, is
+     * wf__cont_set_idle's release below: a thread uses record i only
+     * after taking its idle bit with an acquiring CAS of sig, or as the
+     * runner such a thread spawned (G9). */
+    if (more == NULL || !wf_cas_relaxed(&c->more, &none, more)) {
         free_runners(c, more, n);
         return;
     }
-    /* wf__cont_set_idle's release orders the store of `more` before the
-     * bits. */
+    /* wf__cont_set_idle's release orders the records and the store of
+     * `more` before the bits. */
     wf__cont_set_idle(&c->sig, wf__cont_bits(1, c->n_slots));
     start_due(c, g);
 }
