@@ -3,9 +3,9 @@
  * docs/protocols.md): the sleeper's count in `sleeping` and the kicks in
  * `kicked`, the two words of wf_mpi (internal/mpi/context.h) that the
  * handshake shares.  On atomic.h alone, as internal/graph/cont_count.h,
- * so that weft-sim compiles them unchanged (its scenarios `m1`, `m1-two`);
- * src/mpi/wake.c puts wake_mu and wake_cv around them.  Static inline:
- * every sleep and every kick runs them.  Never installed.
+ * so that weft-sim compiles them unchanged (its scenarios `m1`, `m1-two`,
+ * `m1-timeout`); src/mpi/wake.c puts wake_mu and wake_cv around them.
+ * Static inline: every sleep and every kick runs them.  Never installed.
  *
  * The pair is a store-buffering (Dekker) shape: the sleeper writes
  * `sleeping`, then reads `kicked`; the kicker writes `kicked`, then reads

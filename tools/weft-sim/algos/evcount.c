@@ -280,6 +280,7 @@ const sim_protocol *const sim_protocols[] = {&p3,
                                              &sim_proto_a6_three,
                                              &sim_proto_m1,
                                              &sim_proto_m1_two,
+                                             &sim_proto_m1_timeout,
                                              &sim_proto_b1,
                                              &sim_proto_b1_restart,
                                              NULL};

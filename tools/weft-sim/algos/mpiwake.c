@@ -13,6 +13,12 @@
  *   m1-two  the engine sleeps twice (its backoff: a pass, then another
  *           sleep); T1 and T2 each kick once.  A kick that finds nobody
  *           sleeping stays in `kicked` for the next sleep.
+ *   m1-timeout  as m1, but the engine's wait ends by its timeout
+ *           whether a broadcast came or not: it relocks wake_mu, takes a
+ *           kick that came meanwhile with wf__mpi_sleep_recheck, and reads
+ *           T1's datum if it did.  A kick stored before a relock that
+ *           comes before the kicker's broadcast is seen only through the
+ *           recheck's own acquire.
  *
  * wake_mu and wake_cv are the scenario's own.  wake_mu is a ticket word,
  * `mu`: locking it is an acq_rel fetch-add (the lock's acquire, and the
@@ -53,6 +59,7 @@ static int sleeps, waits, woken, taken; /* the engine's, for outcome */
 static bool asleep;       /* its last wait found no broadcast yet */
 static int64_t last_lock; /* the ticket of the lock before that wait */
 static bool check_datum;  /* m1: read T1's datum after a kick taken */
+static bool timed;        /* m1-timeout: every wait ends by its timeout */
 static bool broadcast[1 + MAX_KICKERS];
 static int64_t bticket[1 + MAX_KICKERS]; /* each broadcast's lock ticket */
 
@@ -83,7 +90,11 @@ static void engine(int t)
         sleeps++;
         int64_t ticket = lock_mu();
         bool took = wf__mpi_sleep_begin(&sleeping, &kicked);
-        if (!took) { /* pthread_cond_timedwait */
+        if (!took && timed) { /* the timed wait ends: relock wake_mu */
+            waits++;
+            lock_mu();
+            took = wf__mpi_sleep_recheck(&kicked);
+        } else if (!took) { /* pthread_cond_timedwait */
             waits++;
             last_lock = ticket;
             if (wf_load_acquire(&mu) < ticket + 2) {
@@ -116,8 +127,9 @@ static void kicker(int t)
     }
 }
 
-static void reset(int sleeps_, int kickers, bool datum_)
+static void reset(int sleeps_, int kickers, bool datum_, bool timed_)
 {
+    timed = timed_;
     nsleeps = sleeps_;
     nkickers = kickers;
     check_datum = datum_;
@@ -142,13 +154,19 @@ static void reset(int sleeps_, int kickers, bool datum_)
 static void setup_m1(const explore_job *job)
 {
     (void)job;
-    reset(1, 1, true);
+    reset(1, 1, true, false);
 }
 
 static void setup_m1_two(const explore_job *job)
 {
     (void)job;
-    reset(2, 2, false);
+    reset(2, 2, false, false);
+}
+
+static void setup_m1_timeout(const explore_job *job)
+{
+    (void)job;
+    reset(1, 1, true, true);
 }
 
 /* The engine asleep at the end: some broadcast must have come after its
@@ -202,6 +220,15 @@ const sim_protocol sim_proto_m1_two = {
     "kick is lost, one left while nobody sleeps ends the next sleep",
     3,
     setup_m1_two,
+    final,
+    outcome,
+    CORRECT};
+const sim_protocol sim_proto_m1_timeout = {
+    "m1-timeout",
+    "as m1, but the engine's wait times out whether or not a broadcast "
+    "came: a kick its recheck takes shows T1's datum",
+    2,
+    setup_m1_timeout,
     final,
     outcome,
     CORRECT};

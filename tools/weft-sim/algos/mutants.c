@@ -445,11 +445,11 @@ const sim_algo sim_weft_mutants[] = {
               "acq_rel (M1's store-buffering pair: a kick lost; ARMv8's "
               "acq_rel RMW is its seq_cst one; m1)",
               m1_sleep_xchg_acqrel, sim_weft_poll),
-    WEFT_ALGO("m1-recheck-relaxed", "-",
+    WEFT_ALGO("m1-recheck-relaxed", "arm",
               "wf__mpi_sleep_recheck: the acq_rel exchange of kicked becomes "
-              "relaxed (its acquire carries the kicker's work only to a "
-              "wait that timed out as the kick came, which no scenario has; "
-              "m1, m1-two)",
+              "relaxed (a wait that timed out as the kick came takes it "
+              "without the kicker's work: stale under ARMv8, a race under "
+              "C11; m1-timeout)",
               m1_recheck_relaxed, sim_weft_poll),
     WEFT_ALGO("m1-kick-store-release", "tso",
               "wf__mpi_kick_needs_wake: the seq_cst store of kicked becomes "
