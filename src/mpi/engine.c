@@ -49,16 +49,17 @@
  * here, tell every other rank (not counted: an abort makes no work). */
 static bool handle_cancel(wf_mpi *m)
 {
-    /* M2: acquire, pairs with the cancel hook's release store: `origin`
-     * and `origin_err`, written before it, are seen below (relaxed). */
-    if (m->abort_sent || !wf_load_acquire(&m->cancelled))
+    /* M2: relaxed: the word holds all the engine needs (where the
+     * failure began, its code); the kick that follows the hook's store
+     * (M1) makes the pass it starts see it. */
+    int why = m->abort_sent ? 0 : wf_load_relaxed(&m->cancelled);
+    if (why == 0)
         return false;
     m->abort_sent = true;
     wf__mpi_drop_all(m);
-    if (!wf_load_relaxed(&m->origin) && !wf_load_relaxed(&m->origin_err))
+    if (why == WF__MPI_REMOTE)
         return true;
-    int err = wf_load_relaxed(&m->origin_err); /* M2, as above */
-    wf__mpi_ctrl c = {WF__CTRL_ABORT, 0, m->rank, err ? err : WF_ECANCELED};
+    wf__mpi_ctrl c = {WF__CTRL_ABORT, 0, m->rank, why};
     for (int r = 0; r < m->size; r++)
         if (r != m->rank && wf__mpi_send_ctrl(m, r, &c, true) != 0)
             break; /* out of memory: wait_all's allreduce still tells them */

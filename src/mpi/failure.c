@@ -12,16 +12,19 @@
 void wf__mpi_on_cancel(void *arg)
 {
     wf_mpi *m = arg;
-    /* M2: relaxed: an abort stores `remote` on the thread whose cancel
-     * runs this hook; a cancel racing with an abort may read either
-     * value, and both are true. */
-    if (!wf_load_relaxed(&m->remote))
-        wf_store_relaxed(&m->origin, 1); /* M2: published by `cancelled` */
-    /* M2: release, to the engine's acquire load in handle_cancel (and
-     * wait_all's in fail_everywhere): `origin` and the `origin_err` that
-     * wf__mpi_fail wrote before its cancel are seen there.  Then the
-     * kick (M1). */
-    wf_store_release(&m->cancelled, 1);
+    /* M2: relaxed, the three: an abort stores `remote`, and wf__mpi_fail
+     * its error, on the thread whose cancel then runs this hook (program
+     * order); a cancel racing with an abort may read either value of
+     * `remote`, and both are true, as is an error kept after the graph
+     * was already cancelled, seen or not.  `cancelled` says in one word
+     * whether the failure began here and with which code, so a reader
+     * needs nothing published with it.  Then the kick (M1). */
+    int why = WF__MPI_REMOTE;
+    if (!wf_load_relaxed(&m->remote)) {
+        int err = wf_load_relaxed(&m->origin_err);
+        why = err ? err : WF_ECANCELED;
+    }
+    wf_store_relaxed(&m->cancelled, why);
     wf__mpi_kick(m);
 }
 
@@ -32,9 +35,9 @@ void wf__mpi_fail(wf_mpi *m, int err)
 {
     int none = 0;
     /* M2: the first one wins, by the CAS's modification order.  Relaxed:
-     * the cancel below publishes it (the hook's release of `cancelled`);
-     * an error after the graph was cancelled may be seen or not, as with
-     * any order. */
+     * the cancel below runs the hook on this thread, which reads it
+     * (program order); an error after the graph was cancelled may be
+     * seen or not, as with any order. */
     wf_cas_relaxed(&m->origin_err, &none, err);
     wf_graph_cancel(m->g);
 }

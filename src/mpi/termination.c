@@ -174,20 +174,23 @@ static void local_wait(wf_mpi *m)
  * error. */
 static int fail_everywhere(wf_mpi *m)
 {
-    /* M2: acquire, pairs with the cancel hook's release store: a cancel
-     * seen here publishes `origin` and `origin_err` to the loads below.
-     * Unseen, this thread cancels, and its own hook writes them first; a
-     * hook that another thread's earlier cancel is running meanwhile may
-     * be seen or not (under seq_cst too): the failure began on both. */
-    if (!wf_load_acquire(&m->cancelled)) {
+    /* M2: relaxed, both loads: the word says all (where the failure
+     * began, its code).  Unseen, this thread cancels, and the hook, on
+     * this thread or on the one whose cancel holds the graph's topology
+     * lock meanwhile, stores it before wf_graph_cancel returns; a hook
+     * that another thread's cancel runs first may read `remote` or not:
+     * the failure began on both. */
+    if (!wf_load_relaxed(&m->cancelled)) {
         /* M2: before the cancel: see the cancel hook (failure.c). */
         wf_store_relaxed(&m->remote, 1);
         wf_graph_cancel(m->g);
     }
     int local = wf_graph_wait_for_all(m->g);
-    int own = wf_load_relaxed(&m->origin_err); /* M2: see above */
+    int why = wf_load_relaxed(&m->cancelled); /* M2: see above */
+    bool began_here = why != 0 && why != WF__MPI_REMOTE;
+    int own = began_here && why != WF_ECANCELED ? why : 0; /* weft_mpi's */
     bool body_error = local != 0 && local != WF_ECANCELED;
-    bool origin = own != 0 || body_error || wf_load_relaxed(&m->origin);
+    bool origin = began_here || body_error;
     int code = own ? own : body_error ? local : WF_ECANCELED;
     wf__mpi_coll c = {.op = WF__COLL_MINLOC,
                       .pin = {origin ? m->rank : INT_MAX, code}};
@@ -224,8 +227,8 @@ int wf_mpi_graph_wait_all(MPI_Comm comm, wf_graph *g)
         /* M3: seq_cst loads of the counts (kept), S before R; M2. */
         c.in[0] = (int64_t)wf_load_seqcst(&m->n_sent);
         c.in[1] = (int64_t)wf_load_seqcst(&m->n_received); /* M3 */
-        /* M2: relaxed: fail_everywhere loads it again, with acquire. */
-        c.in[2] = wf_load_relaxed(&m->cancelled);
+        /* M2: relaxed: fail_everywhere loads it again. */
+        c.in[2] = wf_load_relaxed(&m->cancelled) != 0;
         c.in[3] = wf__mpi_unmatched(m);
         run_collective(m, &c);
         wf_fetch_add_relaxed(&m->st_rounds, 1); /* M6: a statistic */

@@ -120,9 +120,12 @@ struct wf_mpi {
     _Atomic uint64_t polls, sleeps; /* statistics: relaxed (M6) */
 
     /* Termination detection: counted messages sent and received (data,
-     * credits, hellos: M3), and what happened to the graph (M2, M7). */
+     * credits, hellos: M3), and what happened to the graph (M2, M7).
+     * cancelled: 0, WF__MPI_REMOTE (the failure began on another rank),
+     * or the code this rank reports as the failure's origin (M2). */
     _Atomic uint64_t n_sent, n_received;
-    _Atomic int cancelled, remote, origin, origin_err;
+#define WF__MPI_REMOTE 1
+    _Atomic int cancelled, remote, origin_err;
     _Atomic int closing;
     _Atomic int failed; /* the result of a failed wait_all, kept */
 
