@@ -3,9 +3,11 @@
  * caller in its slot) about to block hands its private tasks to the
  * others and, if fewer than the pool's background workers would be left
  * running, starts (or reuses) a spare.  A spare
- * retires when it is idle and no longer needed. */
+ * retires when it is idle and no longer needed.  The counts' lock-free
+ * steps are internal/pool/spares.h's (rule P12 of docs/protocols.md). */
 #include "internal/pool/notify.h"
 #include "internal/pool/park.h"
+#include "internal/pool/spares.h"
 #include "internal/pool/stack.h"
 #include "internal/pool/worker.h"
 
@@ -48,11 +50,9 @@ static int start_spare(wf_pool *p)
         bool at_bound = wf__nslots(p) >= p->first_spare + p->max_spares;
         wf__worker *w = spare_slot(p);
         if (w) {
-            /* seq_cst, as every update of blocked / spares_running: the
-             * retire CAS compares the two (P12). */
-            wf_fetch_add_seqcst(&p->spares_running, 1);
+            wf__spares_add(&p->spares_running, 1); /* P12 */
             if (wf__worker_start(w) != 0) {
-                wf_fetch_add_seqcst(&p->spares_running, -1); /* P12 */
+                wf__spares_add(&p->spares_running, -1); /* P12 */
                 /* Reusable; relaxed: under spare_lock (P12). */
                 wf_store_relaxed(&w->retired, 1);
                 w->started = false;
@@ -74,9 +74,9 @@ int wf_blocking_begin(void)
     /* Another worker may need our private tasks to unblock us: publish
      * them all (P2), then make sure enough workers run. */
     wf__publish_all(w);
-    wf_fetch_add_seqcst(&w->pool->blocked, 1); /* P12 */
-    if (wf__running(w->pool) < (int)w->pool->n)
-        return start_spare(w->pool); /* blocked either way: end follows */
+    wf_pool *p = w->pool;
+    if (wf__spares_block(&p->blocked, &p->spares_running)) /* P12 */
+        return start_spare(p); /* blocked either way: end follows */
     return 0;
 }
 
@@ -86,11 +86,10 @@ int wf_blocking_end(void)
     if (w == NULL || w->blocking_depth == 0 || --w->blocking_depth > 0)
         return 0;
     wf_pool *p = w->pool;
-    wf_fetch_add_seqcst(&p->blocked, -1); /* before the wake (P12) */
     /* Spares that parked while they were needed are surplus now: wake
      * them so they retire (they check at the point where they would park
-     * again). */
-    if (wf__running(p) > (int)p->n)
+     * again).  The count is lowered before the wake (P12). */
+    if (wf__spares_unblock(&p->blocked, &p->spares_running))
         wf__wake_all(p);
     return 0;
 }

@@ -8,6 +8,7 @@
 
 #include "internal/pool/park.h"
 #include "internal/pool/runner.h"
+#include "internal/pool/spares.h"
 #include "internal/pool/stack.h"
 #include "internal/pool/steal.h"
 #include "internal/pool/worker.h"
@@ -57,19 +58,15 @@ int wf__worker_start(wf__worker *w)
     return err;
 }
 
-/* A spare (blocking.c) is needed while more workers are blocked than
- * spares run; one that is not leaves its loop when this returns true. */
+/* A spare (blocking.c) is needed while the spares running do not
+ * outnumber the workers blocked; one that is not leaves its loop when
+ * this returns true (spares.h's wf__spares_retire: a spare that finds
+ * itself needed again after its CAS stays, P12). */
 bool wf__spare_should_retire(wf__worker *w)
 {
     wf_pool *p = w->pool;
-    /* Retire only by winning a CAS, so two idle spares cannot both leave
-     * when one is still needed (P12). */
-    int s = wf_load_relaxed(&p->spares_running);
-    do {
-        if (s <= wf_load_relaxed(&p->blocked))
-            return false; /* still needed */
-        /* Seq_cst, as every RMW of the two counts (P12). */
-    } while (!wf_cas_seqcst(&p->spares_running, &s, s - 1));
+    if (!wf__spares_retire(&p->blocked, &p->spares_running)) /* P12 */
+        return false;
     /* Relaxed: spare_slot reuses the slot only after it joined this
      * thread, which orders everything the thread did (P12). */
     wf_store_relaxed(&w->retired, 1);

@@ -6,6 +6,7 @@
 #ifndef WF_INTERNAL_POOL_PARK_H
 #define WF_INTERNAL_POOL_PARK_H
 
+#include "internal/pool/spares.h"
 #include "internal/pool/types.h"
 
 /* Park w, an idle worker, until work may have come (P3); returns at once
@@ -21,13 +22,15 @@ void wf__nap(wf__worker *w, uint64_t ns);
 /* Block the calling thread until t has run (P5). */
 void wf__task_wait(wf_task *t);
 
-/* Workers running now, minus those blocked (blocking.c).  Relaxed: an
- * estimate; being off by one starts a spare too many (it retires when
- * idle) or one too few (the next wf_blocking_begin corrects it). */
+/* Threads running now: the pool's workers and spares, minus the workers
+ * blocked (blocking.c).  Relaxed: an estimate, for a parking spare's
+ * test, wf_blocking_end's and start_spare's second test under
+ * spare_lock; being off by one keeps a spare too many (it retires when
+ * idle) or starts one too many.  The test that must not miss a retiring
+ * spare is wf_blocking_begin's, spares.h's wf__spares_block (P12). */
 static inline int wf__running(wf_pool *p)
 {
-    return (int)p->n + wf_load_relaxed(&p->spares_running) -
-           wf_load_relaxed(&p->blocked);
+    return (int)p->n + wf__spares_excess(&p->blocked, &p->spares_running);
 }
 /* More threads run than the pool's size: a spare may retire. */
 static inline bool wf__spares_surplus(wf_pool *p)

@@ -283,6 +283,9 @@ const sim_protocol *const sim_protocols[] = {&p3,
                                              &sim_proto_m1_timeout,
                                              &sim_proto_b1,
                                              &sim_proto_b1_restart,
+                                             &sim_proto_p12,
+                                             &sim_proto_p12_end,
+                                             &sim_proto_p12_two,
                                              NULL};
 
 const sim_protocol *sim_protocol_find(const char *name)

@@ -53,6 +53,10 @@ extern const sim_protocol sim_proto_a6, sim_proto_a6_advance,
  * the stop reads every event of its session whole (B1, B2). */
 extern const sim_protocol sim_proto_b1, sim_proto_b1_restart;
 
+/* The pool's spare workers (spares.c): a retire that races with a
+ * block leaves no blocked worker without a spare (P12). */
+extern const sim_protocol sim_proto_p12, sim_proto_p12_end, sim_proto_p12_two;
+
 /* Every protocol, NULL-terminated. */
 extern const sim_protocol *const sim_protocols[];
 const sim_protocol *sim_protocol_find(const char *name);

@@ -195,6 +195,21 @@ static const sim_override b1_relaxed_switch_on[] = {
     {"wf__trace_switch_on", K_STORE, WF_SIM_RELEASE, "tracing", WF_SIM_RELAXED},
     END};
 
+/* The pool's spare workers, run by a protocol of spares.c (`p12`,
+ * `p12-end`, `p12-two`): src/internal/pool/spares.h. */
+static const sim_override p12_block_acqrel[] = {
+    {"wf__spares_block", K_FADD, WF_SIM_SEQ_CST, "blocked", WF_SIM_ACQ_REL},
+    END};
+static const sim_override p12_block_load_acquire[] = {
+    {"wf__spares_block", K_LOAD, WF_SIM_SEQ_CST, "spares", WF_SIM_ACQUIRE},
+    END};
+static const sim_override p12_retire_acqrel[] = {
+    {"wf__spares_retire", K_CAS, WF_SIM_SEQ_CST, "spares", WF_SIM_ACQ_REL},
+    END};
+static const sim_override p12_retire_load_acquire[] = {
+    {"wf__spares_retire", K_LOAD, WF_SIM_SEQ_CST, "blocked", WF_SIM_ACQUIRE},
+    END};
+
 const sim_algo sim_algo_weft =
     WEFT_ALGO("weft", "-",
               "the shipped deque: src/deque.c compiled unchanged with -DWF_SIM",
@@ -493,4 +508,28 @@ const sim_algo sim_weft_mutants[] = {
               "becomes relaxed (B2: a recorder that sees the new switch "
               "reads the old time origin; b1-restart)",
               b1_relaxed_switch_on, sim_weft_poll),
+    WEFT_ALGO("p12-block-acqrel", "c11",
+              "wf__spares_block: the seq_cst increment of blocked becomes "
+              "acq_rel (P12's store-buffering pair: a spare retires while "
+              "the blocker starts none; ARMv8's acq_rel RMW is its seq_cst "
+              "one; p12)",
+              p12_block_acqrel, sim_weft_poll),
+    WEFT_ALGO("p12-block-load-acquire", "c11",
+              "wf__spares_block: the seq_cst load of spares_running becomes "
+              "acquire (P12's store-buffering pair: a spare retires while "
+              "the blocker starts none; ARMv8's acquire load is its seq_cst "
+              "one; p12)",
+              p12_block_load_acquire, sim_weft_poll),
+    WEFT_ALGO("p12-retire-acqrel", "c11",
+              "wf__spares_retire: the seq_cst CAS of spares_running becomes "
+              "acq_rel (P12's store-buffering pair: a spare retires while "
+              "the blocker starts none; ARMv8's acq_rel RMW is its seq_cst "
+              "one; p12)",
+              p12_retire_acqrel, sim_weft_poll),
+    WEFT_ALGO("p12-retire-load-acquire", "c11",
+              "wf__spares_retire: the seq_cst load of blocked after the CAS "
+              "becomes acquire (P12's store-buffering pair: a spare retires "
+              "while the blocker starts none; ARMv8's acquire load is its "
+              "seq_cst one; p12)",
+              p12_retire_load_acquire, sim_weft_poll),
     {0}};
