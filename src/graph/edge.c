@@ -54,10 +54,13 @@ size_t wf_port_msg_size(wf_port p)
 
 /* ---- edge lists ---------------------------------------------------------- */
 
+/* p's list, for a reader outside its aggregator (the push and pull
+ * helpers): the acquire of wf__edges_list pairs with the release store
+ * of a new block in set_edges (G7, internal/graph/edges_steps.h).  The
+ * editors use it too, under the topology lock. */
 static wf__edges *load_list(wf__port *p)
 {
-    /* Acquire pairs with the release store in set_edges (G7). */
-    return wf_load_acquire(&p->edges);
+    return wf__edges_list(&p->edges);
 }
 
 static wf__slabs *slabs_of(wf__port *p)
@@ -136,9 +139,9 @@ static void set_edges(void *self, wf__op *op)
     wf__edges *l = wf_load_relaxed(&p->edges);
     unsigned live = wf_load_relaxed(&p->n_edges);
     if (o->list) { /* the block was full: o->list holds its live slots */
-        /* Release pairs with the acquire loads of readers that walk the
-         * list outside the aggregator (wf__push_*, wf__pull_*; G7). */
-        wf_store_release(&p->edges, o->list);
+        /* Release: a reader outside the aggregator that finds the new
+         * block sees it initialised (G7, edges_steps.h). */
+        wf__edges_replace(&p->edges, o->list);
         if (l) { /* a reader may still walk it: keep it (wf__edges) */
             l->retired = wf__cold(n)->retired_lists;
             wf__cold(n)->retired_lists = l;
@@ -146,16 +149,12 @@ static void set_edges(void *self, wf__op *op)
         l = o->list;
     }
     if (o->add) {
-        unsigned i = wf_load_relaxed(&l->n); /* we are its only writer */
-        l->s[i].far = p->is_input ? o->add->from : o->add->to;
-        wf_store_relaxed(&l->s[i].e, o->add); /* published by n, next */
-        /* Release: a reader that sees the new count sees the slot (G7). */
-        wf_store_release(&l->n, i + 1);
+        /* The slot, then the release store of n (G7, edges_steps.h). */
+        wf__edges_append(l, o->add, p->is_input ? o->add->from : o->add->to);
         live++;
     } else {
-        /* Relaxed: a reader that still finds the edge may use it (it is
-         * kept, retired, until its sender is destroyed). */
-        wf_store_relaxed(&l->s[o->remove].e, NULL);
+        /* Relaxed: a reader that still finds the edge may use it. */
+        wf__edges_clear(l, o->remove);
         live--;
     }
     /* Relaxed: the live count publishes nothing; its readers outside the
@@ -198,17 +197,7 @@ static wf__edges *room(wf__port *p, bool *fail)
         *fail = true;
         return NULL;
     }
-    l->cap = cap;
-    l->retired = NULL;
-    unsigned k = 0;
-    for (unsigned i = 0; i < n; i++) {
-        wf__edge *e = wf__edges_at(old, i);
-        if (e) {
-            wf_store_relaxed(&l->s[k].e, e); /* not shared yet */
-            l->s[k++].far = old->s[i].far;
-        }
-    }
-    wf_store_relaxed(&l->n, k); /* published with the list */
+    wf__edges_fill(l, cap, old, n); /* published by set_edges */
     return l;
 }
 

@@ -111,9 +111,7 @@ static void broadcast(cont_node *c, wf_graph *g, const void *msg)
         wf__push_broadcast(out, msg);
         return;
     }
-    /* Acquire pairs with the release store of the list in set_edges
-     * (G7). */
-    wf__edges *l = wf_load_acquire(&out->edges);
+    wf__edges *l = wf__edges_list(&out->edges); /* G7 */
     for (unsigned i = 0, n = wf__edges_count(l); i < n; i++) {
         wf__edge *e = wf__edges_at(l, i);
         if (e == NULL)

@@ -56,11 +56,10 @@ WF__HOT_INLINE bool wf__offer(wf__edge *e, const void *msg)
 /* wf__push_broadcast inlined, for a body's output (function.c).  Edge
  * states are read relaxed: a stale state costs one rejected offer, and
  * each switch is followed by a notice through the other node's
- * aggregator (G3).  Acquire on the list pairs with the release store in
- * set_edges (edge.c, G7). */
+ * aggregator (G3).  The list as edges_steps.h's readers load it (G7). */
 WF__HOT_INLINE int wf__push_broadcast_inline(wf__port *out, const void *msg)
 {
-    wf__edges *l = wf_load_acquire(&out->edges); /* G7 */
+    wf__edges *l = wf__edges_list(&out->edges); /* G7 */
     int accepted = 0;
     for (unsigned i = 0, n = wf__edges_count(l); i < n; i++) {
         wf__edge *e = wf__edges_at(l, i);
@@ -74,20 +73,14 @@ WF__HOT_INLINE int wf__push_broadcast_inline(wf__port *out, const void *msg)
  * reserve: the edge whose sender now holds a reservation for us, or NULL. */
 int wf__pull_get(wf__port *in, void *msg);
 wf__edge *wf__pull_reserve(wf__port *in, void *msg);
-/* Any edge of port in state `state`?  Lock-free read of the list (G3).
- * Inline: a store asks after most of its operations. */
+/* Any edge of port in state `state`?  Lock-free read of the list (G3),
+ * outside p's aggregator (a store's quiet put asks it): the acquire loads
+ * of the list and its count and the relaxed loads of the states are
+ * wf__edges_has's (internal/graph/edges_steps.h, G7).  Inline: a store
+ * asks after most of its operations. */
 static inline bool wf__has_edge(wf__port *p, int state)
 {
-    /* Acquire pairs with the release store in set_edges (edge.c, G7). */
-    wf__edges *l = wf_load_acquire(&p->edges);
-    for (unsigned i = 0, n = wf__edges_count(l); i < n; i++) {
-        wf__edge *e = wf__edges_at(l, i);
-        /* Relaxed: a stale state is corrected by the notification that
-         * follows every change (G3). */
-        if (e && wf_load_relaxed(&e->state) == state)
-            return true;
-    }
-    return false;
+    return wf__edges_has(&p->edges, state);
 }
 /* Turn every edge of the node back to push (reset). */
 void wf__edges_reset(wf_node *n);

@@ -9,59 +9,9 @@
 #include <stddef.h>
 
 #include "internal/atomic.h"
+/* The edge record, a port's list of edges and their atomic steps (G7). */
+#include "internal/graph/edges_steps.h"
 #include "weft/graph.h"
-
-enum { WF__PUSH = 0, WF__PULL = 1 };
-
-typedef struct wf__port wf__port;
-
-typedef struct wf__edge {
-    wf__port *from, *to;
-    _Atomic int state; /* WF__PUSH or WF__PULL (G3) */
-    /* While listed at a continue node's input: the next edge into that
-     * port (wf__port.chain).  Once removed: the next retired edge of its
-     * sender (wf__node_cold.retired_edges). */
-    struct wf__edge *link;
-} wf__edge;
-
-/* A port's edge list: slots appended in place, each an edge and its
- * far end (e->to for an out-list, e->from for an in-list), so that a
- * sender signalling continue nodes reads the list's line and the
- * receivers', not one line per edge record.  Only the port's node, in its
- * aggregator (G1), appends a slot (then publishes n with a release store)
- * or removes an edge, by clearing its slot's `e` for good: a reader that
- * walks slots 0 .. n - 1 outside the aggregator sees each slot either
- * live or removed, never another edge in it.  A slot's far end never
- * changes.  An append that finds the block full publishes a new one that
- * holds the live slots, and the old one is kept until the node is
- * destroyed, for readers still walking it (wf__edges_count / _at). */
-typedef struct wf__edge_slot {
-    struct wf__edge *_Atomic e; /* NULL once removed */
-    wf__port *far;
-} wf__edge_slot;
-
-typedef struct wf__edges {
-    _Atomic unsigned n; /* slots used, live or removed */
-    unsigned cap;
-    struct wf__edges *retired;
-    wf__edge_slot s[];
-} wf__edges;
-
-/* The slots of l a reader may walk: 0 .. count - 1 (0 for no list).
- * Acquire pairs with the release store of n in set_edges (edge.c): the
- * slots below it are filled (G7). */
-static inline unsigned wf__edges_count(wf__edges *l)
-{
-    return l ? wf_load_acquire(&l->n) : 0; /* G7 */
-}
-
-/* Slot i's edge, or NULL once removed.  Relaxed: the edge was published
- * with n (wf__edges_count); a removal read late costs one use of an edge
- * that is kept until its sender is destroyed. */
-static inline struct wf__edge *wf__edges_at(wf__edges *l, unsigned i)
-{
-    return wf_load_relaxed(&l->s[i].e);
-}
 
 struct wf__port {
     /* First what a signal reads from a continue node's input (node,

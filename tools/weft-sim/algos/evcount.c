@@ -286,6 +286,9 @@ const sim_protocol *const sim_protocols[] = {&p3,
                                              &sim_proto_p12,
                                              &sim_proto_p12_end,
                                              &sim_proto_p12_two,
+                                             &sim_proto_g7,
+                                             &sim_proto_g7_grow,
+                                             &sim_proto_g7_has,
                                              NULL};
 
 const sim_protocol *sim_protocol_find(const char *name)

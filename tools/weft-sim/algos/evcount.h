@@ -57,6 +57,11 @@ extern const sim_protocol sim_proto_b1, sim_proto_b1_restart;
  * block leaves no blocked worker without a spare (P12). */
 extern const sim_protocol sim_proto_p12, sim_proto_p12_end, sim_proto_p12_two;
 
+/* A port's edge list (edgelist.c): a reader outside the aggregator sees
+ * each slot below n filled and its edge as written, never what a reused
+ * block or record held (G7). */
+extern const sim_protocol sim_proto_g7, sim_proto_g7_grow, sim_proto_g7_has;
+
 /* Every protocol, NULL-terminated. */
 extern const sim_protocol *const sim_protocols[];
 const sim_protocol *sim_protocol_find(const char *name);

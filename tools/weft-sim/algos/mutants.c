@@ -210,6 +210,20 @@ static const sim_override p12_retire_load_acquire[] = {
     {"wf__spares_retire", K_LOAD, WF_SIM_SEQ_CST, "blocked", WF_SIM_ACQUIRE},
     END};
 
+/* A port's edge list, run by a protocol of edgelist.c (`g7`, `g7-grow`,
+ * `g7-has`): src/internal/graph/edges_steps.h. */
+static const sim_override g7_relaxed_list[] = {
+    {"wf__edges_list", K_LOAD, WF_SIM_ACQUIRE, "head", WF_SIM_RELAXED}, END};
+static const sim_override g7_relaxed_replace[] = {
+    {"wf__edges_replace", K_STORE, WF_SIM_RELEASE, "head", WF_SIM_RELAXED},
+    END};
+static const sim_override g7_relaxed_has[] = {
+    {"wf__edges_has", K_LOAD, WF_SIM_ACQUIRE, "head", WF_SIM_RELAXED}, END};
+static const sim_override g7_relaxed_append[] = {
+    {"wf__edges_append", K_STORE, WF_SIM_RELEASE, "->n", WF_SIM_RELAXED}, END};
+static const sim_override g7_relaxed_count[] = {
+    {"wf__edges_count", K_LOAD, WF_SIM_ACQUIRE, "->n", WF_SIM_RELAXED}, END};
+
 const sim_algo sim_algo_weft =
     WEFT_ALGO("weft", "-",
               "the shipped deque: src/deque.c compiled unchanged with -DWF_SIM",
@@ -532,4 +546,31 @@ const sim_algo sim_weft_mutants[] = {
               "while the blocker starts none; ARMv8's acquire load is its "
               "seq_cst one; p12)",
               p12_retire_load_acquire, sim_weft_poll),
+    WEFT_ALGO("g7-relaxed-list", "c11",
+              "wf__edges_list (edge.c's load_list): the acquire load of a "
+              "port's list becomes relaxed (G7: a reader of the new block "
+              "reads its slots as its memory held them; ARMv8 keeps the "
+              "address dependency; g7-grow)",
+              g7_relaxed_list, sim_weft_poll),
+    WEFT_ALGO("g7-relaxed-replace", "pso",
+              "wf__edges_replace (set_edges): the release store of a new "
+              "block becomes relaxed (G7: a reader that finds it before the "
+              "append's release of n reads its slots half built, or as its "
+              "memory held them; g7-grow)",
+              g7_relaxed_replace, sim_weft_poll),
+    WEFT_ALGO("g7-relaxed-has", "c11",
+              "wf__edges_has (wf__has_edge): the acquire load of a port's "
+              "list becomes relaxed (G7: it answers for an edge of the "
+              "older list, or a state its record's memory held; ARMv8 "
+              "keeps the address dependency; g7-has)",
+              g7_relaxed_has, sim_weft_poll),
+    WEFT_ALGO("g7-relaxed-append", "pso",
+              "wf__edges_append (set_edges): the release store of n becomes "
+              "relaxed (G7: a reader that sees the new count reads the slot "
+              "unfilled; g7)",
+              g7_relaxed_append, sim_weft_poll),
+    WEFT_ALGO("g7-relaxed-count", "arm",
+              "wf__edges_count: the acquire load of n becomes relaxed (G7: "
+              "the reader reads a slot below it unfilled; g7)",
+              g7_relaxed_count, sim_weft_poll),
     {0}};
