@@ -71,25 +71,15 @@ void wf__runtime_fini(wf_graph *g)
 
 /* ---- work in flight (G5) ------------------------------------------------- */
 
-/* pending while wf_graph_reset empties the nodes: far below 0, so that a
- * hold sees it and waits, and wait_for_all does not see 0. */
-#define RESETTING (LONG_MIN / 2)
-
+/* Count one unit of work (G5; the step is pending.h's).  While a reset
+ * empties the nodes (pending at WF__PENDING_RESETTING, called RESETTING
+ * in this file) the step takes its count back: start once the reset is
+ * done. */
 static void hold(wf_graph *g)
 {
     unsigned round = 0;
-    /* G5.  An RMW: in pending's one modification order a waiter's load
-     * that reads 0 comes before it, or after the release of the work it
-     * counts; a reset's close comes before it (it reads RESETTING) or
-     * fails.  Acquire: a hold that reads the reopen's RMW sees the reset's
-     * work; release: nothing, but atomic.h has no acquire RMW. */
-    while (__builtin_expect(wf_fetch_add_acqrel(&g->pending, 1) < 0, 0)) {
-        /* A reset is emptying the nodes (no task runs then: it began at
-         * 0): take the count back and start once it is done.  Relaxed:
-         * it undoes this thread's own +1, and publishes nothing. */
-        wf_fetch_add_relaxed(&g->pending, -1);
+    while (!wf__pending_hold(&g->pending))
         wf__backoff(&round);
-    }
 }
 
 /* The step from 1 to 0 happens only under idle_lock, so a waiter that
@@ -378,34 +368,30 @@ void wf__graph_quiesce(wf_graph *g)
 }
 
 /* Nothing may run while a reset empties the nodes: wait until no work is
- * in flight, then close the count (0 -> RESETTING) so that a put or a
- * gateway that starts meanwhile waits in hold until the reset is done.  A
- * put that slips in between the wait and the CAS makes it fail: wait
- * again.  Either the CAS comes first and that hold reads RESETTING, or
- * the hold's +1 makes the CAS fail: pending's one modification order, for
- * RMWs of any order.  Acquire: a put that started and ended between the
- * quiesce and the CAS is seen through the release of its last step to 0
- * (G5). */
+ * in flight, then close the count (0 -> RESETTING, pending.h's
+ * wf__pending_close: acquire, it sees a put that started and ended
+ * between the wait and the close) so that a put or a gateway that starts
+ * meanwhile waits in hold until the reset is done.  A put that slips in
+ * between the wait and the close makes it fail: wait again (G5). */
 int wf__graph_close(wf_graph *g)
 {
     if (wf__graph_running_here(g))
         return WF_EPERM;
-    long idle_count;
     do {
         wf__graph_quiesce(g);
-        idle_count = 0;
-    } while (!wf_cas_acqrel(&g->pending, &idle_count, RESETTING)); /* G5 */
+    } while (!wf__pending_close(&g->pending)); /* G5 */
     return 0;
 }
 
 /* Open again, counting the holds that waited meanwhile (each added and
  * took back its 1).  Under idle_lock, as every step to 0 (release).
- * Release: a hold that reads it sees the reset's work, the cleared flags
- * among it; an RMW before wf__wake_waiters' fence is all P8 needs (G5). */
+ * pending.h's wf__pending_reopen, a release RMW: a hold that reads it
+ * sees the reset's work, the cleared flags among it; an RMW before
+ * wf__wake_waiters' fence is all P8 needs (G5). */
 void wf__graph_reopen(wf_graph *g)
 {
     pthread_mutex_lock(&g->idle_lock);
-    wf_fetch_add_acqrel(&g->pending, -RESETTING); /* G5 */
+    wf__pending_reopen(&g->pending); /* G5 */
     pthread_cond_broadcast(&g->idle);
     wf__wake_waiters(g->pool);
     pthread_mutex_unlock(&g->idle_lock);

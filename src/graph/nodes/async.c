@@ -8,6 +8,7 @@
 #include "internal/graph/edge.h"
 #include "internal/graph/function.h"
 #include "internal/graph/node.h"
+#include "internal/graph/pending.h"
 #include "internal/graph/runtime.h"
 
 static void call_async(fn_node *f, runner *r, const void *in)
@@ -47,11 +48,12 @@ int wf_gateway_reserve_wait(wf_gateway *gw)
         return WF_EDESTROYED;
     /* Count first, so a release_wait that sees it finds the graph held. */
     wf__graph_hold(g);
-    /* Release pairs with the acquire CAS in release_wait: a release that
-     * takes this reservation sees the graph's count raised first, so the
-     * count never drops below the work in flight.  The waiter sees the
-     * outside work's effects through the graph's own counter (G5). */
-    wf_fetch_add_release(&gw->waits, 1);
+    /* pending.h's step, a release add that pairs with the acquire of the
+     * take in release_wait: a release that takes this reservation comes
+     * after the hold in pending's order, so the count never drops below
+     * the work in flight.  The waiter sees the outside work's effects
+     * through the graph's own counter (G5). */
+    wf__gateway_reserve(&gw->waits);
     return 0;
 }
 
@@ -59,13 +61,10 @@ int wf_gateway_release_wait(wf_gateway *gw)
 {
     if (gw == NULL)
         return WF_EINVAL;
-    /* Relaxed first read: the CAS below checks it. */
-    long v = wf_load_relaxed(&gw->waits);
-    do {
-        if (v <= 0)
-            return WF_ENOENT;
-        /* Acquire pairs with the release add in reserve_wait (G5). */
-    } while (!wf_cas_acqrel(&gw->waits, &v, v - 1));
+    /* pending.h's step, a CAS whose acquire pairs with the release add
+     * in reserve_wait (G5). */
+    if (!wf__gateway_take(&gw->waits))
+        return WF_ENOENT;
     wf_graph *g = wf__node_graph(&gw->node->base);
     if (g)
         wf__graph_release(g);

@@ -20,6 +20,8 @@
  *            0) and T3 polling, as g5-poll.
  *   p10      two roots (roots 2) end as wf__root_done does; T2 runs
  *            wf_pool_wait_idle, as the g5 waiter.
+ *   g5-reset, g5-reset-flag, g5-gateway: a reset's close and reopen
+ *            and a gateway's reservation, described with their code below.
  *
  * A waiter that returns must see every task's effect: a stale read under the
  * hardware models, a data race under c11 (the model reports it).  No
@@ -114,10 +116,9 @@ static void read_effects(int t, const char *call)
     }
 }
 
-/* A task ends: runtime.c's release, submit.c's wf__root_done. */
-static void task(int t)
+/* A unit of work ends: runtime.c's release, submit.c's wf__root_done. */
+static void end_work(int t)
 {
-    write_effect(t);
     if (steps->drop(&count))
         return;
     if (!lock_idle(t))
@@ -127,6 +128,13 @@ static void task(int t)
         wf__ec_wake_waiters(&ec); /* after the broadcast, which no one needs */
     }
     unlock_idle();
+}
+
+/* A task ends: its effect, then the release. */
+static void task(int t)
+{
+    write_effect(t);
+    end_work(t);
 }
 
 /* wf__help_until with the count's test: P8's park (wf__wait_park) until
@@ -307,3 +315,314 @@ const sim_protocol sim_proto_p10 = {
     final,
     outcome,
     CORRECT};
+
+/* ---- a reset's close and reopen; a gateway's reservation (G5) ------------
+ *
+ *   g5-reset    the owner runs wf_graph_reset on an idle graph that was
+ *               cancelled: wf__graph_close (the quiesce: wf__pending_idle
+ *               as its helping wait, then idle_lock and a relaxed look;
+ *               then wf__pending_close, twice at most), reads and empties
+ *               a node's `state` (plain) and clears `cancelled` (relaxed,
+ *               as graph.c), then wf__graph_reopen (wf__pending_reopen
+ *               under idle_lock).  T1 is a put from outside (past its
+ *               look at `cancelled`, or a gateway's reservation, which has
+ *               none): runtime.c's hold (wf__pending_hold, twice at most;
+ *               a hold that saw the count closed waits for the reopen),
+ *               then, held, wf_graph_is_cancelled and the node's state,
+ *               writes it, and releases as a task.
+ *   g5-reset-flag  the same with the flag alone, no state: `cancelled`
+ *               is an atomic, so only a stale read can show it.
+ *   g5-gateway  the owner is an async node's body (pending 1, its task):
+ *               wf_gateway_reserve_wait (the hold, wf__gateway_reserve),
+ *               its effect, its end.  T1 is the outside work: it sees a
+ *               reservation (a relaxed look at `waits`: no order of its
+ *               own), writes its effect, wf_gateway_release_wait
+ *               (wf__gateway_take, then the graph's release).  T2 polls
+ *               wf_graph_is_idle as in g5-poll.
+ *
+ * g5-reset: a put whose hold saw the count closed is held after the
+ * reopen (there is one close), so it must read `cancelled` cleared and
+ * the state emptied; and whatever the order, the put and the reset each
+ * see the other's write of the state or are seen by it (the reset reads
+ * the put's 2, or the put reads the reset's 0): a put held before the
+ * close ended before it, and one held after it came after the reopen.
+ * g5-gateway: as g5-poll, the poller that sees 0 sees both effects; the
+ * count ends at 0, or at 1 when T1 saw no reservation (it left it). */
+
+static _Alignas(64) _Atomic int cancelled;      /* the graph's flag (G8) */
+static _Alignas(64) _Atomic int64_t state;      /* a node's, plain */
+static _Alignas(64) _Atomic long waits;         /* the gateway's */
+static int reset_read, put_read, put_cancelled; /* -1: not read */
+static bool closed, reopened, saw_closed, held, took;
+static bool with_state; /* g5-reset: the node's state too, not only the flag */
+
+static int64_t read_state(void)
+{
+    return SIM_GRAPH_MODEL(S.model) ? (int64_t)sim_plain_load(&state)
+                                    : wf_load_relaxed(&state);
+}
+
+static void write_state(int64_t v)
+{
+    if (SIM_GRAPH_MODEL(S.model))
+        sim_plain_store(&state, (uint64_t)v);
+    else
+        wf_store_relaxed(&state, v);
+}
+
+/* wf__graph_quiesce: false when work is in flight (the thread would wait
+ * for it: its part ends there; g5 explores that wait). */
+static bool quiesce(int t)
+{
+    if (!wf__pending_idle(&count)) /* the helping wait */
+        return false;
+    if (!lock_idle(t))
+        return false;
+    bool idle = wf_load_relaxed(&count) == 0; /* else cond_wait */
+    unlock_idle();
+    return idle;
+}
+
+/* wf_graph_reset (graph.c): close, empty, clear, reopen.  The reopen's
+ * broadcast and wake are left out: nobody waits on them here. */
+static void resetter(int t)
+{
+    for (int round = 0; round < 2 && !closed; round++) {
+        if (!quiesce(t))
+            return;
+        closed = wf__pending_close(&count);
+    }
+    if (!closed)
+        return;
+    if (with_state) {
+        reset_read = (int)read_state();
+        write_state(0);
+    }
+    wf_store_relaxed(&cancelled, 0);
+    if (!lock_idle(t))
+        return;
+    wf__pending_reopen(&count);
+    unlock_idle();
+    reopened = true;
+}
+
+/* A put from outside: runtime.c's hold (two tries), the held put's look
+ * at the flag and the state, its write, its release. */
+static void putter(int t)
+{
+    for (int tries = 0; tries < 2 && !held; tries++) {
+        held = wf__pending_hold(&count);
+        saw_closed |= !held;
+    }
+    if (!held)
+        return; /* it backs off until the reopen */
+    put_cancelled = wf_load_acquire(&cancelled); /* wf_graph_is_cancelled */
+    if (saw_closed && put_cancelled != 0) {
+        sim_failf("%s waited for the reset, then holds the graph but reads "
+                  "cancelled = 1 (stale): the reopen's release and the "
+                  "hold's acquire did not carry the cleared flag",
+                  sim_thread_name(t));
+        return;
+    }
+    if (with_state) {
+        put_read = (int)read_state();
+        if (saw_closed && put_read != 0) {
+            sim_failf("%s waited for the reset, then holds the graph but "
+                      "reads the node's state as %d, not emptied (stale)",
+                      sim_thread_name(t), put_read);
+            return;
+        }
+        write_state(2);
+    }
+    end_work(t);
+}
+
+static void setup_reset_common(void)
+{
+    steps = &pending_steps;
+    ntasks = 0;
+    wf_store_relaxed(&count, 0);
+    wf_store_relaxed(&ec.sleepers, 0);
+    wf_store_relaxed(&ec.epoch, 0);
+    wf_store_relaxed(&ec.waiters, 0);
+    wf_store_relaxed(&ec.waiter_epoch, 0);
+    wf_store_relaxed(&idle_lock, 0);
+    for (int i = 0; i < MAX_TASKS; i++) {
+        wf_store_relaxed(&effect[i], 0);
+        seen[i] = -1;
+    }
+    wf_store_relaxed(&cancelled, 1);
+    wf_store_relaxed(&state, 1);
+    wf_store_relaxed(&waits, 0);
+    reset_read = put_read = put_cancelled = -1;
+    closed = reopened = saw_closed = held = took = false;
+    last = -1;
+    returned = polled = false;
+    sim_register_name(&count, "pending");
+    sim_register_name(&ec.waiters, "waiters");
+    sim_register_name(&ec.waiter_epoch, "waiter_epoch");
+    sim_register_name(&idle_lock, "idle_lock");
+    sim_register_name(&cancelled, "cancelled");
+    sim_register_name(&state, "state");
+    sim_register_name(&waits, "waits");
+}
+
+static void setup_g5_reset(const explore_job *job)
+{
+    (void)job;
+    setup_reset_common();
+    with_state = true;
+    sim_add_op(0, (sim_op){.kind = OP_CALL, .call = resetter});
+    sim_add_op(1, (sim_op){.kind = OP_CALL, .call = putter});
+}
+
+static void setup_g5_reset_flag(const explore_job *job)
+{
+    (void)job;
+    setup_reset_common();
+    with_state = false;
+    sim_add_op(0, (sim_op){.kind = OP_CALL, .call = resetter});
+    sim_add_op(1, (sim_op){.kind = OP_CALL, .call = putter});
+}
+
+/* A thread whose lock of idle_lock slept ended its part there: woken, it
+ * would have gone on (the count is then left as it was); asleep for good,
+ * a lost wake-up (final() says so).  True when one was cut short. */
+static bool cut_short(void)
+{
+    bool any = false;
+    for (int t = 0; t < S.nthreads && !S.fail[0]; t++) {
+        if (sim_futex_asleep(t))
+            sim_failf("lost wake-up: %s sleeps on idle_lock for good",
+                      sim_thread_name(t));
+        any |= S.th[t].futex_slept;
+    }
+    return any || S.fail[0];
+}
+
+static void final_reset(void)
+{
+    if (S.fail[0])
+        return;
+    if (reset_read == 1 && put_read == 1)
+        sim_failf("the reset read the node's state before the put's write "
+                  "and the put read it before the reset's: neither is "
+                  "ordered before the other (the close missed a put that "
+                  "ended before it, or the reopen did not publish the "
+                  "reset to a put held after it)");
+    else if (!cut_short())
+        final();
+}
+
+static void outcome_reset(char *buf, size_t n)
+{
+    snprintf(buf, n,
+             "reset: %s, read state %d | T1: %s%s, read cancelled %d, "
+             "state %d",
+             reopened ? "closed, reopened"
+             : closed ? "closed"
+                      : "waits for work in flight",
+             reset_read, held ? "held" : "waits in hold",
+             saw_closed ? " (saw it closed)" : "", put_cancelled, put_read);
+}
+
+/* The async body (owner): reserve, its effect, its end. */
+static void async_body(int t)
+{
+    if (!wf__pending_hold(&count)) { /* wf__graph_hold: no reset here */
+        sim_failf("%s's hold found the count closed", sim_thread_name(t));
+        return;
+    }
+    wf__gateway_reserve(&waits);
+    write_effect(t);
+    end_work(t);
+}
+
+/* The outside work: a reservation seen, its effect, release_wait. */
+static void outside_work(int t)
+{
+    if (wf_load_relaxed(&waits) <= 0)
+        return; /* no work handed to it yet */
+    write_effect(t);
+    took = wf__gateway_take(&waits);
+    if (!took) {
+        sim_failf("%s saw a reservation but could not take it",
+                  sim_thread_name(t));
+        return;
+    }
+    end_work(t);
+}
+
+static void setup_g5_gateway(const explore_job *job)
+{
+    (void)job;
+    setup_reset_common();
+    ntasks = 2;
+    wf_store_relaxed(&count, 1); /* the body's task */
+    sim_register_name(&effect[0], "effect(owner)");
+    sim_register_name(&effect[1], "effect(T1)");
+    sim_add_op(0, (sim_op){.kind = OP_CALL, .call = async_body});
+    sim_add_op(1, (sim_op){.kind = OP_CALL, .call = outside_work});
+    sim_add_op(2, (sim_op){.kind = OP_CALL, .call = poller});
+}
+
+/* The count ends at 0, or at 1 with the reservation left untaken. */
+static void final_gateway(void)
+{
+    if (S.fail[0] || cut_short())
+        return;
+    long c = wf_load_relaxed(&count);
+    if (c != (took ? 0 : 1)) {
+        sim_failf("pending ends at %ld with the reservation %s: a release "
+                  "was lost or counted twice",
+                  c, took ? "released" : "left");
+        return;
+    }
+    if (!took)
+        return;
+    final();
+}
+
+static void outcome_gateway(char *buf, size_t n)
+{
+    size_t k =
+        (size_t)snprintf(buf, n, "last: %s | T1: %s | T2: %s, effects read",
+                         last < 0 ? "none" : sim_thread_name(last),
+                         took ? "released the reservation" : "saw none",
+                         polled ? "saw idle" : "saw work in flight");
+    for (int i = 0; i < ntasks && k < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, " %d", seen[i]);
+}
+
+const sim_protocol sim_proto_g5_reset = {
+    "g5-reset",
+    "wf_graph_reset closes pending, empties a node and clears cancelled, "
+    "reopens, while a put from outside holds (waiting while closed), reads "
+    "the flag and the node, writes it and releases",
+    2,
+    setup_g5_reset,
+    final_reset,
+    outcome_reset,
+    "a put held after waiting reads the flag cleared and the node emptied; "
+    "the reset and the put each see the other's write or are seen by it; "
+    "the count ends at 0"};
+const sim_protocol sim_proto_g5_reset_flag = {
+    "g5-reset-flag",
+    "as g5-reset with the flag alone (an atomic: no data race can show it): "
+    "a put held after waiting for the reset reads cancelled cleared",
+    2,
+    setup_g5_reset_flag,
+    final_reset,
+    outcome_reset,
+    "a put held after waiting reads the flag cleared; the count ends at 0"};
+const sim_protocol sim_proto_g5_gateway = {
+    "g5-gateway",
+    "an async body reserves its gateway and ends while outside work writes "
+    "its effect and releases the reservation, and a thread polls "
+    "wf_graph_is_idle and, idle, reads both effects",
+    3,
+    setup_g5_gateway,
+    final_gateway,
+    outcome_gateway,
+    "the poller that sees 0 sees both effects; the count ends at 0 (at 1 "
+    "with the reservation left)"};

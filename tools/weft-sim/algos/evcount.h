@@ -29,6 +29,11 @@ typedef struct sim_protocol {
  * graph's pending (G5) and the pool's roots (P10). */
 extern const sim_protocol sim_proto_g5, sim_proto_g5_poll,
     sim_proto_g5_poll_three, sim_proto_p10;
+/* A reset's close and reopen against a put held meanwhile, and a
+ * gateway's reservation against the outside work that releases it
+ * (counts.c, G5). */
+extern const sim_protocol sim_proto_g5_reset, sim_proto_g5_reset_flag,
+    sim_proto_g5_gateway;
 /* Typed frames (frames.c): a frame published, stolen, completed and
  * synced (P9, P5). */
 extern const sim_protocol sim_proto_p9;

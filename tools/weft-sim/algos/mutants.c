@@ -75,6 +75,31 @@ static const sim_override g5_relaxed_drop_last[] = {{"wf__pending_drop_last",
 static const sim_override g5_relaxed_idle[] = {
     {"wf__pending_idle", K_LOAD, WF_SIM_ACQUIRE, "pending", WF_SIM_RELAXED},
     END};
+/* A reset's close and reopen, a hold, a gateway's reservation (counts.c's
+ * `g5-reset`, `g5-reset-flag`, `g5-gateway`; pending.h). */
+static const sim_override g5_relaxed_close[] = {
+    {"wf__pending_close", K_CAS, WF_SIM_ACQ_REL, "pending", WF_SIM_RELAXED},
+    END};
+static const sim_override g5_close_acquire[] = {
+    {"wf__pending_close", K_CAS, WF_SIM_ACQ_REL, "pending", WF_SIM_ACQUIRE},
+    END};
+static const sim_override g5_relaxed_reopen[] = {
+    {"wf__pending_reopen", K_FADD, WF_SIM_RELEASE, "pending", WF_SIM_RELAXED},
+    END};
+static const sim_override g5_relaxed_hold[] = {
+    {"wf__pending_hold", K_FADD, WF_SIM_ACQ_REL, "pending", WF_SIM_RELAXED},
+    END};
+static const sim_override g5_hold_release[] = {
+    {"wf__pending_hold", K_FADD, WF_SIM_ACQ_REL, "pending", WF_SIM_RELEASE},
+    END};
+static const sim_override g5_hold_acquire[] = {
+    {"wf__pending_hold", K_FADD, WF_SIM_ACQ_REL, "pending", WF_SIM_ACQUIRE},
+    END};
+static const sim_override g5_relaxed_reserve[] = {
+    {"wf__gateway_reserve", K_FADD, WF_SIM_RELEASE, "waits", WF_SIM_RELAXED},
+    END};
+static const sim_override g5_relaxed_take[] = {
+    {"wf__gateway_take", K_CAS, WF_SIM_ACQ_REL, "waits", WF_SIM_RELAXED}, END};
 static const sim_override p10_relaxed_drop[] = {
     {"wf__roots_drop", K_CAS, WF_SIM_ACQ_REL, "roots", WF_SIM_RELAXED}, END};
 
@@ -336,6 +361,47 @@ const sim_algo sim_weft_mutants[] = {
               "wf_graph_is_idle may read the effects before the count; "
               "g5-poll; wait_for_all's idle_lock orders them, g5)",
               g5_relaxed_idle, sim_weft_poll),
+    WEFT_ALGO("g5-relaxed-close", "arm",
+              "wf__pending_close: the acq_rel CAS 0 -> RESETTING becomes "
+              "relaxed (G5: the reset misses a put that ended between its "
+              "wait and its close, and reads the node's state stale; "
+              "g5-reset)",
+              g5_relaxed_close, sim_weft_poll),
+    WEFT_ALGO("g5-close-acquire", "-",
+              "wf__pending_close: the CAS loses its release half (acq_rel "
+              "to acquire: a hold or a waiter that reads RESETTING only "
+              "waits; g5-reset)",
+              g5_close_acquire, sim_weft_poll),
+    WEFT_ALGO("g5-relaxed-reopen", "arm",
+              "wf__pending_reopen: the release add becomes relaxed (G5: a "
+              "put held after waiting for the reset reads cancelled and the "
+              "node's state from before it; g5-reset, g5-reset-flag)",
+              g5_relaxed_reopen, sim_weft_poll),
+    WEFT_ALGO("g5-relaxed-hold", "arm",
+              "wf__pending_hold: the acq_rel add becomes relaxed (G5: as "
+              "g5-relaxed-reopen, from the hold's side; g5-reset-flag)",
+              g5_relaxed_hold, sim_weft_poll),
+    WEFT_ALGO("g5-hold-release", "c11",
+              "wf__pending_hold: the add loses its acquire half (acq_rel to "
+              "release; G5: a held put reads cancelled stale; ARMv8 orders "
+              "the held put's acquire load of the flag after the release "
+              "add; g5-reset-flag)",
+              g5_hold_release, sim_weft_poll),
+    WEFT_ALGO("g5-hold-acquire", "-",
+              "wf__pending_hold: the add loses its release half (acq_rel to "
+              "acquire: a hold publishes nothing; g5-reset, g5-gateway)",
+              g5_hold_acquire, sim_weft_poll),
+    WEFT_ALGO("g5-relaxed-reserve", "-",
+              "wf__gateway_reserve: the release add becomes relaxed (needed "
+              "by C11 alone: the count drops below the work in flight only "
+              "through load buffering, the hold reading the taker's "
+              "release, which RC11 and ARMv8 rule out and --lb does not "
+              "build through two RMWs of pending; g5-gateway)",
+              g5_relaxed_reserve, sim_weft_poll),
+    WEFT_ALGO("g5-relaxed-take", "-",
+              "wf__gateway_take: the acq_rel CAS becomes relaxed (as "
+              "g5-relaxed-reserve; g5-gateway)",
+              g5_relaxed_take, sim_weft_poll),
     WEFT_ALGO("p10-relaxed-drop", "arm",
               "wf__roots_drop: the acq_rel CAS above 1 becomes relaxed (P10: "
               "a root's effects no longer reach wf_pool_wait_idle; p10)",
