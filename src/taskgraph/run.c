@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "internal/taskgraph.h"
+#include "internal/taskgraph/run_steps.h"
 #include "internal/trace.h"
 
 static void exec(wf_task *wt);
@@ -71,25 +72,19 @@ static wf_tg_task *ready(wf_tg_task *t, uint32_t strong)
     return t;
 }
 
-/* n of the round's tasks are done: the round ends with the last.
- * Acq_rel: the release publishes the tasks' writes to the thread that
- * waits, through the release sequence of these RMWs (T2); the waiter's
- * condition is then made true by an RMW before wf__wake_waiters' fence,
- * which is all P8 needs of it. */
+/* n of the round's tasks are done: the round ends with the last, which
+ * wakes the thread that waits (T2, wf__tg_retire says why acq_rel). */
 static void retire(wf_taskgraph *g, long n)
 {
     wf_pool *pool = g->pool; /* once the count is 0, g may be freed */
-    if (wf_fetch_add_acqrel(&g->active, -n) == n) /* T2 */
+    if (wf__tg_retire(&g->active, n))
         wf__wake_waiters(pool);
 }
 
+/* The first error wins (T3, wf__tg_fail says why acq_rel). */
 static void fail(wf_taskgraph *g, int err)
 {
-    int none = 0;
-    /* The first error wins (the modification order of run_error); the
-     * others' loads of it are hints.  Acq_rel: its release pairs with
-     * run_round's exchange and final load (T3); nothing needs seq_cst. */
-    wf_cas_acqrel(&g->run_error, &none, err);
+    wf__tg_fail(&g->run_error, err);
 }
 
 /* A subflow task's work: its graph, made at the first run (on g's pool
@@ -226,8 +221,8 @@ static wf_tg_task *run_task(wf_taskgraph *g, wf_tg_task *t)
         __builtin_prefetch(succ[0], 1);
         __builtin_prefetch(succ[3], 1);
     }
-    /* Relaxed: a hint to skip work once the round failed. */
-    if (wf_load_relaxed(&g->run_error) != 0)
+    /* A hint to skip work once the round failed (T3). */
+    if (wf__tg_failed(&g->run_error))
         return NULL;
     int r;
     if (wf__tg_kind(t) == WF__TG_PLAIN && !wf__trace_enabled()) {
@@ -254,11 +249,10 @@ static void exec(wf_task *wt)
     retire(g, 1);
 }
 
-/* Acquire pairs with retire's release. */
+/* The waiter's test: its acquire pairs with retire's release (T2). */
 static bool round_done(const void *g)
 {
-    /* The waiter's load of T2. */
-    return wf_load_acquire(&((const wf_taskgraph *)g)->active) == 0;
+    return wf__tg_round_over(&((const wf_taskgraph *)g)->active);
 }
 
 /* Set every counter to its in-degree if g->dirty, and list the sources,
@@ -294,27 +288,22 @@ static void set_up(wf_taskgraph *g)
  * this thread runs tasks until the round is over. */
 static int run_round(wf_taskgraph *g)
 {
-    /* A cancel's CAS of the error comes after this exchange, and the
-     * round's tasks see it, or before it: then the exchange reads it
-     * (acquire, from the CAS's release), and so sees the cancel's store
-     * to `cancelled`, made before its CAS (T3). */
-    wf_exchange_acqrel(&g->run_error, 0);
-    /* Relaxed: the exchange above orders it after a cancel whose CAS it
-     * read, and the flag publishes nothing else (T3). */
-    if (wf_load_relaxed(&g->cancelled))
+    /* The last round's error cleared; a cancel whose error this clears
+     * is seen (T3, wf__tg_round_start says how). */
+    if (wf__tg_round_start(&g->run_error, &g->cancelled))
         return WF_ECANCELED;
     if (g->dirty || g->relist)
         set_up(g);
     if (g->nsources == 0)
         return 0;
-    /* Before any task of the round can retire; this thread reads it. */
-    wf_store_relaxed(&g->active, g->nsources);
+    /* Before any task of the round can retire (T2). */
+    wf__tg_round_count(&g->active, g->nsources);
     for (wf_tg_task *t = g->sources; t != NULL; t = wf__tg_cold(t)->next_source)
         spawn(g, t);
     wf__wait_helping(g->pool, round_done, g);
-    /* Relaxed: the failing task retired after its CAS, and the wait's
-     * acquire of the round's end (T2) orders its writes before this. */
-    int err = wf_load_relaxed(&g->run_error);
+    /* The failing task retired after its CAS: the wait's acquire of the
+     * round's end (T2) orders the CAS and its writes before this (T3). */
+    int err = wf__tg_round_error(&g->run_error);
     if (err != 0) /* tasks skipped: counters left part-way */
         g->dirty = true;
     return err;
@@ -349,7 +338,7 @@ static int run(wf_taskgraph *g, run_job *j)
         return WF_EBUSY;
     j->g = g;
     j->err = 0;
-    wf_store_relaxed(&g->cancelled, 0); /* before this run: not for it */
+    wf__tg_cancel_clear(&g->cancelled); /* before this run: not for it */
     wf_run(g->pool, run_rounds, j);
     /* Release: the next run, or a build, sees what this one wrote
      * (counters, sources, the spare graphs of subflows; T4). */
@@ -362,10 +351,9 @@ int wf_tg_cancel(wf_taskgraph *g)
     if (g == NULL)
         return WF_EINVAL;
     /* The flag stops the rounds still to come, the error the tasks of
-     * the round in progress (run_round says why one of the two is seen;
-     * T3).  Relaxed: the CAS's release, after it, publishes it. */
-    wf_store_relaxed(&g->cancelled, 1);
-    fail(g, WF_ECANCELED);
+     * the round in progress (T3: wf__tg_round_start says why one of the
+     * two is seen). */
+    wf__tg_cancel_mark(&g->cancelled, &g->run_error, WF_ECANCELED);
     return 0;
 }
 

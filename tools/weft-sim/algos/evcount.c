@@ -292,6 +292,9 @@ const sim_protocol *const sim_protocols[] = {&p3,
                                              &sim_proto_g7,
                                              &sim_proto_g7_grow,
                                              &sim_proto_g7_has,
+                                             &sim_proto_t3,
+                                             &sim_proto_t3_three,
+                                             &sim_proto_t3_cancel,
                                              NULL};
 
 const sim_protocol *sim_protocol_find(const char *name)

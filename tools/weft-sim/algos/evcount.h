@@ -67,6 +67,11 @@ extern const sim_protocol sim_proto_p12, sim_proto_p12_end, sim_proto_p12_two;
  * block or record held (G7). */
 extern const sim_protocol sim_proto_g7, sim_proto_g7_grow, sim_proto_g7_has;
 
+/* A task graph's round, its error and its cancel (tgrun.c): the first
+ * error is returned with the failing task's writes, and no cancel is
+ * lost (T3, T2). */
+extern const sim_protocol sim_proto_t3, sim_proto_t3_three, sim_proto_t3_cancel;
+
 /* Every protocol, NULL-terminated. */
 extern const sim_protocol *const sim_protocols[];
 const sim_protocol *sim_protocol_find(const char *name);

@@ -249,6 +249,32 @@ static const sim_override g7_relaxed_append[] = {
 static const sim_override g7_relaxed_count[] = {
     {"wf__edges_count", K_LOAD, WF_SIM_ACQUIRE, "->n", WF_SIM_RELAXED}, END};
 
+/* A task graph's round, its error and its cancel, run by a protocol of
+ * tgrun.c (`t3`, `t3-three`, `t3-cancel`):
+ * src/internal/taskgraph/run_steps.h. */
+static const sim_override t3_relaxed_fail[] = {
+    {"wf__tg_fail", K_CAS, WF_SIM_ACQ_REL, "run_error", WF_SIM_RELAXED}, END};
+static const sim_override t3_fail_acquire[] = {
+    {"wf__tg_fail", K_CAS, WF_SIM_ACQ_REL, "run_error", WF_SIM_ACQUIRE}, END};
+static const sim_override t3_fail_release[] = {
+    {"wf__tg_fail", K_CAS, WF_SIM_ACQ_REL, "run_error", WF_SIM_RELEASE}, END};
+static const sim_override t3_relaxed_start[] = {
+    {"wf__tg_round_start", K_XCHG, WF_SIM_ACQ_REL, "run_error", WF_SIM_RELAXED},
+    END};
+static const sim_override t3_start_acquire[] = {
+    {"wf__tg_round_start", K_XCHG, WF_SIM_ACQ_REL, "run_error", WF_SIM_ACQUIRE},
+    END};
+static const sim_override t3_start_release[] = {
+    {"wf__tg_round_start", K_XCHG, WF_SIM_ACQ_REL, "run_error", WF_SIM_RELEASE},
+    END};
+static const sim_override t2_relaxed_retire[] = {
+    {"wf__tg_retire", K_FADD, WF_SIM_ACQ_REL, "active", WF_SIM_RELAXED}, END};
+static const sim_override t2_retire_release[] = {
+    {"wf__tg_retire", K_FADD, WF_SIM_ACQ_REL, "active", WF_SIM_RELEASE}, END};
+static const sim_override t2_relaxed_round_over[] = {
+    {"wf__tg_round_over", K_LOAD, WF_SIM_ACQUIRE, "active", WF_SIM_RELAXED},
+    END};
+
 const sim_algo sim_algo_weft =
     WEFT_ALGO("weft", "-",
               "the shipped deque: src/deque.c compiled unchanged with -DWF_SIM",
@@ -639,4 +665,51 @@ const sim_algo sim_weft_mutants[] = {
               "wf__edges_count: the acquire load of n becomes relaxed (G7: "
               "the reader reads a slot below it unfilled; g7)",
               g7_relaxed_count, sim_weft_poll),
+    WEFT_ALGO(
+        "t3-relaxed-fail", "arm",
+        "wf__tg_fail: the acq_rel CAS of the error becomes relaxed (T3: a "
+        "round's start that clears a cancel's error misses its flag "
+        "and runs, the cancel lost; t3-cancel)",
+        t3_relaxed_fail, sim_weft_poll),
+    WEFT_ALGO("t3-fail-acquire", "arm",
+              "wf__tg_fail: the CAS of the error loses its release half "
+              "(acq_rel to acquire; T3: the cancel lost, as "
+              "t3-relaxed-fail; t3-cancel)",
+              t3_fail_acquire, sim_weft_poll),
+    WEFT_ALGO("t3-fail-release", "-",
+              "wf__tg_fail: the CAS of the error loses its acquire half "
+              "(acq_rel to release: it reads 0 from a round's start, which "
+              "publishes nothing; t3, t3-three, t3-cancel)",
+              t3_fail_release, sim_weft_poll),
+    WEFT_ALGO("t3-relaxed-start", "arm",
+              "wf__tg_round_start: the acq_rel exchange of the error "
+              "becomes relaxed (T3: the round's start clears a cancel's "
+              "error but misses its flag, the cancel lost; t3-cancel)",
+              t3_relaxed_start, sim_weft_poll),
+    WEFT_ALGO("t3-start-acquire", "-",
+              "wf__tg_round_start: the exchange loses its release half "
+              "(acq_rel to acquire: the CASes that read its 0 need nothing "
+              "of the round's thread; t3, t3-three, t3-cancel)",
+              t3_start_acquire, sim_weft_poll),
+    WEFT_ALGO("t3-start-release", "arm",
+              "wf__tg_round_start: the exchange loses its acquire half "
+              "(acq_rel to release; T3: the cancel lost, as "
+              "t3-relaxed-start; t3-cancel)",
+              t3_start_release, sim_weft_poll),
+    WEFT_ALGO("t2-relaxed-retire", "c11",
+              "wf__tg_retire: the acq_rel decrement of the round's count "
+              "becomes relaxed (T2: the caller returns a task's error and "
+              "races with its datum; ARMv8 orders it after the task's "
+              "acq_rel CAS of the error; t3)",
+              t2_relaxed_retire, sim_weft_poll),
+    WEFT_ALGO("t2-retire-release", "-",
+              "wf__tg_retire: the decrement loses its acquire half (acq_rel "
+              "to release: nothing after it reads what others wrote; the "
+              "wake that follows, P8, is not modelled here; t3, t3-three)",
+              t2_retire_release, sim_weft_poll),
+    WEFT_ALGO("t2-relaxed-round-over", "arm",
+              "wf__tg_round_over: the caller's acquire load of the round's "
+              "count becomes relaxed (T2: it reads the failing task's "
+              "datum stale; t3)",
+              t2_relaxed_round_over, sim_weft_poll),
     {0}};
