@@ -102,12 +102,12 @@ static inline void cont_signal(wf__port *in, wf_graph *g);
  * wf__push_broadcast does, but signal a continue_node successor with a
  * direct cont_put: it always accepts, so offer's rejection handling (G3)
  * has nothing to do.  That is the whole path of a wavefront cell.  When
- * the graph counts or a trace records (for one node, then for all of its
- * graph), everything goes through wf__push_broadcast. */
-static void broadcast(cont_node *c, wf_graph *g, const void *msg)
+ * the graph counts or a trace records (`traced`: the round's body was),
+ * everything goes through wf__push_broadcast. */
+static void broadcast(cont_node *c, wf_graph *g, const void *msg, bool traced)
 {
     wf__port *out = &c->out;
-    if (wf__graph_observed(g)) {
+    if (wf__graph_observed_in(g, traced)) {
         wf__push_broadcast(out, msg);
         return;
     }
@@ -197,11 +197,14 @@ static void run(wf__gtask *t)
         return;
     }
     for (int budget = RUNNER_BUDGET;; budget--) {
-        wf__body_begin_in(&c->base, g);
+        /* Once a round: its span begins and ends alike, and its signals
+         * are traced as its body was. */
+        bool traced = wf__trace_enabled();
+        wf__body_begin_in(&c->base, g, traced);
         int rc = c->body(r->arg, c->ctx);
-        wf__body_end(&c->base, rc);
+        wf__body_end_in(&c->base, rc, traced);
         if (rc == 0) /* r->arg is NULL for a signal, which has no data */
-            broadcast(c, g, r->arg);
+            broadcast(c, g, r->arg, traced);
         if (!next_round(c, bit, g))
             return;
         if (budget <= 1) { /* let other tasks in, holding the round */

@@ -170,11 +170,17 @@ static inline bool wf__node_stopped(const wf_node *n)
  * (graph.h says so); a message put after the call returned, and every
  * task that carries it on, is ordered after the switch by program order
  * and the pool's hand-off of those tasks, so it sees the new value. */
+static inline bool wf__graph_observed_in(const wf_graph *g, bool traced)
+{
+    /* g: the node's graph, as in wf__graph_stopped; traced: the caller's
+     * wf__trace_enabled(), read once for a body and its messages. */
+    return (g != NULL && wf_load_relaxed(&((wf_graph *)g)->counting) != 0) ||
+           traced;
+}
+
 static inline bool wf__graph_observed(const wf_graph *g)
 {
-    /* g: the node's graph, as in wf__graph_stopped. */
-    return (g != NULL && wf_load_relaxed(&((wf_graph *)g)->counting) != 0) ||
-           wf__trace_enabled();
+    return wf__graph_observed_in(g, wf__trace_enabled());
 }
 
 static inline bool wf__observed(const wf_node *n)

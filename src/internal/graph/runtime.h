@@ -68,26 +68,32 @@ void wf__body_end_slow(wf_node *n, int result);
  * it while this body runs), runs listed tasks of a higher priority first
  * and starts the trace's span; it is taken only when one of those has
  * something to do.  Relaxed load of prio_count: a hint (an entry pushed
- * right after it is run by a drainer). */
-WF__HOT_INLINE void wf__body_begin_in(wf_node *n, wf_graph *g)
+ * right after it is run by a drainer).
+ *
+ * The _in forms take n's graph, which a task that runs n's body may pass
+ * itself (wf__gtask.graph: it is n's while the task runs, since a graph's
+ * destroy waits for its tasks), and `traced`, the caller's
+ * wf__trace_enabled() read once for the body's begin and end. */
+WF__HOT_INLINE void wf__body_begin_in(wf_node *n, wf_graph *g, bool traced)
 {
-    if (wf__bypass || (g && wf_load_relaxed(&g->prio_count) > 0) ||
-        wf__trace_enabled())
+    if (wf__bypass || (g && wf_load_relaxed(&g->prio_count) > 0) || traced)
         wf__body_begin_slow(n, g);
 }
 
-/* wf__body_begin_in with n's graph, which a task that runs n's body may
- * pass itself (wf__gtask.graph): it is n's while the task runs, since a
- * graph's destroy waits for its tasks. */
 WF__HOT_INLINE void wf__body_begin(wf_node *n)
 {
-    wf__body_begin_in(n, wf__node_graph(n));
+    wf__body_begin_in(n, wf__node_graph(n), wf__trace_enabled());
+}
+
+WF__HOT_INLINE void wf__body_end_in(wf_node *n, int result, bool traced)
+{
+    if (result < 0 || traced)
+        wf__body_end_slow(n, result);
 }
 
 WF__HOT_INLINE void wf__body_end(wf_node *n, int result)
 {
-    if (result < 0 || wf__trace_enabled())
-        wf__body_end_slow(n, result);
+    wf__body_end_in(n, result, wf__trace_enabled());
 }
 /* A message offered by `from` (NULL: a caller outside the graph) to `to`
  * got the answer r (WF__ACCEPT, a rejection, or an error); pulled: a
