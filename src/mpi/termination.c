@@ -49,6 +49,7 @@
  * the failure began, so every rank returns the same code. */
 #include <limits.h>
 
+#include "internal/mpi/count_steps.h"
 #include "internal/mpi/endpoint.h"
 #include "internal/mpi/engine.h"
 #include "internal/mpi/registry.h"
@@ -104,10 +105,10 @@ static void pause_between_rounds(wf_mpi *m, int64_t ns)
     if (ns > m->poll_max_ns)
         ns = m->poll_max_ns;
     int64_t quiet_since = (int64_t)wf__now_ns(), until = quiet_since + ns;
-    /* M3: relaxed, here and below: the counts only decide when the
-     * pause ends; the round reads them itself. */
-    uint64_t sent = wf_load_relaxed(&m->n_sent);
-    uint64_t recvd = wf_load_relaxed(&m->n_received);
+    /* M3: relaxed, here and below (wf__mpi_count_peek): the counts only
+     * decide when the pause ends; the round reads them itself. */
+    uint64_t sent = wf__mpi_count_peek(&m->n_sent);
+    uint64_t recvd = wf__mpi_count_peek(&m->n_received);
     pthread_mutex_lock(&m->engine_mu);
     int64_t idle_since = 0, delay = 0;
     /* The clock every 8th pass: a pause may end a few polls late. */
@@ -117,8 +118,8 @@ static void pause_between_rounds(wf_mpi *m, int64_t ns)
             int64_t now = (int64_t)wf__now_ns();
             if (now >= until)
                 break;
-            uint64_t s = wf_load_relaxed(&m->n_sent);
-            uint64_t r = wf_load_relaxed(&m->n_received);
+            uint64_t s = wf__mpi_count_peek(&m->n_sent);
+            uint64_t r = wf__mpi_count_peek(&m->n_received);
             /* m->ready: messages a successor rejected wait here; this
              * thread runs the engine, so it may read it. */
             if (s != sent || r != recvd || m->ready != NULL ||
@@ -224,9 +225,13 @@ int wf_mpi_graph_wait_all(MPI_Comm comm, wf_graph *g)
         else if (wf_graph_wait_for_all(g) == WF_EPERM)
             return WF_EPERM; /* from a body of g: it would wait for itself */
         wf__mpi_coll c = {.op = WF__COLL_SUM};
-        /* M3: seq_cst loads of the counts (kept), S before R; M2. */
-        c.in[0] = (int64_t)wf_load_seqcst(&m->n_sent);
-        c.in[1] = (int64_t)wf_load_seqcst(&m->n_received); /* M3 */
+        /* M3: S relaxed, then R acquire (count_steps.h: R's acquire
+         * carries the sends its receipts answer, and their work, into the
+         * collective and the next local wait); M2. */
+        uint64_t sent, received;
+        wf__mpi_counts_round(&m->n_sent, &m->n_received, &sent, &received);
+        c.in[0] = (int64_t)sent;
+        c.in[1] = (int64_t)received;
         /* M2: relaxed: fail_everywhere loads it again. */
         c.in[2] = wf_load_relaxed(&m->cancelled) != 0;
         c.in[3] = wf__mpi_unmatched(m);

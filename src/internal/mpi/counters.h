@@ -5,21 +5,21 @@
 #define WF_INTERNAL_MPI_COUNTERS_H
 
 #include "internal/mpi/context.h"
+#include "internal/mpi/count_steps.h"
 
 /* A message that can start work somewhere (data, a credit, a hello), sent:
  * counted before it can arrive anywhere (termination.c). */
 static inline void wf__mpi_count_sent(wf_mpi *m)
 {
-    /* M3: seq_cst, as the count it is compared with. */
-    wf_fetch_add_seqcst(&m->n_sent, 1);
+    wf__mpi_count_sent_step(&m->n_sent); /* M3: relaxed (count_steps.h) */
 }
 
 /* Such a message received: counted once the work it starts has started,
  * or under a reservation of the graph (termination.c). */
 static inline void wf__mpi_count_received(wf_mpi *m)
 {
-    /* M3: seq_cst, ordered with the other counter, read by wait_all. */
-    wf_fetch_add_seqcst(&m->n_received, 1);
+    /* M3: release, paired with the round's acquire load (count_steps.h). */
+    wf__mpi_count_received_step(&m->n_received);
 }
 
 /* Raise a high-water mark. */

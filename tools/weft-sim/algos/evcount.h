@@ -50,6 +50,9 @@ extern const sim_protocol sim_proto_g9, sim_proto_g9_due;
 /* The MPI engine's sleep and its kick (mpiwake.c): no kick is lost
  * (M1). */
 extern const sim_protocol sim_proto_m1, sim_proto_m1_two, sim_proto_m1_timeout;
+/* Termination detection's counts on two ranks (termcount.c): R* <= S',
+ * and no false termination (M3). */
+extern const sim_protocol sim_proto_m3, sim_proto_m3_end;
 /* The scan's frontier (scanfront.c): it moves past each block once,
  * never back, and every prefix is right (A6). */
 extern const sim_protocol sim_proto_a6, sim_proto_a6_advance,

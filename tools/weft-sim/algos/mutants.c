@@ -203,6 +203,17 @@ static const sim_override m1_kick_load_acquire[] = {
      WF_SIM_ACQUIRE},
     END};
 
+/* Termination detection's counts, run by a protocol of termcount.c
+ * (`m3`, `m3-end`): src/internal/mpi/count_steps.h. */
+static const sim_override m3_relaxed_received[] = {
+    {"wf__mpi_count_received_step", K_FADD, WF_SIM_RELEASE, "n_received",
+     WF_SIM_RELAXED},
+    END};
+static const sim_override m3_relaxed_round_received[] = {
+    {"wf__mpi_counts_round", K_LOAD, WF_SIM_ACQUIRE, "n_received",
+     WF_SIM_RELAXED},
+    END};
+
 /* A trace recorder and the trace's stop and start, run by a protocol of
  * tracestep.c (`b1`, `b1-restart`): src/internal/base/trace_steps.h. */
 static const sim_override b1_no_enter_fence[] = {
@@ -582,6 +593,21 @@ const sim_algo sim_weft_mutants[] = {
               "acquire (M1's store-buffering pair: a kick lost; ARMv8's "
               "acquire load is its seq_cst one; m1)",
               m1_kick_load_acquire, sim_weft_poll),
+    WEFT_ALGO("m3-relaxed-received", "arm",
+              "wf__mpi_count_received_step: the release increment of "
+              "n_received becomes relaxed (M3: a round that counts a "
+              "receipt misses the work it started, and the next local wait "
+              "returns before it, a false termination under ARMv8, m3-end; "
+              "under C11 the sender's next round also misses the send, "
+              "R* > S', m3)",
+              m3_relaxed_received, sim_weft_poll),
+    WEFT_ALGO("m3-relaxed-round-received", "c11",
+              "wf__mpi_counts_round: the acquire load of n_received becomes "
+              "relaxed (M3: a round counts a receipt whose send the "
+              "sender's next round misses, R* > S', m3; a false "
+              "termination, m3-end; ARMv8 orders the load before the "
+              "collective's release)",
+              m3_relaxed_round_received, sim_weft_poll),
     WEFT_ALGO("b1-no-enter-fence", "tso",
               "wf__trace_enter: the seq_cst fence between the store of busy "
               "and the load of the switch is skipped (B1's store-buffering "
