@@ -136,7 +136,9 @@ static inline int wf__cont_start_due(_Atomic uint64_t *sig, _Atomic size_t *due,
                 return WF__CONT_NO_RUNNER; /* a busy runner will look */
             bit = (idle & -idle) << WF__CONT_IDLE_SHIFT;
             /* Acq_rel: taking a runner acquires its last body's end
-             * (wf__cont_set_idle's release; G9). */
+             * (wf__cont_set_idle's release; G9).  The seq_cst load
+             * above does not suffice: after a failed CAS (or on an ABA
+             * of sig) this one may take a runner made idle after it. */
         } while (!wf_cas_acqrel(sig, &s, s & ~bit));
         if (wf__cont_take_due(due))
             return __builtin_ctzll(idle);

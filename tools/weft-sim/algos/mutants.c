@@ -509,11 +509,11 @@ const sim_algo sim_weft_mutants[] = {
               "wf__cont_start_due: the seq_cst load of sig becomes acquire "
               "(G9's store-buffering pair: a round lost; g9-due)",
               g9_start_due_acquire, sim_weft_poll),
-    WEFT_ALGO("g9-relaxed-start-due-cas", "-",
+    WEFT_ALGO("g9-relaxed-start-due-cas", "arm",
               "wf__cont_start_due: the acq_rel CAS that takes a runner becomes "
-              "relaxed (the seq_cst load before it acquires the runner's end; "
-              "only a retry, which two threads cannot cause, needs the CAS's "
-              "acquire; g9-due)",
+              "relaxed (G9: a CAS that fails and retries takes a runner made "
+              "idle after the seq_cst load, and the round's body misses that "
+              "runner's last body; g9-two)",
               g9_relaxed_start_due_cas, sim_weft_poll),
     WEFT_ALGO("a6-relaxed-at", "arm",
               "wf__scan_front_at: the acquire load of the frontier becomes "

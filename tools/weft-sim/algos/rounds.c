@@ -15,6 +15,17 @@
  *            runner busy is made due (make_due, then start_due's second
  *            look); the runner's end takes a due round or goes idle and
  *            looks again (next_round, start_due).
+ *   g9-two   threshold 1, two runners: the owner's signal found both
+ *            busy, then runner 0 went idle (its thread ended its body
+ *            and looked at due before the round was made due: runner 0
+ *            starts idle).  The owner writes its datum, makes the round
+ *            due and pairs it (round_due, start_due) while T1 ends
+ *            runner 1's body (writes its record, next_round).  T1 may set
+ *            runner 1's idle bit after the owner's seq_cst load of sig
+ *            and take runner 0 in its own start_due, so that the owner's
+ *            CAS fails and, on its retry, takes runner 1, made idle after
+ *            that load: only the CAS's acquire then orders runner 1's last
+ *            body before the round's.
  *
  * A body must see the data its round's signals published: all of them
  * when several signals make the round, the maker's when it ran as a due
@@ -32,7 +43,7 @@
 #include "internal/graph/cont_count.h"
 
 #define MAX_SIGNALS 2
-#define MAX_RUNNERS 1
+#define MAX_RUNNERS 2
 #define MAX_DUE 2
 
 static _Alignas(64) _Atomic uint64_t sig;
@@ -40,7 +51,7 @@ static _Alignas(64) _Atomic size_t due;
 static _Alignas(64) _Atomic int64_t datum[MAX_SIGNALS];  /* each sender's */
 static _Alignas(64) _Atomic int64_t record[MAX_RUNNERS]; /* bodies run */
 static size_t threshold;
-static int nsignals, nrunners;
+static int nsignals, nrunners, nbusy; /* nbusy: busy at the start */
 static int bodies, runs[MAX_RUNNERS]; /* bodies run; by each runner */
 static unsigned queue[MAX_DUE];       /* due rounds' senders, in order */
 static int queued, taken, made_due;   /* made due; taken; makers */
@@ -124,16 +135,40 @@ static void sender(int t)
     }
 }
 
-static void reset(size_t thr, int signals, int runners)
+/* g9-two's owner: its signal, before the scenario, found every runner
+ * busy (wf__cont_signal returned WF__CONT_NO_RUNNER): round_due. */
+static void maker(int t)
+{
+    plain_write(&datum[t], 1);
+    wf__cont_make_due(&due);
+    queue[queued++] = 1u << t;
+    made_due |= 1 << t;
+    start_due(t);
+}
+
+/* A runner busy at the start, on thread `nsignals + j`: runner
+ * nrunners - nbusy + j, whose round's body (its signals came before the
+ * scenario: it reads no datum) ends. */
+static void runner_end(int t)
+{
+    run_runner(t, (unsigned)(nrunners - nbusy + t - nsignals), 0);
+}
+
+/* `signals` threads running `send` (0 ..), then `busy` threads each
+ * ending a runner's body: the last `busy` runners start busy, the others
+ * idle. */
+static void reset(size_t thr, int signals, int runners, int busy,
+                  void (*send)(int))
 {
     threshold = thr;
     nsignals = signals;
     nrunners = runners;
+    nbusy = busy;
     /* make_slots, add_runners */
-    wf_store_relaxed(&sig, wf__cont_bits(0, (unsigned)runners));
+    wf_store_relaxed(&sig, wf__cont_bits(0, (unsigned)(runners - busy)));
     wf_store_relaxed(&due, 0);
     static const char *const dn[MAX_SIGNALS] = {"datum(owner)", "datum(T1)"};
-    static const char *const rn[MAX_RUNNERS] = {"record0"};
+    static const char *const rn[MAX_RUNNERS] = {"record0", "record1"};
     for (int s = 0; s < MAX_SIGNALS; s++) {
         wf_store_relaxed(&datum[s], 0);
         sim_register_name(&datum[s], dn[s]);
@@ -147,19 +182,27 @@ static void reset(size_t thr, int signals, int runners)
     sim_register_name(&sig, "sig");
     sim_register_name(&due, "due");
     for (int t = 0; t < signals; t++)
-        sim_add_op(t, (sim_op){.kind = OP_CALL, .call = sender});
+        sim_add_op(t, (sim_op){.kind = OP_CALL, .call = send});
+    for (int i = 0; i < busy; i++)
+        sim_add_op(signals + i, (sim_op){.kind = OP_CALL, .call = runner_end});
 }
 
 static void setup_g9(const explore_job *job)
 {
     (void)job;
-    reset(2, 2, 1);
+    reset(2, 2, 1, 0, sender);
 }
 
 static void setup_due(const explore_job *job)
 {
     (void)job;
-    reset(1, 2, 1);
+    reset(1, 2, 1, 0, sender);
+}
+
+static void setup_two(const explore_job *job)
+{
+    (void)job;
+    reset(1, 1, 2, 1, maker);
 }
 
 /* Every round ran once, none due, every runner idle. */
@@ -167,7 +210,7 @@ static void final(void)
 {
     if (S.fail[0])
         return;
-    int rounds = nsignals / (int)(threshold > 1 ? threshold : 1);
+    int rounds = nbusy + nsignals / (int)(threshold > 1 ? threshold : 1);
     uint64_t s = wf_load_relaxed(&sig);
     uint64_t idle = wf__cont_bits(0, (unsigned)nrunners);
     size_t d = wf_load_relaxed(&due);
@@ -186,6 +229,8 @@ static void outcome(char *buf, size_t n)
 {
     size_t k =
         (size_t)snprintf(buf, n, "bodies %d (runner 0: %d", bodies, runs[0]);
+    for (int i = 1; i < nrunners && k < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, ", runner %d: %d", i, runs[i]);
     k += (size_t)snprintf(buf + k, n - k, ") | made due by");
     for (int t = 0; t < nsignals && k < n; t++)
         if (made_due & 1 << t)
@@ -215,6 +260,16 @@ const sim_protocol sim_proto_g9_due = {
     "goes idle and looks again",
     2,
     setup_due,
+    final,
+    outcome,
+    CORRECT};
+const sim_protocol sim_proto_g9_two = {
+    "g9-two",
+    "a continue_node of threshold 1 with two runners: the owner makes due a "
+    "round that found both busy and pairs it with an idle one while T1 ends "
+    "runner 1's body; the round's body sees its runner's last body",
+    2,
+    setup_two,
     final,
     outcome,
     CORRECT};
