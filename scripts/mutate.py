@@ -129,7 +129,7 @@ AREAS = [
      r"^src/(pool|internal/pool)/(evcount|park|notify|done)\.[ch]$"),
     ("pool: other", r"^(src/pool/|src/internal/pool/"
                     r"|src/internal/pool_hooks\.h|include/weft/detail/)"),
-    ("taskgraph", r"^src/(taskgraph/|internal/taskgraph\.h)"),
+    ("taskgraph", r"^src/(taskgraph/|internal/taskgraph(\.h|/))"),
     ("graph", r"^src/(graph/|internal/graph/)"),
     ("algo", r"^src/(algo/|internal/algo/)"),
     ("mpi", r"^src/(mpi/|internal/mpi/)"),
