@@ -443,20 +443,22 @@ static __attribute__((noinline, cold)) void run_higher(wf_graph *g, wf_node *n)
 
 /* What wf__body_begin does when there is something to do: out of line,
  * so that the common body pays a few loads and no saved registers. */
-__attribute__((noinline)) void wf__body_begin_slow(wf_node *n, wf_graph *g)
+__attribute__((noinline)) void wf__body_begin_slow(wf_node *n, wf_graph *g,
+                                                   bool traced)
 {
     if (wf__bypass) /* another worker may run it while this body runs */
         flush_bypass();
     if (g && wf_load_relaxed(&g->prio_count) > 0 && wf__running_graph == g)
         run_higher(g, n); /* relaxed hint: see wf__body_begin */
-    if (wf__trace_enabled())
+    if (traced) /* the caller's one read: the span's end sees the same */
         wf__trace_body_begin(n);
 }
 
 /* As wf__body_begin_slow. */
-__attribute__((noinline, cold)) void wf__body_end_slow(wf_node *n, int result)
+__attribute__((noinline, cold)) void wf__body_end_slow(wf_node *n, int result,
+                                                       bool traced)
 {
-    if (wf__trace_enabled())
+    if (traced)
         wf__trace_span('E', WF__TRACE_BODY, NULL);
     if (result < 0)
         fail(wf__node_graph(n), n, result);

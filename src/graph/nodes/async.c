@@ -14,9 +14,9 @@
 static void call_async(fn_node *f, runner *r, const void *in)
 {
     (void)r;
-    wf__body_begin(&f->base);
+    bool traced = wf__body_begin(&f->base);
     int rc = f->body.async(in, &f->gw, f->ctx);
-    wf__body_end(&f->base, rc);
+    wf__body_end(&f->base, rc, traced);
 }
 
 int wf_async_node_create(wf_node **out, wf_graph *g, const wf_async_config *cfg)

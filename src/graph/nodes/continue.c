@@ -202,7 +202,7 @@ static void run(wf__gtask *t)
         bool traced = wf__trace_enabled();
         wf__body_begin_in(&c->base, g, traced);
         int rc = c->body(r->arg, c->ctx);
-        wf__body_end_in(&c->base, rc, traced);
+        wf__body_end(&c->base, rc, traced);
         if (rc == 0) /* r->arg is NULL for a signal, which has no data */
             broadcast(c, g, r->arg, traced);
         if (!next_round(c, bit, g))

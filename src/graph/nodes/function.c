@@ -228,11 +228,11 @@ static void fn_handle(wf_node *n, wf__op *op)
  * wf__body_begin and wf__body_end. */
 WF__HOT_INLINE void call_function(fn_node *f, runner *r, const void *in)
 {
-    wf__body_begin(&f->base);
+    bool traced = wf__body_begin(&f->base);
     /* r->out is NULL for a signal output (out_size WF_SIGNAL): the body
      * writes nothing, and its 0 sends a signal. */
     int rc = f->body.fn(in, r->out, f->ctx);
-    wf__body_end(&f->base, rc);
+    wf__body_end(&f->base, rc, traced);
     if (rc == 0)
         wf__push_broadcast_inline(&f->base.out[0], r->out);
 }

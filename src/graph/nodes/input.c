@@ -193,9 +193,9 @@ static void input_handle(wf_node *n, wf__op *o)
  * wf__body_end records for the graph). */
 static int call_body(input_node *s, void *out)
 {
-    wf__body_begin(&s->base);
+    bool traced = wf__body_begin(&s->base);
     int rc = s->body(out, s->ctx);
-    wf__body_end(&s->base, rc < 0 ? rc : 0);
+    wf__body_end(&s->base, rc < 0 ? rc : 0, traced);
     return rc == 0 ? PREV_MADE : PREV_END;
 }
 

@@ -10,9 +10,9 @@
 static void call_multifunction(fn_node *f, runner *r, const void *in)
 {
     (void)r;
-    wf__body_begin(&f->base);
+    bool traced = wf__body_begin(&f->base);
     int rc = f->body.multi(in, &f->ports, f->ctx);
-    wf__body_end(&f->base, rc);
+    wf__body_end(&f->base, rc, traced);
 }
 
 int wf_multifunction_node_create(wf_node **out, wf_graph *g,

@@ -61,8 +61,8 @@ void wf__outside_put_end(wf_graph *g, wf__outside_put put);
  * body, then end with what the body returned.  end records a negative
  * result as the graph's error (failing the graph, attributed to n).  The
  * graph runtime hangs tracing and counters on them. */
-void wf__body_begin_slow(wf_node *n, wf_graph *g);
-void wf__body_end_slow(wf_node *n, int result);
+void wf__body_begin_slow(wf_node *n, wf_graph *g, bool traced);
+void wf__body_end_slow(wf_node *n, int result, bool traced);
 /* Inline: the common body pays a few loads here and no call.  begin's
  * slow path gives the bypassed task to the pool (another worker may run
  * it while this body runs), runs listed tasks of a higher priority first
@@ -70,30 +70,29 @@ void wf__body_end_slow(wf_node *n, int result);
  * something to do.  Relaxed load of prio_count: a hint (an entry pushed
  * right after it is run by a drainer).
  *
- * The _in forms take n's graph, which a task that runs n's body may pass
- * itself (wf__gtask.graph: it is n's while the task runs, since a graph's
- * destroy waits for its tasks), and `traced`, the caller's
- * wf__trace_enabled() read once for the body's begin and end. */
+ * `traced` is wf__trace_enabled() read once for the body: begin returns
+ * it and end takes it, so that a trace switched on or off while the body
+ * runs records both ends of its span or neither.  The _in form takes n's
+ * graph, which a task that runs n's body may pass itself
+ * (wf__gtask.graph: it is n's while the task runs, since a graph's
+ * destroy waits for its tasks), and the caller's own `traced`. */
 WF__HOT_INLINE void wf__body_begin_in(wf_node *n, wf_graph *g, bool traced)
 {
     if (wf__bypass || (g && wf_load_relaxed(&g->prio_count) > 0) || traced)
-        wf__body_begin_slow(n, g);
+        wf__body_begin_slow(n, g, traced);
 }
 
-WF__HOT_INLINE void wf__body_begin(wf_node *n)
+WF__HOT_INLINE bool wf__body_begin(wf_node *n)
 {
-    wf__body_begin_in(n, wf__node_graph(n), wf__trace_enabled());
+    bool traced = wf__trace_enabled();
+    wf__body_begin_in(n, wf__node_graph(n), traced);
+    return traced;
 }
 
-WF__HOT_INLINE void wf__body_end_in(wf_node *n, int result, bool traced)
+WF__HOT_INLINE void wf__body_end(wf_node *n, int result, bool traced)
 {
     if (result < 0 || traced)
-        wf__body_end_slow(n, result);
-}
-
-WF__HOT_INLINE void wf__body_end(wf_node *n, int result)
-{
-    wf__body_end_in(n, result, wf__trace_enabled());
+        wf__body_end_slow(n, result, traced);
 }
 /* A message offered by `from` (NULL: a caller outside the graph) to `to`
  * got the answer r (WF__ACCEPT, a rejection, or an error); pulled: a
