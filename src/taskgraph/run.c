@@ -81,12 +81,6 @@ static void retire(wf_taskgraph *g, long n)
         wf__wake_waiters(pool);
 }
 
-/* The first error wins (T3, wf__tg_fail says why acq_rel). */
-static void fail(wf_taskgraph *g, int err)
-{
-    wf__tg_fail(&g->run_error, err);
-}
-
 /* A subflow task's work: its graph, made at the first run (on g's pool
  * and allocator, or one of g's spares) and emptied at the others, built
  * by its function, then run here. */
@@ -157,7 +151,7 @@ static __attribute__((noinline)) wf_tg_task *run_other(wf_taskgraph *g,
     if (wf__tg_kind(t) != WF__TG_CONDITION)
         return t;
     if (*r < 0)
-        fail(g, *r);
+        wf__tg_fail(&g->run_error, *r); /* the first wins (T3) */
     else if ((uint32_t)*r < t->nsucc) {
         wf_tg_task *s = wf__tg_succ(t)[*r];
         return ready(s, s->strong);
@@ -233,7 +227,7 @@ static wf_tg_task *run_task(wf_taskgraph *g, wf_tg_task *t)
             return picked; /* a condition's */
     }
     if (r != 0) {
-        fail(g, r);
+        wf__tg_fail(&g->run_error, r); /* the first wins (T3) */
         return NULL;
     }
     return successors(g, t, succ, nsucc);
