@@ -176,11 +176,11 @@ static void local_wait(wf_mpi *m)
 static int fail_everywhere(wf_mpi *m)
 {
     /* M2: relaxed, both loads: the word says all (where the failure
-     * began, its code).  Unseen, this thread cancels, and the hook, on
-     * this thread or on the one whose cancel holds the graph's topology
-     * lock meanwhile, stores it before wf_graph_cancel returns; a hook
-     * that another thread's cancel runs first may read `remote` or not:
-     * the failure began on both. */
+     * began, its code).  Unseen, this thread cancels, and its own hook
+     * stores it before wf_graph_cancel returns, unless another thread's
+     * cancel came first: that one's hook may read `remote` or not, and be
+     * seen by the second load or not (as it was under the old orders):
+     * the failure began on both ranks, and MINLOC picks one code. */
     if (!wf_load_relaxed(&m->cancelled)) {
         /* M2: before the cancel: see the cancel hook (failure.c). */
         wf_store_relaxed(&m->remote, 1);
