@@ -20,12 +20,6 @@
 
 static wf_pool *pool;
 
-static int nop_body(const void *in, void *out, void *ctx)
-{
-    (void)in, (void)out, (void)ctx;
-    return 0;
-}
-
 /* q holds 0..n-1, in order: drain, check, put them back. */
 static void check_held(wf_node *q, int n)
 {
@@ -55,7 +49,7 @@ static void test_null_and_config(void)
     wf_function_config fc = WF_FUNCTION_CONFIG_INIT;
     fc.in_size = 4;
     CHECK_ERR(wf_function_node_create(&n, g, &fc), WF_EINVAL); /* no body */
-    fc.body = nop_body;
+    fc.body = gt_nop_body;
     fc.policy = (wf_fn_policy)7;
     CHECK_ERR(wf_function_node_create(&n, g, &fc), WF_EINVAL);
     size_t sizes[3] = {4, 4, 0};
@@ -72,7 +66,7 @@ static void test_null_and_config(void)
     CHECK_ERR(wf_join_node_create(&n, g, &jc), WF_EINVAL);
     /* Impossible sizes: WF_ERANGE before any size arithmetic wraps. */
     fc = (wf_function_config)WF_FUNCTION_CONFIG_INIT;
-    fc.body = nop_body;
+    fc.body = gt_nop_body;
     fc.in_size = (size_t)1 << 60;
     CHECK_ERR(wf_function_node_create(&n, g, &fc), WF_ERANGE);
     fc.in_size = 4;
@@ -228,8 +222,8 @@ static void test_body_errors(void)
 static void wait_on_worker(void *arg)
 {
     wf_graph *g = arg;
-    wf_node *f =
-        gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING, nop_body, NULL);
+    wf_node *f = gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING,
+                             gt_nop_body, NULL);
     gt_put(f, 1);
     CHECK_OK(wf_graph_wait_for_all(g));
     CHECK_OK(wf_node_destroy(f));

@@ -211,14 +211,6 @@ typedef struct {
     int seen;
 } watcher;
 
-static int pass_int(const void *in, void *out, void *ctx)
-{
-    (void)in;
-    (void)out;
-    (void)ctx;
-    return 0;
-}
-
 static int fail_with_reason(const void *in, void *out, void *ctx)
 {
     (void)out;
@@ -259,7 +251,7 @@ static void test_cancel_publishes(void)
     wf_graph *g = gt_graph(pool);
     watcher w = {.g = g};
     wf_node *sink = gt_function(g, sizeof(int), 0, WF_UNLIMITED, WF_QUEUEING,
-                                pass_int, NULL);
+                                gt_nop_body, NULL);
     wf_node *bad = gt_function(g, sizeof(int), 0, WF_SERIAL, WF_QUEUEING,
                                fail_with_reason, &w);
     w.n = sink;

@@ -44,6 +44,14 @@ static inline wf_node *gt_broadcast(wf_graph *g, size_t size)
     return n;
 }
 
+/* A function node's body that does nothing and succeeds (its output,
+ * if any, is left as it is). */
+static inline int gt_nop_body(const void *in, void *out, void *ctx)
+{
+    (void)in, (void)out, (void)ctx;
+    return 0;
+}
+
 /* A continue node's body: counts its rounds in *ctx (an _Atomic int). */
 static inline int gt_count_round(void *out, void *ctx)
 {
