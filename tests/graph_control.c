@@ -1072,6 +1072,96 @@ static void test_continue_detach(void)
     CHECK_OK(wf_node_destroy(b[2]));
 }
 
+/* A round that a graph task's signal completes runs on that thread, from
+ * its own record, kept for bypass (continue.c's run_own); given to the
+ * pool instead, it becomes a runner's round or a due one (adopt_own).
+ * A chain longer than a bypass row gives the kept round to the pool every
+ * 64 hops; a function node whose bodies each signal a continue node gives
+ * it at its next body; a body that waits for another graph keeps its
+ * round across the wait, whose own rounds then take runners.  Every
+ * round runs once, after the one before it in the chain. */
+enum { OWN_CHAIN = 200, OWN_FIRES = 20, OWN_MSGS = 2000 };
+
+static wf_graph *own_inner; /* the graph the waiting body waits for */
+static wf_node *own_inner_head;
+
+static int own_wait_body(const void *in, void *out, void *ctx)
+{
+    (void)in, (void)out;
+    CHECK_EQ(wf_try_put((wf_node *)ctx, NULL), 1); /* kept: a graph task */
+    CHECK_EQ(wf_try_put(own_inner_head, NULL), 1);
+    return wf_graph_wait_for_all(own_inner);
+}
+
+static int own_signal_body(const void *in, void *out, void *ctx)
+{
+    (void)in, (void)out;
+    return wf_try_put((wf_node *)ctx, NULL) == 1 ? 0 : -1;
+}
+
+static void test_continue_own(void)
+{
+    wf_graph *g = gt_graph(pool);
+    _Atomic long clock = 0;
+    static wave_cell cell[OWN_CHAIN];
+    wf_node *chain[OWN_CHAIN];
+    for (int i = 0; i < OWN_CHAIN; i++) {
+        cell[i] = (wave_cell){.clock = &clock};
+        wf_continue_config c = WF_CONTINUE_CONFIG_INIT;
+        c.body = wave_body;
+        c.ctx = &cell[i];
+        CHECK_OK(wf_continue_node_create(&chain[i], g, &c));
+        if (i > 0)
+            CHECK_OK(wf_make_edge(chain[i - 1], chain[i]));
+    }
+    for (int fire = 1; fire <= OWN_FIRES; fire++) {
+        signal_(chain[0]);
+        CHECK_OK(wf_graph_wait_for_all(g));
+        for (int i = 0; i < OWN_CHAIN; i++) {
+            CHECK_EQ(cell[i].runs, fire);
+            if (i > 0)
+                CHECK(cell[i].stamp > cell[i - 1].stamp);
+        }
+    }
+
+    /* Each body of f keeps a round of c; f's next body gives it away. */
+    _Atomic int rounds = 0;
+    wf_node *c = gt_continue_counter(g, &rounds);
+    wf_node *f = gt_function(g, sizeof(int), WF_SIGNAL, WF_SERIAL, WF_QUEUEING,
+                             own_signal_body, c);
+    for (int i = 0; i < OWN_MSGS; i++)
+        gt_put(f, i);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_EQ(atomic_load(&rounds), OWN_MSGS);
+
+    /* A body keeps a round of c, then waits for another graph whose chain
+     * of continue nodes runs meanwhile, on this thread too. */
+    own_inner = gt_graph(pool);
+    _Atomic int inner_rounds[3] = {0};
+    wf_node *inner[3];
+    for (int i = 0; i < 3; i++) {
+        inner[i] = gt_continue_counter(own_inner, &inner_rounds[i]);
+        if (i > 0)
+            CHECK_OK(wf_make_edge(inner[i - 1], inner[i]));
+    }
+    own_inner_head = inner[0];
+    wf_node *w = gt_function(g, sizeof(int), WF_SIGNAL, WF_SERIAL, WF_QUEUEING,
+                             own_wait_body, c);
+    for (int i = 0; i < 50; i++)
+        gt_put(w, i);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_EQ(atomic_load(&rounds), OWN_MSGS + 50);
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(atomic_load(&inner_rounds[i]), 50);
+    GT_DESTROY(own_inner, inner[0], inner[1], inner[2]);
+    CHECK_OK(wf_graph_destroy(g));
+    for (int i = 0; i < OWN_CHAIN; i++)
+        CHECK_OK(wf_node_destroy(chain[i]));
+    CHECK_OK(wf_node_destroy(c));
+    CHECK_OK(wf_node_destroy(f));
+    CHECK_OK(wf_node_destroy(w));
+}
+
 static void test_continue(void)
 {
     test_continue_threshold();
@@ -1086,9 +1176,9 @@ static void test_continue(void)
 int main(int argc, char **argv)
 {
     static const check_scenario sc[] = {
-        {"continue", test_continue}, {"input", test_input},
-        {"limiter", test_limiter},   {"sequencer", test_sequencer},
-        {"pipeline", test_pipeline},
+        {"continue", test_continue},   {"continue_own", test_continue_own},
+        {"input", test_input},         {"limiter", test_limiter},
+        {"sequencer", test_sequencer}, {"pipeline", test_pipeline},
     };
     pool = gt_pool(2);
     int rc = CHECK_RUN_SCENARIOS("graph_control", argc, argv, sc);

@@ -44,6 +44,7 @@ static _Thread_local wf__graph_frame *frames WF__TLS_FAST;
  * one goes to the pool, so a cycle or a runner's hand-off (which yields on
  * purpose) lets other tasks in. */
 _Thread_local wf__gtask *wf__bypass WF__TLS_FAST;
+_Thread_local wf__own_task wf__own WF__TLS_FAST;
 #define BYPASS_MAX 64
 
 static void drainer_main(wf_task *task);
@@ -186,14 +187,24 @@ static void submit(wf_graph *g, wf__gtask *t, wf_task_fn fn)
         fn(&t->task); /* cannot happen (the arguments are valid): run it */
 }
 
-/* Give the bypassed task to the pool, counted on its own.  Out of line:
- * the paths that test for one then save no registers for this. */
+/* Give the bypassed task to the pool, counted on its own.  A round kept
+ * in this thread's own record gets one of its node's first (adopt),
+ * which may keep that one here in turn: so until the slot stays empty.
+ * Out of line: the paths that test for one then save no registers for
+ * this. */
 static __attribute__((noinline)) void flush_bypass(void)
 {
-    wf__gtask *t = wf__bypass;
-    wf__bypass = NULL;
-    hold(t->graph);
-    submit(t->graph, t, gtask_main);
+    wf__gtask *t;
+    while ((t = wf__bypass) != NULL) {
+        wf__bypass = NULL;
+        if (t == &wf__own.task) {
+            wf__own.busy = false;
+            wf__own.adopt(t->node, t->graph);
+            continue;
+        }
+        hold(t->graph);
+        submit(t->graph, t, gtask_main);
+    }
 }
 
 /* Run a task of g on this thread, then the tasks it bypassed to, and stop

@@ -27,7 +27,12 @@
  * carries no data, so a count is its queue), and a runner that ends a
  * body takes a due round or goes idle.  Both sides then look at the
  * other's word, so no round is left due with every runner idle (G9 in
- * docs/protocols.md). */
+ * docs/protocols.md).
+ *
+ * A runner's hand-back is a CAS of `sig` per round.  A round that a graph
+ * task's signal completes on a node with a signal output needs none: the
+ * signalling thread runs it itself after its task (run_own), from its own
+ * record kept for bypass, and takes no runner. */
 #include <limits.h>
 #include <stddef.h>
 
@@ -50,10 +55,11 @@ typedef wf__gtask runner;
  * rounds use. */
 typedef struct cont_node {
     wf_node base;
-    wf__port in;          /* its input port (cont_ops.in_offset) */
-    _Atomic uint64_t sig; /* idle runners | signals (cont_count.h) */
-    unsigned outside;     /* cfg->predecessors: signals not from edges */
-    unsigned n_slots;     /* runners it may have */
+    wf__port in;            /* its input port (cont_ops.in_offset) */
+    _Atomic uint64_t sig;   /* idle runners | signals (cont_count.h) */
+    unsigned outside;       /* cfg->predecessors: signals not from edges */
+    unsigned short n_slots; /* runners it may have */
+    bool own_rounds; /* a signal output: rounds may run in wf__own (run_own) */
     wf_continue_fn body;
     void *ctx;
     runner first __attribute__((aligned(64))); /* slot 0 */
@@ -88,15 +94,9 @@ static size_t threshold(cont_node *c, wf__port *in)
  * graph), or wf__node_graph's for a put from outside.  A cell's path then
  * reads no line of c but its port's, its runner's and its output's. */
 
-/* Is g cancelled or gone?  Rounds then stay due. */
-static bool graph_stopped(void *g) /* wf__cont_stopped_fn */
-{
-    return wf__graph_stopped(g);
-}
-
 /* ---- runners ------------------------------------------------------------- */
 
-static inline void cont_signal(wf__port *in, wf_graph *g);
+WF__HOT_INLINE void cont_signal(wf__port *in, wf_graph *g);
 
 /* Offer a body's output along the out-edges in push state, as
  * wf__push_broadcast does, but signal a continue_node successor with a
@@ -143,9 +143,12 @@ static inline void start(cont_node *c, unsigned i, wf_graph *g)
 static __attribute__((noinline)) void start_due_rounds(cont_node *c,
                                                        wf_graph *g)
 {
-    int i;
-    while ((i = wf__cont_start_due(&c->sig, &c->due, graph_stopped(g))) >= 0)
+    for (;;) {
+        int i = wf__cont_start_due(&c->sig, &c->due, wf__graph_stopped(g));
+        if (i < 0)
+            return;
         start(c, (unsigned)i, g);
+    }
 }
 
 /* After making a runner idle or a round due: G9's second look.  Inline:
@@ -174,7 +177,7 @@ static bool next_round(cont_node *c, uint64_t bit, wf_graph *g)
 {
     /* Relaxed first look at due (take_due's CAS decides): a body with no
      * round due, the common case, then skips the graph's cancel flag. */
-    if (wf_load_relaxed(&c->due) > 0 && !graph_stopped(g) &&
+    if (wf_load_relaxed(&c->due) > 0 && !wf__graph_stopped(g) &&
         wf__cont_take_due(&c->due))
         return true;
     wf__cont_set_idle(&c->sig, bit);
@@ -182,16 +185,57 @@ static bool next_round(cont_node *c, uint64_t bit, wf_graph *g)
     return false;
 }
 
+/* A round that a graph task's signal completed, run by that thread from
+ * its own record (wf__own, kept for bypass) rather than by a runner: no
+ * runner to take or to give back, so no round to look for after it
+ * either (a runner that ends its body does that).  Only for a signal
+ * output: the record has no room for a message. */
+static void run_own(wf__gtask *t)
+{
+    cont_node *c = (cont_node *)t->node;
+    wf_graph *g = t->graph;
+    wf__own.busy = false;       /* c and g read: it may keep the next round */
+    if (wf__graph_stopped(g)) { /* cancelled: the round stays due */
+        wf__cont_make_due(&c->due);
+        return;
+    }
+    bool traced = wf__trace_enabled();
+    wf__body_begin_in(&c->base, g, traced);
+    int rc = c->body(NULL, c->ctx);
+    wf__body_end(&c->base, rc, traced);
+    if (rc == 0)
+        broadcast(c, g, NULL, traced);
+}
+
+/* The round kept in wf__own goes to the pool instead (wf__own.adopt):
+ * a runner of the node's takes it, or it is due, as a round that found
+ * no runner idle. */
+static void adopt_own(wf_node *n, wf_graph *g)
+{
+    round_due((cont_node *)n, g);
+}
+
+/* Keep the round just completed in this thread's own record. */
+static inline void keep_own(cont_node *c, wf_graph *g)
+{
+    wf__own.task.node = &c->base;
+    wf__own.task.graph = g;
+    wf__own.task.run = run_own;
+    wf__own.adopt = adopt_own;
+    wf__own.busy = true;
+    wf__bypass = &wf__own.task; /* counted by the running task (G5) */
+}
+
 /* A runner starts holding one round (cont_put or start_due gave it). */
 static void run(wf__gtask *t)
 {
     runner *r = (runner *)t;
     cont_node *c = (cont_node *)t->node;
-    wf_graph *g = t->graph; /* c's (see graph_stopped) */
+    wf_graph *g = t->graph; /* c's (see the note after threshold) */
     /* Relaxed: this runner was started, so `more` is made (see slot). */
     uint64_t bit = wf__cont_bit(
         r == &c->first ? 0 : (unsigned)(r - wf_load_relaxed(&c->more)) + 1);
-    if (graph_stopped(g)) { /* cancelled: the round stays due */
+    if (wf__graph_stopped(g)) { /* cancelled: the round stays due */
         wf__cont_make_due(&c->due);
         wf__cont_set_idle(&c->sig, bit);
         return;
@@ -257,14 +301,36 @@ static __attribute__((noinline, cold)) void add_runners(cont_node *c,
 
 /* ---- node ops ------------------------------------------------------------ */
 
+typedef struct signal_ctx {
+    cont_node *c;
+    wf_graph *g; /* c's (see the note after threshold) */
+} signal_ctx;
+
+/* How a round that a signal completes starts (wf__cont_start_fn): on
+ * this thread, in wf__own, when it could keep a runner for bypass
+ * anyway (and the output is a signal); else with a runner. */
+static inline enum wf__cont_start round_start(void *ctx)
+{
+    signal_ctx *x = ctx;
+    if (wf__graph_stopped(x->g))
+        return WF__CONT_STOPPED;
+    if (x->c->own_rounds && !wf__own.busy &&
+        wf__can_bypass(x->g, wf__task_prio(x->g, &x->c->base)))
+        return WF__CONT_OWN;
+    return WF__CONT_RUNNER;
+}
+
 /* A signal through `in`, a continue node's input, of g (see
- * graph_stopped). */
-static inline void cont_signal(wf__port *in, wf_graph *g)
+ * the note after threshold). */
+WF__HOT_INLINE void cont_signal(wf__port *in, wf_graph *g)
 {
     cont_node *c = (cont_node *)in->node;
-    int r = wf__cont_signal(&c->sig, threshold(c, in), graph_stopped, g);
+    signal_ctx x = {c, g};
+    int r = wf__cont_signal(&c->sig, threshold(c, in), round_start, &x);
     if (r > 0)
         start(c, (unsigned)r - 1, g);
+    else if (r == WF__CONT_OWN_ROUND)
+        keep_own(c, g);
     else if (r == WF__CONT_NO_RUNNER)
         round_due(c, g);
 }
@@ -333,7 +399,7 @@ static const wf__node_ops cont_ops = {
 
 static int make_slots(cont_node *c, unsigned n)
 {
-    c->n_slots = n;
+    c->n_slots = (unsigned short)n;
     c->first.run = run;
     c->first.node = &c->base; /* its priority and trace name */
     if (c->out.size && (c->first.arg = wf__mem_alloc(wf__node_mem(&c->base),
@@ -366,6 +432,7 @@ int wf_continue_node_create(wf_node **out, wf_graph *g,
     c->body = cfg->body;
     c->ctx = cfg->ctx;
     c->outside = cfg->predecessors;
+    c->own_rounds = cfg->out_size == WF_SIGNAL;
     unsigned threads = wf_pool_threads(g->pool);
     threads = threads == 0 ? 1 : threads > MAX_SLOTS ? MAX_SLOTS : threads;
     if (make_slots(c, threads) != 0) {

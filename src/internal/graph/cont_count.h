@@ -22,6 +22,7 @@
 #define WF__CONT_COUNT_MASK 0xffffffffu /* sig: the round's signals */
 #define WF__CONT_IDLE_SHIFT 32          /* sig: idle runners above */
 #define WF__CONT_NO_RUNNER (-1)
+#define WF__CONT_OWN_ROUND (-2)
 
 /* sig's bit for runner i. */
 static inline uint64_t wf__cont_bit(unsigned i)
@@ -42,42 +43,50 @@ static inline uint64_t wf__cont_idle(uint64_t s, bool stopped)
     return stopped ? 0 : s >> WF__CONT_IDLE_SHIFT;
 }
 
-/* Is the node's graph stopped (cancelled or destroyed)?  ctx: what the
- * caller passed along (continue.c: the graph).  Asked only of a signal
- * that completes a round: the others need not load it. */
-typedef bool (*wf__cont_stopped_fn)(void *ctx);
+/* How a completed round starts, as the caller's `start` answers it:
+ * not now (the graph is stopped: cancelled or destroyed; the round stays
+ * due), with an idle runner, or on the caller's own thread with none. */
+enum wf__cont_start { WF__CONT_STOPPED, WF__CONT_RUNNER, WF__CONT_OWN };
+/* ctx: what the caller passed along.  Asked only of a signal that
+ * completes a round: the others need not load what it reads. */
+typedef enum wf__cont_start (*wf__cont_start_fn)(void *ctx);
 
 /* Count a signal of a round of `threshold` signals (below 2^32; 0 or 1:
  * every signal completes one).  Returns 0 while the round goes on; when
- * the signal completes it, the count restarts and the lowest idle
- * runner is taken for it (none once stopped(ctx)): its index + 1, or
- * WF__CONT_NO_RUNNER when none is idle (the caller makes the round due:
- * wf__cont_make_due). */
+ * the signal completes it, the count restarts and, as start(ctx) says:
+ * the caller runs the round itself, with no runner (WF__CONT_OWN_ROUND),
+ * or the lowest idle runner is taken for it (its index + 1), or none
+ * when stopped or none is idle: WF__CONT_NO_RUNNER (the caller makes the
+ * round due: wf__cont_make_due). */
 static inline int wf__cont_signal(_Atomic uint64_t *sig, size_t threshold,
-                                  wf__cont_stopped_fn stopped, void *ctx)
+                                  wf__cont_start_fn start, void *ctx)
 {
     /* Relaxed first read: the CAS checks it. */
-    uint64_t s = wf_load_relaxed(sig), ns, idle;
+    uint64_t s = wf_load_relaxed(sig), ns, idle = 0;
+    enum wf__cont_start how = WF__CONT_RUNNER;
     bool completes;
     do {
-        idle = 0;
         completes = (s & WF__CONT_COUNT_MASK) + 1 >= threshold;
-        if (!completes)
+        if (!completes) {
             ns = s + 1;
-        else if ((idle = wf__cont_idle(s, stopped(ctx))) != 0)
+        } else {
+            how = start(ctx);
+            idle = how == WF__CONT_RUNNER ? wf__cont_idle(s, false) : 0;
+            /* The count restarts; the runner taken, if any, is busy. */
             ns = s & ~(uint64_t)WF__CONT_COUNT_MASK &
                  ~((idle & -idle) << WF__CONT_IDLE_SHIFT);
-        else
-            ns = s & ~(uint64_t)WF__CONT_COUNT_MASK;
+        }
         /* Acq_rel: the signal that completes a round acquires the earlier
          * signals' releases (their senders' bodies), through the chain of
          * RMWs on sig, and, when it takes a runner, that runner's last
          * release (wf__cont_set_idle); it hands them to the body through
-         * its spawn, or through due (G9). */
+         * its spawn, through due (G9), or runs the body itself (own). */
     } while (!wf_cas_acqrel(sig, &s, ns));
-    if (idle)
-        return __builtin_ctzll(idle) + 1;
-    return completes ? WF__CONT_NO_RUNNER : 0;
+    if (!completes)
+        return 0;
+    if (how == WF__CONT_OWN)
+        return WF__CONT_OWN_ROUND;
+    return idle ? __builtin_ctzll(idle) + 1 : WF__CONT_NO_RUNNER;
 }
 
 /* Take one due round: true if there was one. */

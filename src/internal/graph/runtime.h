@@ -20,6 +20,39 @@ extern _Thread_local wf_graph *wf__running_graph WF__TLS_FAST;
  * thread when the running task returns; NULL when none is kept. */
 extern _Thread_local wf__gtask *wf__bypass WF__TLS_FAST;
 
+/* This thread's own record for a task to keep for bypass that has no
+ * record of its own: a continue node's round that the signalling thread
+ * runs itself (continue.c), so that the node's runner is neither taken
+ * nor given back.  `busy` while a bypass slot holds it (a nested run
+ * keeps the outer slot's); the node kind's `adopt` gives the round a
+ * record of the node's when the slot goes to the pool instead. */
+typedef struct wf__own_task {
+    wf__gtask task;
+    void (*adopt)(wf_node *n, wf_graph *g);
+    bool busy;
+} wf__own_task;
+extern _Thread_local wf__own_task wf__own WF__TLS_FAST;
+
+/* The priority a task of g for node n (NULL: none) spawns with. */
+WF__HOT_INLINE int wf__task_prio(wf_graph *g, wf_node *n)
+{
+    /* Relaxed: the priority is set before the node gets messages; a
+     * change racing with a spawn applies to the next one.  The node's
+     * line is read only in a graph where some node has one (the flag is
+     * on the graph's line that every body reads). */
+    return g && wf_load_relaxed(&g->prioritized) && n
+               ? wf_load_relaxed(&n->priority)
+               : 0;
+}
+
+/* May a task of g of priority prio be kept for bypass?  A running task
+ * of g on this thread, and the slot free. */
+WF__HOT_INLINE bool wf__can_bypass(wf_graph *g, int prio)
+{
+    return prio == 0 && wf__bypass == NULL && wf__running_graph == g &&
+           g != NULL;
+}
+
 /* Spawn t, a task of g: kept for bypass when it can be (counted by the
  * running task, G5), else counted on its own and given to the pool or the
  * priority list (wf__spawn_counted).  Inline: each fired round spawns. */
@@ -27,14 +60,8 @@ void wf__spawn_counted(wf_graph *g, wf__gtask *t, int prio);
 WF__HOT_INLINE void wf__spawn(wf_graph *g, wf__gtask *t)
 {
     t->graph = g;
-    /* Relaxed: the priority is set before the node gets messages; a
-     * change racing with a spawn applies to the next one.  The node's
-     * line, and t->node, are read only in a graph where some node has
-     * one (the flag is on the graph's line that every body reads). */
-    int prio = g && wf_load_relaxed(&g->prioritized) && t->node
-                   ? wf_load_relaxed(&t->node->priority)
-                   : 0;
-    if (prio == 0 && wf__bypass == NULL && wf__running_graph == g && g != NULL)
+    int prio = wf__task_prio(g, t->node);
+    if (wf__can_bypass(g, prio))
         wf__bypass = t; /* counted by the running task (see wf__bypass) */
     else
         wf__spawn_counted(g, t, prio);

@@ -26,6 +26,15 @@
  *            CAS fails and, on its retry, takes runner 1, made idle after
  *            that load: only the CAS's acquire then orders runner 1's last
  *            body before the round's.
+ *   g9-own   threshold 2, one runner: the owner signals as a put from
+ *            outside would, T1 as a graph task that may run the round
+ *            itself (own: continue.c's run_own, no runner taken).  If T1
+ *            completes the round, it runs the body, which must see the
+ *            owner's datum through the CAS alone.
+ *   g9-adopt threshold 1, one runner: the owner's round takes the runner;
+ *            T1's is its own, then given to the pool (continue.c's
+ *            adopt_own: round_due), so it is made due and paired with
+ *            the runner, which may be busy with the owner's round.
  *
  * A body must see the data its round's signals published: all of them
  * when several signals make the round, the maker's when it ran as a due
@@ -56,10 +65,11 @@ static int bodies, runs[MAX_RUNNERS]; /* bodies run; by each runner */
 static unsigned queue[MAX_DUE];       /* due rounds' senders, in order */
 static int queued, taken, made_due;   /* made due; taken; makers */
 
-static bool not_stopped(void *node) /* wf__cont_stopped_fn */
+/* The graph never stops; a sender whose flag (ctx) is set signals from
+ * a graph task that runs the round itself (wf__cont_start_fn). */
+static enum wf__cont_start round_start(void *own)
 {
-    (void)node;
-    return false;
+    return *(bool *)own ? WF__CONT_OWN : WF__CONT_RUNNER;
 }
 
 /* The body of runner i for a round whose signals are `senders` (a mask):
@@ -93,6 +103,18 @@ static unsigned take_round(void)
 
 static void run_runner(int t, unsigned i, unsigned senders);
 
+/* A round the signalling thread runs itself (continue.c's run_own): no
+ * runner, so no record. */
+static void own_body(int t, unsigned senders)
+{
+    bodies++;
+    for (int s = 0; s < nsignals && !S.fail[0]; s++)
+        if ((senders & 1u << s) && plain_read(&datum[s]) != 1)
+            sim_failf("%s runs its own round's body but reads %s's datum "
+                      "as not yet written (stale)",
+                      sim_thread_name(t), sim_thread_name(s));
+}
+
 /* continue.c's start_due and start_due_rounds: after making a runner
  * idle or a round due, G9's second look. */
 static void start_due(int t)
@@ -118,21 +140,34 @@ static void run_runner(int t, unsigned i, unsigned senders)
     start_due(t);
 }
 
-/* A predecessor's body writes its datum; cont_put signals. */
+/* continue.c's round_due: a round that found no runner idle. */
+static void round_due(int t, unsigned senders)
+{
+    wf__cont_make_due(&due);
+    if (queued < MAX_DUE)
+        queue[queued++] = senders;
+    made_due |= 1 << t;
+    start_due(t);
+}
+
+/* T1 in g9-own and g9-adopt: a graph task's signal (own).  g9-adopt's
+ * thread then gives its own round to the pool instead of running it. */
+static bool own_signals[MAX_SIGNALS], adopts;
+
+/* A predecessor's body writes its datum; cont_signal signals. */
 static void sender(int t)
 {
     plain_write(&datum[t], 1);
-    int r = wf__cont_signal(&sig, threshold, not_stopped, NULL);
+    int r = wf__cont_signal(&sig, threshold, round_start, &own_signals[t]);
     unsigned senders = threshold > 1 ? (1u << nsignals) - 1 : 1u << t;
-    if (r > 0) {
+    if (r > 0)
         run_runner(t, (unsigned)r - 1, senders);
-    } else if (r == WF__CONT_NO_RUNNER) { /* round_due */
-        wf__cont_make_due(&due);
-        if (queued < MAX_DUE)
-            queue[queued++] = senders;
-        made_due |= 1 << t;
-        start_due(t);
-    }
+    else if (r == WF__CONT_OWN_ROUND && adopts)
+        round_due(t, senders); /* adopt_own */
+    else if (r == WF__CONT_OWN_ROUND)
+        own_body(t, senders); /* run_own */
+    else if (r == WF__CONT_NO_RUNNER)
+        round_due(t, senders);
 }
 
 /* g9-two's owner: its signal, before the scenario, found every runner
@@ -179,6 +214,7 @@ static void reset(size_t thr, int signals, int runners, int busy,
         sim_register_name(&record[i], rn[i]);
     }
     bodies = queued = taken = made_due = 0;
+    own_signals[0] = own_signals[1] = adopts = false;
     sim_register_name(&sig, "sig");
     sim_register_name(&due, "due");
     for (int t = 0; t < signals; t++)
@@ -203,6 +239,20 @@ static void setup_two(const explore_job *job)
 {
     (void)job;
     reset(1, 1, 2, 1, maker);
+}
+
+static void setup_own(const explore_job *job)
+{
+    (void)job;
+    reset(2, 2, 1, 0, sender);
+    own_signals[1] = true;
+}
+
+static void setup_adopt(const explore_job *job)
+{
+    (void)job;
+    reset(1, 2, 1, 0, sender);
+    own_signals[1] = adopts = true;
 }
 
 /* Every round ran once, none due, every runner idle. */
@@ -270,6 +320,26 @@ const sim_protocol sim_proto_g9_two = {
     "runner 1's body; the round's body sees its runner's last body",
     2,
     setup_two,
+    final,
+    outcome,
+    CORRECT};
+const sim_protocol sim_proto_g9_own = {
+    "g9-own",
+    "a continue_node of threshold 2: the owner signals from outside, T1 from "
+    "a graph task; if T1 completes the round it runs the body itself (no "
+    "runner), which sees the owner's datum",
+    2,
+    setup_own,
+    final,
+    outcome,
+    CORRECT};
+const sim_protocol sim_proto_g9_adopt = {
+    "g9-adopt",
+    "a continue_node of threshold 1, one runner: the owner's round takes "
+    "the runner; T1's own round is given to the pool instead (made due, "
+    "paired with the runner, busy or not)",
+    2,
+    setup_adopt,
     final,
     outcome,
     CORRECT};
