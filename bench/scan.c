@@ -49,12 +49,30 @@ BENCH_KERNEL(scan_kernel)
     uint32_t *out = s->out, x = 0;
     long n = (long)s->n;
     /* omp_set_num_threads(T) was called by bench_system_run_graph. */
+#if defined(__clang__)
+    /* clang's inscan reduction keeps a copy of x per iteration in a
+     * temporary on the stack (n of them), which 10^7 iterations overflow:
+     * blocks of 2^18, each scan starting from 0 and offset by the last
+     * sum of the block before it (clang 14 leaves x itself unchanged). */
+    for (long lo = 0; lo < n; lo += 1L << 18) {
+        long hi = n - lo > 1L << 18 ? lo + (1L << 18) : n;
+        uint32_t base = lo > 0 ? out[lo - 1] : 0;
+        x = 0;
+#pragma omp parallel for reduction(inscan, + : x)
+        for (long i = lo; i < hi; i++) {
+            x += in[i];
+#pragma omp scan inclusive(x)
+            out[i] = base + x;
+        }
+    }
+#else
 #pragma omp parallel for reduction(inscan, + : x)
     for (long i = 0; i < n; i++) {
         x += in[i];
 #pragma omp scan inclusive(x)
         out[i] = x;
     }
+#endif
 }
 
 #elif defined(WEFT_BENCH_TBB)
