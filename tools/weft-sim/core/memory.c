@@ -36,7 +36,7 @@ static sim_object objects[MAX_OBJECTS];
 static int nobjects;
 
 /* Named locations: the deque's fields, a litmus test's variables. */
-#define MAX_NAMES 16
+#define MAX_NAMES 32
 typedef struct loc_name {
     volatile void *addr;
     const char *name;
