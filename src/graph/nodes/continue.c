@@ -185,6 +185,21 @@ static bool next_round(cont_node *c, uint64_t bit, wf_graph *g)
     return false;
 }
 
+/* One round's body, then its output to the successors; out: the
+ * runner's message (NULL for a signal, which has no data).  Inline: every
+ * round runs it. */
+static inline void round_body(cont_node *c, wf_graph *g, void *out)
+{
+    /* Once a round: its span begins and ends alike, and its signals are
+     * traced as its body was. */
+    bool traced = wf__trace_enabled();
+    wf__body_begin_in(&c->base, g, traced);
+    int rc = c->body(out, c->ctx);
+    wf__body_end(&c->base, rc, traced);
+    if (rc == 0)
+        broadcast(c, g, out, traced);
+}
+
 /* A round that a graph task's signal completed, run by that thread from
  * its own record (wf__own, kept for bypass) rather than by a runner: no
  * runner to take or to give back, so no round to look for after it
@@ -199,12 +214,7 @@ static void run_own(wf__gtask *t)
         wf__cont_make_due(&c->due);
         return;
     }
-    bool traced = wf__trace_enabled();
-    wf__body_begin_in(&c->base, g, traced);
-    int rc = c->body(NULL, c->ctx);
-    wf__body_end(&c->base, rc, traced);
-    if (rc == 0)
-        broadcast(c, g, NULL, traced);
+    round_body(c, g, NULL);
 }
 
 /* The round kept in wf__own goes to the pool instead (wf__own.adopt):
@@ -241,14 +251,7 @@ static void run(wf__gtask *t)
         return;
     }
     for (int budget = RUNNER_BUDGET;; budget--) {
-        /* Once a round: its span begins and ends alike, and its signals
-         * are traced as its body was. */
-        bool traced = wf__trace_enabled();
-        wf__body_begin_in(&c->base, g, traced);
-        int rc = c->body(r->arg, c->ctx);
-        wf__body_end(&c->base, rc, traced);
-        if (rc == 0) /* r->arg is NULL for a signal, which has no data */
-            broadcast(c, g, r->arg, traced);
+        round_body(c, g, r->arg);
         if (!next_round(c, bit, g))
             return;
         if (budget <= 1) { /* let other tasks in, holding the round */
