@@ -42,7 +42,11 @@
  *              failed runs between): every run runs each task once,
  *              after all its predecessors.
  * edit_race    a task added while another thread runs the graph is
- *              refused until the run ends, accepted after it. */
+ *              refused until the run ends, accepted after it.
+ * held         the six successors of one task, which a thread holds
+ *              while it runs the first, each wait in wf_blocking_begin
+ *              until all six have begun: they run at once, on spare
+ *              workers, at 1 and 2 threads. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -1111,6 +1115,57 @@ static void edit_race(void)
     CHECK_OK(wf_pool_destroy(pool));
 }
 
+/* ---- held ---------------------------------------------------------------- */
+
+#define HELD_FANOUT 6
+
+/* Blocks until all HELD_FANOUT tasks have begun, 20 s at most: they all
+ * must run at once.  1 if they did not. */
+static int rendezvous(void *ctx)
+{
+    _Atomic int *begun = ctx;
+    int err = wf_blocking_begin();
+    CHECK(err == 0 || err == WF_EAGAIN);
+    atomic_fetch_add(begun, 1);
+    double deadline = check_now() + 20;
+    while (atomic_load(begun) < HELD_FANOUT && check_now() < deadline)
+        sched_yield();
+    CHECK_OK(wf_blocking_end());
+    return atomic_load(begun) < HELD_FANOUT;
+}
+
+static int nothing(void *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
+static void held(void)
+{
+    for (size_t k = 0; k < 2; k++) {
+        wf_pool *p = check_pool(threads[k]);
+        wf_taskgraph_config cfg = {.pool = p};
+        wf_taskgraph *g;
+        CHECK_OK(wf_taskgraph_create(&g, &cfg));
+        _Atomic int begun[3] = {0, 0, 0};
+        wf_tg_task *src = wf_tg_emplace(g, nothing, NULL);
+        for (int round = 0; round < 3; round++) {
+            wf_tg_task *sink = wf_tg_emplace(g, nothing, NULL);
+            for (int i = 0; i < HELD_FANOUT; i++) {
+                wf_tg_task *t = wf_tg_emplace(g, rendezvous, &begun[round]);
+                CHECK_OK(wf_tg_precede(src, t));
+                CHECK_OK(wf_tg_precede(t, sink));
+            }
+            src = sink; /* the next six after these */
+        }
+        CHECK_OK(wf_tg_run(g));
+        for (int round = 0; round < 3; round++)
+            CHECK_EQ(atomic_load(&begun[round]), HELD_FANOUT);
+        CHECK_OK(wf_taskgraph_destroy(g));
+        CHECK_OK(wf_pool_destroy(p));
+    }
+}
+
 static const check_scenario scenarios[] = {
     {"chain", chain},
     {"wavefront", wavefront},
@@ -1130,6 +1185,7 @@ static const check_scenario scenarios[] = {
     {"subflow_oom", subflow_oom},
     {"grow", grow},
     {"edit_race", edit_race},
+    {"held", held},
 };
 
 int main(int argc, char **argv)

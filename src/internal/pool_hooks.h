@@ -75,6 +75,47 @@ static inline struct wf__worker *wf__current(void)
     return wf__self == &wf__no_worker ? NULL : (struct wf__worker *)wf__self;
 }
 
+/* Ready tasks a component keeps off the private stack while one of its
+ * tasks runs, for this thread to run after it: a task graph's successors
+ * (src/taskgraph/run.c), which a spawn would give a record and a trip
+ * through the pool's loop each.  Registered in wf__fast.held; before the
+ * thread waits, helps or publishes all, the pool calls spawn, which must
+ * spawn them all (wf__spawn_detached_n) and forget them, so that no task
+ * is stranded where only a frame below sees it (rule P7). */
+struct wf__held {
+    void (*spawn)(struct wf__held *h);
+};
+
+/* Make h (or NULL) the calling thread's held tasks; returns those it
+ * replaces, to be put back when h's task ends.  Nothing on a thread that
+ * is no worker, whose identity is shared: its spawns are submissions and
+ * it never helps, so h, kept to itself, strands nothing. */
+static inline struct wf__held *wf__held_swap(struct wf__held *h)
+{
+    struct wf__fast *f = wf__self;
+    struct wf__held *old = f->held;
+    if (f != &wf__no_worker)
+        f->held = h;
+    return old;
+}
+
+/* Would a spawn now take its slow path: a thief has asked the calling
+ * thread for work (P2), or its stack is full?  (Always, on a thread that
+ * is no worker.)  The test by which a component that holds tasks hands
+ * them over.  Relaxed: the request is a hint, as for the spawn's test. */
+static inline bool wf__spawn_asked(void)
+{
+    struct wf__fast *f = wf__self;
+    return WF__SPAWN_FULL(f, f->sp);
+}
+
+/* Spawn n tasks detached, each as wf__spawn_detached (flags 0) spawns
+ * it, and answer a thief's request once, after the last, so that it
+ * gets the older half of them all (P2).  False, having done nothing,
+ * when the caller is not one of pool's workers. */
+bool wf__spawn_detached_n(wf_pool *pool, wf_task *const *ts, size_t n,
+                          wf_task_fn fn);
+
 /* All of w's private tasks to its deque: before it blocks, parks, waits
  * or hands its thread over, so that none is stranded where no thief
  * looks, or at once when a task must not wait for a thief's request

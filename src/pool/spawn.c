@@ -26,18 +26,24 @@ void wf__push_private(wf__worker *w, wf_task *t)
         wf__publish_half(w);
 }
 
-bool wf__spawn_detached(wf_pool *pool, wf_task *t, wf_task_fn fn,
-                        uint32_t flags)
+/* Every field of t, a detached task that nobody joins (P7). */
+static inline void detached_init(wf_task *t, wf_task_fn fn, uint32_t flags)
 {
-    wf__worker *w = wf__current();
-    if (w == NULL || w->pool != pool)
-        return false;
     t->fn = fn;
     t->owner_ = WF__JOINED; /* nobody may join it */
     t->flags_ = WF__TASK_DETACHED | flags;
     /* Nobody else sees t until it is published: relaxed. */
     wf_store_relaxed(&t->done_, 0);
     wf_store_relaxed(&t->thief_, NULL);
+}
+
+bool wf__spawn_detached(wf_pool *pool, wf_task *t, wf_task_fn fn,
+                        uint32_t flags)
+{
+    wf__worker *w = wf__current();
+    if (w == NULL || w->pool != pool)
+        return false;
+    detached_init(t, fn, flags);
     /* Counted before it can run (P10).  Relaxed: the root's end follows
      * this through the push below (D1), so in the count's modification
      * order too, and nothing is published through it. */
@@ -48,5 +54,28 @@ bool wf__spawn_detached(wf_pool *pool, wf_task *t, wf_task_fn fn,
         *w->fast.sp++ = t;
     else
         wf__push_private(w, t);
+    return true;
+}
+
+bool wf__spawn_detached_n(wf_pool *pool, wf_task *const *ts, size_t n,
+                          wf_task_fn fn)
+{
+    wf__worker *w = wf__current();
+    if (w == NULL || w->pool != pool)
+        return false;
+    for (size_t k = 0; k < n; k++) {
+        detached_init(ts[k], fn, 0);
+        if (w->fast.sp == w->fast.end && wf__stack_make_room(w) != 0)
+            wf__run_own(w, ts[k]); /* no memory: run it now */
+        else
+            *w->fast.sp++ = ts[k];
+    }
+    /* A request that came before or during these pushes gets half of
+     * them all, not of the first alone (P2).  The load first, relaxed as
+     * the inline spawn's, so that no request costs no RMW; the exchange
+     * also puts back a limit that a grown stack left behind. */
+    if (w->fast.sp > w->fast.bp && WF__SPAWN_FULL(&w->fast, w->fast.sp) &&
+        wf__take_request(&w->fast))
+        wf__publish_half(w);
     return true;
 }

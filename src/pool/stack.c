@@ -91,6 +91,7 @@ void wf__publish_some(wf__worker *w, size_t k)
 
 void wf__publish_all(wf__worker *w)
 {
+    wf__spawn_held(w);
     wf__publish_some(w, (size_t)(w->fast.sp - w->fast.bp));
 }
 

@@ -70,7 +70,9 @@ static wf_task *steal_any(wf__worker *w, bool ask)
 int wf__find_and_run(wf__worker *w, bool ask)
 {
     /* Own tasks first: detached ones (wf_submit, graph tasks) left on the
-     * stack or deque once the task that spawned them returned. */
+     * stack or deque once the task that spawned them returned, or held by
+     * a task that now waits, helping. */
+    wf__spawn_held(w);
     wf__answer_request(w); /* a sleeper may wait for our private tasks */
     wf_task *t = wf__pop_own(w);
     if (t) {

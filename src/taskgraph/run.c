@@ -7,9 +7,10 @@
  * successor's counter; the one that brings it to zero makes it ready, sets
  * it back to its in-degree (so that a loop through a condition may run it
  * again), runs one ready successor itself (a chain never spawns; which
- * one, run_task says) and spawns the others, where idle workers steal
- * them.  A condition task makes ready the one successor its value picks,
- * whatever its counter says (Taskflow's weak edges).  A subflow task
+ * one, successors() says) and holds the others for its thread to run
+ * after it, until a thief asks for them (held_tasks).  A condition task
+ * makes ready the one successor its value picks, whatever its counter
+ * says (Taskflow's weak edges).  A subflow task
  * builds its own graph and runs it, a module task runs another graph;
  * both wait for it as a run's caller does, helping, so the round's count
  * covers them.  `active` counts the tasks ready or running; the round
@@ -42,6 +43,8 @@ static inline void spawn(wf_taskgraph *g, wf_tg_task *t)
         submit(g, wt);
 }
 
+#define WF__TG_BATCH 32 /* the most tasks spawn_all takes */
+
 /* Count n more tasks of the round, then spawn them: counted first, so that
  * the count cannot reach zero while they are still to run.  Relaxed: each
  * spawned task's decrement happens after this increment (the spawn hands
@@ -49,9 +52,40 @@ static inline void spawn(wf_taskgraph *g, wf_tg_task *t)
  * modification order; nothing is published through it (T2). */
 static void spawn_all(wf_taskgraph *g, wf_tg_task **ts, size_t n)
 {
+    if (n == 0)
+        return;
     wf_fetch_add_relaxed(&g->active, (long)n);
+    wf_task *wts[WF__TG_BATCH];
     for (size_t k = 0; k < n; k++)
-        spawn(g, ts[k]);
+        wts[k] = &wf__tg_cold(ts[k])->task;
+    if (!wf__spawn_detached_n(g->pool, wts, n, exec))
+        for (size_t k = 0; k < n; k++)
+            submit(g, wts[k]);
+}
+
+/* Ready tasks that exec() runs after the task in progress, newest first,
+ * rather than spawn them: a spawn writes the task's cold record (its
+ * wf_task), a line that nothing else of the run touches, and each spawned
+ * task is a trip through the pool's loop.  Held as the pool's private
+ * tasks are (P7): spawned when a thief asks for work, before a body runs,
+ * and by the pool, through `base`, before this thread waits, helps or
+ * publishes all; and never counted in `active`, since exec's own count
+ * covers them until they run or are spawned. */
+#define WF__TG_HELD WF__TG_BATCH
+typedef struct {
+    struct wf__held base; /* first: the pool calls spawn_held with it */
+    wf_taskgraph *g;
+    unsigned n;
+    wf_tg_task *t[WF__TG_HELD];
+} held_tasks;
+
+/* The pool's call (wf__held), and exec's when a thief asks: every held
+ * task spawned, oldest first, in one batch. */
+static void spawn_held(struct wf__held *base)
+{
+    held_tasks *h = (held_tasks *)base;
+    spawn_all(h->g, h->t, h->n);
+    h->n = 0;
 }
 
 /* Make t ready: set its counter back (to strong, t->strong) for the
@@ -159,18 +193,19 @@ static __attribute__((noinline)) wf_tg_task *run_other(wf_taskgraph *g,
     return NULL;
 }
 
-/* t is done: its successors succ[0..nsucc) that this makes ready run
- * here next (the one returned) or are spawned.  The first one made ready
- * runs next, the others are spawned; but t + 1, the task added right
- * after t, runs next whenever it is among them.  Its hot record is the
- * neighbour of t's, whose line the adjacent-line prefetcher brought
+/* t is done: of its successors succ[0..nsucc), those this makes ready
+ * run here next (the one returned), or are held (h), or past that are
+ * spawned.  The first one made ready runs next; but t + 1, the task added
+ * right after t, runs next whenever it is among them.  Its hot record is
+ * the neighbour of t's, whose line the adjacent-line prefetcher brought
  * (wf_tg_task), and a program that adds its tasks in the order of their
  * data (a grid's cells row by row) then runs them in that order, on warm
  * lines. */
 static inline wf_tg_task *successors(wf_taskgraph *g, wf_tg_task *t,
-                                     wf_tg_task **succ, uint32_t nsucc)
+                                     wf_tg_task **succ, uint32_t nsucc,
+                                     held_tasks *h)
 {
-    wf_tg_task *next = NULL, *batch[16];
+    wf_tg_task *next = NULL, *batch[WF__TG_BATCH];
     size_t n = 0;
     for (uint32_t i = 0; i < nsucc; i++) {
         wf_tg_task *s = succ[i];
@@ -187,23 +222,26 @@ static inline wf_tg_task *successors(wf_taskgraph *g, wf_tg_task *t,
             next = s;
             s = first;
         }
+        if (h->n < WF__TG_HELD) {
+            h->t[h->n++] = s;
+            continue;
+        }
         /* Its spawn writes its cold record, a line of its own: start
          * fetching it now, so that the stores do not wait for it in the
          * store buffer, where the next locked instruction would. */
         __builtin_prefetch(wf__tg_cold(s), 1);
         batch[n++] = s;
-        if (n == 16) {
+        if (n == WF__TG_BATCH) {
             spawn_all(g, batch, n);
             n = 0;
         }
     }
-    if (n > 0)
-        spawn_all(g, batch, n);
+    spawn_all(g, batch, n);
     return next;
 }
 
 /* Run t and return the successor to run next on this thread, or NULL. */
-static wf_tg_task *run_task(wf_taskgraph *g, wf_tg_task *t)
+static wf_tg_task *run_task(wf_taskgraph *g, wf_tg_task *t, held_tasks *h)
 {
     /* The first and fourth successors' lines, which the work leaves time
      * to fetch (in a graph larger than the cache each is a miss), when
@@ -215,6 +253,9 @@ static wf_tg_task *run_task(wf_taskgraph *g, wf_tg_task *t)
         __builtin_prefetch(succ[0], 1);
         __builtin_prefetch(succ[3], 1);
     }
+    /* A thief waits for work, which the held tasks are (P2). */
+    if (h->n != 0 && wf__spawn_asked())
+        spawn_held(&h->base);
     /* A hint to skip work once the round failed (T3). */
     if (wf__tg_failed(&g->run_error))
         return NULL;
@@ -230,16 +271,25 @@ static wf_tg_task *run_task(wf_taskgraph *g, wf_tg_task *t)
         wf__tg_fail(&g->run_error, r); /* the first wins (T3) */
         return NULL;
     }
-    return successors(g, t, succ, nsucc);
+    return successors(g, t, succ, nsucc, h);
 }
 
+/* A task the pool runs: t, then the successors it makes ready, each
+ * inheriting its count (T2), as do the tasks held meanwhile. */
 static void exec(wf_task *wt)
 {
     wf_tg_task *t = wf__tg_of(wt);
     wf_taskgraph *g = t->graph;
-    while ((t = run_task(g, t)) != NULL) {
-        /* t inherits the count of the task that made it ready */
+    held_tasks h = {.base.spawn = spawn_held, .g = g, .n = 0};
+    struct wf__held *outer = wf__held_swap(&h.base);
+    for (;;) {
+        while ((t = run_task(g, t, &h)) != NULL) {
+        }
+        if (h.n == 0)
+            break;
+        t = h.t[--h.n];
     }
+    wf__held_swap(outer);
     retire(g, 1);
 }
 

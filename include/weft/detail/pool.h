@@ -18,10 +18,16 @@ extern "C" {
 
 /* The part of a worker that spawn and join touch.  Owner-private but for
  * `limit` and `tlimit` (thieves store NULL there to ask for work). */
+struct wf__held;
 struct wf__fast {
     wf_task **sp;  /* next free slot of the private stack  */
     wf_task **end; /* one past the last slot               */
     wf_task **bp;  /* oldest entry not yet published       */
+    /* Ready tasks that the task in progress keeps off the stack for this
+     * thread to run after it (a task graph's, src/taskgraph/run.c), or
+     * NULL: the pool has them spawned before this thread waits, helps or
+     * publishes all, as if they were on the stack (rule P7). */
+    struct wf__held *held;
     /* Spawn's one test: sp below limit.  limit is `end`, or NULL once a
      * thief asks for work, so a full stack and a request both send the
      * spawn to its slow path (rule P2).  tlimit is the same for a typed

@@ -41,6 +41,14 @@ static inline void wf__publish_half(wf__worker *w)
     size_t priv = (size_t)(w->fast.sp - w->fast.bp);
     wf__publish_some(w, (priv + 1) / 2);
 }
+/* The tasks held off w's stack (wf__fast.held) spawned onto it, before w
+ * waits, helps or publishes all: where it and its thieves look (P7). */
+static inline void wf__spawn_held(wf__worker *w)
+{
+    struct wf__held *h = w->fast.held;
+    if (h != NULL)
+        h->spawn(h);
+}
 /* Newest of w's own tasks: private stack first, then deque. */
 wf_task *wf__pop_own(wf__worker *w);
 
