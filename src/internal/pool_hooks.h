@@ -86,26 +86,27 @@ struct wf__held {
     void (*spawn)(struct wf__held *h);
 };
 
-/* Make h (or NULL) the calling thread's held tasks; returns those it
- * replaces, to be put back when h's task ends.  Nothing on a thread that
- * is no worker, whose identity is shared: its spawns are submissions and
- * it never helps, so h, kept to itself, strands nothing. */
-static inline struct wf__held *wf__held_swap(struct wf__held *h)
+/* Make h (or NULL) the held tasks of f, the calling thread's identity
+ * (wf__self); returns those it replaces, to be put back when h's task
+ * ends.  Nothing on a thread that is no worker, whose identity is shared:
+ * its spawns are submissions and it never helps, so h, kept to itself,
+ * strands nothing. */
+static inline struct wf__held *wf__held_swap(struct wf__fast *f,
+                                             struct wf__held *h)
 {
-    struct wf__fast *f = wf__self;
     struct wf__held *old = f->held;
     if (f != &wf__no_worker)
         f->held = h;
     return old;
 }
 
-/* Would a spawn now take its slow path: a thief has asked the calling
- * thread for work (P2), or its stack is full?  (Always, on a thread that
- * is no worker.)  The test by which a component that holds tasks hands
- * them over.  Relaxed: the request is a hint, as for the spawn's test. */
-static inline bool wf__spawn_asked(void)
+/* Would a spawn now take its slow path on f, the calling thread's
+ * identity: a thief has asked it for work (P2), or its stack is full?
+ * (Always, on a thread that is no worker.)  The test by which a
+ * component that holds tasks hands them over.  Relaxed: the request is a
+ * hint, as for the spawn's test. */
+static inline bool wf__spawn_asked(struct wf__fast *f)
 {
-    struct wf__fast *f = wf__self;
     return WF__SPAWN_FULL(f, f->sp);
 }
 

@@ -50,10 +50,9 @@ static inline void spawn(wf_taskgraph *g, wf_tg_task *t)
  * spawned task's decrement happens after this increment (the spawn hands
  * the task over, D1), so coherence orders them in the count's
  * modification order; nothing is published through it (T2). */
-static void spawn_all(wf_taskgraph *g, wf_tg_task **ts, size_t n)
+static __attribute__((noinline)) void spawn_all(wf_taskgraph *g,
+                                                wf_tg_task **ts, size_t n)
 {
-    if (n == 0)
-        return;
     wf_fetch_add_relaxed(&g->active, (long)n);
     wf_task *wts[WF__TG_BATCH];
     for (size_t k = 0; k < n; k++)
@@ -73,7 +72,8 @@ static void spawn_all(wf_taskgraph *g, wf_tg_task **ts, size_t n)
  * covers them until they run or are spawned. */
 #define WF__TG_HELD WF__TG_BATCH
 typedef struct {
-    struct wf__held base; /* first: the pool calls spawn_held with it */
+    struct wf__held base;  /* first: the pool calls spawn_held with it */
+    struct wf__fast *self; /* the thread's identity, where it is held */
     wf_taskgraph *g;
     unsigned n;
     wf_tg_task *t[WF__TG_HELD];
@@ -84,7 +84,8 @@ typedef struct {
 static void spawn_held(struct wf__held *base)
 {
     held_tasks *h = (held_tasks *)base;
-    spawn_all(h->g, h->t, h->n);
+    if (h->n > 0)
+        spawn_all(h->g, h->t, h->n);
     h->n = 0;
 }
 
@@ -236,7 +237,8 @@ static inline wf_tg_task *successors(wf_taskgraph *g, wf_tg_task *t,
             n = 0;
         }
     }
-    spawn_all(g, batch, n);
+    if (n > 0)
+        spawn_all(g, batch, n);
     return next;
 }
 
@@ -254,7 +256,7 @@ static wf_tg_task *run_task(wf_taskgraph *g, wf_tg_task *t, held_tasks *h)
         __builtin_prefetch(succ[3], 1);
     }
     /* A thief waits for work, which the held tasks are (P2). */
-    if (h->n != 0 && wf__spawn_asked())
+    if (h->n != 0 && wf__spawn_asked(h->self))
         spawn_held(&h->base);
     /* A hint to skip work once the round failed (T3). */
     if (wf__tg_failed(&g->run_error))
@@ -280,16 +282,14 @@ static void exec(wf_task *wt)
 {
     wf_tg_task *t = wf__tg_of(wt);
     wf_taskgraph *g = t->graph;
-    held_tasks h = {.base.spawn = spawn_held, .g = g, .n = 0};
-    struct wf__held *outer = wf__held_swap(&h.base);
-    for (;;) {
-        while ((t = run_task(g, t, &h)) != NULL) {
-        }
-        if (h.n == 0)
-            break;
-        t = h.t[--h.n];
-    }
-    wf__held_swap(outer);
+    held_tasks h = {.base.spawn = spawn_held, .self = wf__self, .g = g};
+    struct wf__held *outer = wf__held_swap(h.self, &h.base);
+    do {
+        t = run_task(g, t, &h);
+        if (t == NULL && h.n != 0)
+            t = h.t[--h.n];
+    } while (t != NULL);
+    wf__held_swap(h.self, outer);
     retire(g, 1);
 }
 
