@@ -46,7 +46,8 @@
  * held         the six successors of one task, which a thread holds
  *              while it runs the first, each wait in wf_blocking_begin
  *              until all six have begun: they run at once, on spare
- *              workers, at 1 and 2 threads. */
+ *              workers, at 1 and 2 threads.  At one thread, a subflow
+ *              whose siblings are held runs its own task before them. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -1140,8 +1141,45 @@ static int nothing(void *ctx)
     return 0;
 }
 
+static _Atomic int siblings_run;
+
+static int sibling(void *ctx)
+{
+    (void)ctx;
+    atomic_fetch_add(&siblings_run, 1);
+    return 0;
+}
+
+/* The subflow's one task: how many siblings ran before it (+1). */
+static int child_task(void *ctx)
+{
+    *(int *)ctx = 1 + atomic_load(&siblings_run);
+    return 0;
+}
+
+static int make_child(wf_taskgraph *child, void *ctx)
+{
+    return wf_tg_emplace(child, child_task, ctx) ? 0 : WF_ENOMEM;
+}
+
 static void held(void)
 {
+    /* One thread: the subflow's task runs before the held siblings. */
+    wf_pool *one = check_pool(1);
+    wf_taskgraph_config one_cfg = {.pool = one};
+    wf_taskgraph *sg;
+    CHECK_OK(wf_taskgraph_create(&sg, &one_cfg));
+    int seen = 0;
+    wf_tg_task *first = wf_tg_emplace(sg, nothing, NULL);
+    CHECK_OK(wf_tg_precede(first, wf_tg_subflow(sg, make_child, &seen)));
+    for (int i = 0; i < 3; i++)
+        CHECK_OK(wf_tg_precede(first, wf_tg_emplace(sg, sibling, NULL)));
+    CHECK_OK(wf_tg_run(sg));
+    CHECK_EQ(seen, 1); /* no sibling before it */
+    CHECK_EQ(atomic_load(&siblings_run), 3);
+    CHECK_OK(wf_taskgraph_destroy(sg));
+    CHECK_OK(wf_pool_destroy(one));
+
     for (size_t k = 0; k < 2; k++) {
         wf_pool *p = check_pool(threads[k]);
         wf_taskgraph_config cfg = {.pool = p};

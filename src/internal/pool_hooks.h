@@ -111,11 +111,13 @@ static inline bool wf__spawn_asked(struct wf__fast *f)
 }
 
 /* Spawn n tasks detached, each as wf__spawn_detached (flags 0) spawns
- * it, and answer a thief's request once, after the last, so that it
- * gets the older half of them all (P2).  False, having done nothing,
+ * it: on top of the calling worker's private tasks, or `under` them all
+ * (older than any, so that a publish gives them first and the owner pops
+ * them last); and answer a thief's request once, after the last, so that
+ * it gets the older half of them all (P2).  False, having done nothing,
  * when the caller is not one of pool's workers. */
 bool wf__spawn_detached_n(wf_pool *pool, wf_task *const *ts, size_t n,
-                          wf_task_fn fn);
+                          wf_task_fn fn, bool under);
 
 /* All of w's private tasks to its deque: before it blocks, parks, waits
  * or hands its thread over, so that none is stranded where no thief

@@ -3,8 +3,10 @@
  * weft/pool.h: a full stack or a thief's request to answer (P2), and
  * detached tasks (P7: graph tasks, pipeline tokens, wf_submit from a
  * task), which nobody joins.  Rules: docs/protocols.md. */
-#include "internal/pool/spawn.h"
+#include <string.h>
+
 #include "internal/pool/runner.h"
+#include "internal/pool/spawn.h"
 #include "internal/pool/stack.h"
 
 /* The spawn's slow path (spawn.h). */
@@ -57,25 +59,44 @@ bool wf__spawn_detached(wf_pool *pool, wf_task *t, wf_task_fn fn,
     return true;
 }
 
+/* Room for n more private tasks: false if none could be made. */
+static bool room_for(wf__worker *w, size_t n)
+{
+    while ((size_t)(w->fast.end - w->fast.sp) < n)
+        if (wf__stack_make_room(w) != 0)
+            return false;
+    return true;
+}
+
 bool wf__spawn_detached_n(wf_pool *pool, wf_task *const *ts, size_t n,
-                          wf_task_fn fn)
+                          wf_task_fn fn, bool under)
 {
     wf__worker *w = wf__current();
     if (w == NULL || w->pool != pool)
         return false;
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = 0; k < n; k++)
         detached_init(ts[k], fn, 0);
-        if (w->fast.sp == w->fast.end && wf__stack_make_room(w) != 0)
-            wf__run_own(w, ts[k]); /* no memory: run it now */
-        else
-            *w->fast.sp++ = ts[k];
+    struct wf__fast *f = &w->fast;
+    if (under && room_for(w, n)) {
+        /* Below the private tasks: the stack's slots are the owner's
+         * alone, and the sentinel below the base stays (P1). */
+        memmove(f->bp + n, f->bp, (size_t)(f->sp - f->bp) * sizeof *f->bp);
+        memcpy(f->bp, ts, n * sizeof *ts);
+        f->sp += n;
+    } else {
+        for (size_t k = 0; k < n; k++) {
+            if (f->sp == f->end && wf__stack_make_room(w) != 0)
+                wf__run_own(w, ts[k]); /* no memory: run it now */
+            else
+                *f->sp++ = ts[k];
+        }
     }
     /* A request that came before or during these pushes gets half of
-     * them all, not of the first alone (P2).  The load first, relaxed as
-     * the inline spawn's, so that no request costs no RMW; the exchange
-     * also puts back a limit that a grown stack left behind. */
-    if (w->fast.sp > w->fast.bp && WF__SPAWN_FULL(&w->fast, w->fast.sp) &&
-        wf__take_request(&w->fast))
+     * them all, not of the first alone (P2); it is taken only when there
+     * is a task to answer it with (P7).  The load first, relaxed as the
+     * inline spawn's, so that no request costs no RMW; the exchange also
+     * puts back a limit that a grown stack left behind. */
+    if (f->sp > f->bp && WF__SPAWN_FULL(f, f->sp) && wf__take_request(f))
         wf__publish_half(w);
     return true;
 }

@@ -45,19 +45,20 @@ static inline void spawn(wf_taskgraph *g, wf_tg_task *t)
 
 #define WF__TG_BATCH 32 /* the most tasks spawn_all takes */
 
-/* Count n more tasks of the round, then spawn them: counted first, so that
+/* Count n more tasks of the round, then spawn them (`under` the worker's
+ * private tasks, or on top: wf__spawn_detached_n): counted first, so that
  * the count cannot reach zero while they are still to run.  Relaxed: each
  * spawned task's decrement happens after this increment (the spawn hands
  * the task over, D1), so coherence orders them in the count's
  * modification order; nothing is published through it (T2). */
-static __attribute__((noinline)) void spawn_all(wf_taskgraph *g,
-                                                wf_tg_task **ts, size_t n)
+static __attribute__((noinline)) void
+spawn_all(wf_taskgraph *g, wf_tg_task **ts, size_t n, bool under)
 {
     wf_fetch_add_relaxed(&g->active, (long)n);
     wf_task *wts[WF__TG_BATCH];
     for (size_t k = 0; k < n; k++)
         wts[k] = &wf__tg_cold(ts[k])->task;
-    if (!wf__spawn_detached_n(g->pool, wts, n, exec))
+    if (!wf__spawn_detached_n(g->pool, wts, n, exec, under))
         for (size_t k = 0; k < n; k++)
             submit(g, wts[k]);
 }
@@ -80,12 +81,16 @@ typedef struct {
 } held_tasks;
 
 /* The pool's call (wf__held), and exec's when a thief asks: every held
- * task spawned, oldest first, in one batch. */
+ * task spawned, oldest first, in one batch, under the private tasks.
+ * Under: when the pool calls, the task that holds them is waiting for
+ * work of its own (a subflow's graph, a loop of its body), which its
+ * thread should run first, as it would have had the held tasks been
+ * spawned before the body; and a thief's request gets the oldest first. */
 static void spawn_held(struct wf__held *base)
 {
     held_tasks *h = (held_tasks *)base;
     if (h->n > 0)
-        spawn_all(h->g, h->t, h->n);
+        spawn_all(h->g, h->t, h->n, true);
     h->n = 0;
 }
 
@@ -233,12 +238,12 @@ static inline wf_tg_task *successors(wf_taskgraph *g, wf_tg_task *t,
         __builtin_prefetch(wf__tg_cold(s), 1);
         batch[n++] = s;
         if (n == WF__TG_BATCH) {
-            spawn_all(g, batch, n);
+            spawn_all(g, batch, n, false);
             n = 0;
         }
     }
     if (n > 0)
-        spawn_all(g, batch, n);
+        spawn_all(g, batch, n, false);
     return next;
 }
 
