@@ -47,7 +47,12 @@
  *              while it runs the first, each wait in wf_blocking_begin
  *              until all six have begun: they run at once, on spare
  *              workers, at 1 and 2 threads.  At one thread, a subflow
- *              whose siblings are held runs its own task before them. */
+ *              whose siblings are held runs its own task before them.
+ * held_nomem   a task makes 100 successors ready and runs a subflow,
+ *              on a pool whose allocator fails once the pool is made:
+ *              the held and spawned tasks find no room on the pool's
+ *              stack and run at once; every task runs once a run,
+ *              three runs. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -1204,6 +1209,65 @@ static void held(void)
     }
 }
 
+/* ---- held_nomem ----------------------------------------------------------- */
+
+/* malloc, or nothing once `failing` is set; counts the calls. */
+typedef struct {
+    _Atomic long calls, refused;
+    _Atomic bool failing;
+} fail_switch;
+
+static void *switch_alloc(size_t size, void *ctx)
+{
+    fail_switch *f = ctx;
+    atomic_fetch_add(&f->calls, 1);
+    if (atomic_load(&f->failing)) {
+        atomic_fetch_add(&f->refused, 1);
+        return NULL;
+    }
+    return malloc(size);
+}
+
+static void switch_free(void *p, size_t size, void *ctx)
+{
+    (void)size;
+    (void)ctx;
+    free(p);
+}
+
+static int three_counts(wf_taskgraph *child, void *ctx)
+{
+    for (int i = 0; i < 3; i++)
+        if (wf_tg_emplace(child, counts, ctx) == NULL)
+            return WF_ENOMEM;
+    return 0;
+}
+
+static void held_nomem(void)
+{
+    fail_switch sw = {0};
+    wf_allocator a = {switch_alloc, switch_free, &sw};
+    wf_pool_config pc = {.threads = 1, .deque_capacity = 2, .alloc = &a};
+    wf_pool *p;
+    CHECK_OK(wf_pool_create(&p, &pc));
+    wf_taskgraph_config cfg = {.pool = p};
+    wf_taskgraph *g;
+    CHECK_OK(wf_taskgraph_create(&g, &cfg));
+    _Atomic int n = 0;
+    wf_tg_task *src = wf_tg_emplace(g, nothing, NULL);
+    CHECK_OK(wf_tg_precede(src, wf_tg_subflow(g, three_counts, &n)));
+    for (int i = 0; i < 100; i++)
+        CHECK_OK(wf_tg_precede(src, wf_tg_emplace(g, counts, &n)));
+    CHECK_OK(wf_taskgraph_error(g));
+    atomic_store(&sw.failing, true); /* the graph's memory is malloc's */
+    CHECK_OK(wf_tg_run_n(g, 3));
+    CHECK(atomic_load(&sw.refused) > 0); /* the stack could not grow */
+    atomic_store(&sw.failing, false);
+    CHECK_EQ(atomic_load(&n), 3 * 103);
+    CHECK_OK(wf_taskgraph_destroy(g));
+    CHECK_OK(wf_pool_destroy(p));
+}
+
 static const check_scenario scenarios[] = {
     {"chain", chain},
     {"wavefront", wavefront},
@@ -1224,6 +1288,7 @@ static const check_scenario scenarios[] = {
     {"grow", grow},
     {"edit_race", edit_race},
     {"held", held},
+    {"held_nomem", held_nomem},
 };
 
 int main(int argc, char **argv)
