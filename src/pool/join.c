@@ -68,10 +68,7 @@ static void help_until_done(wf__worker *w, wf_task *t)
 {
     wf__idle idle;
     wf__idle_init(&idle, w->pool->spin, WF__YIELDS);
-    /* A task that holds tasks (P7) waits here: they go where thieves
-     * take them, since this loop runs only the thief's. */
-    if (w->fast.held != NULL)
-        wf__publish_all(w);
+    wf__spawn_held(w); /* private from here on, as a spawn made them (P7) */
     /* Acquire pairs with the release in wf__task_complete (P5). */
     while (!wf__done_seen(&t->done_)) {
         wf__worker *thief = wf_load_relaxed(&t->thief_); /* hint */

@@ -16,9 +16,10 @@ extern "C" {
 #define WF__HELPING 3u /* done_: not yet run, its joiner helps the pool */
 #define WF__JOINED ((void *)1) /* owner_ of a task that has been joined */
 
+struct wf__held;
+
 /* The part of a worker that spawn and join touch.  Owner-private but for
  * `limit` and `tlimit` (thieves store NULL there to ask for work). */
-struct wf__held;
 struct wf__fast {
     wf_task **sp;  /* next free slot of the private stack  */
     wf_task **end; /* one past the last slot               */
