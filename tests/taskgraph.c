@@ -52,7 +52,15 @@
  *              on a pool whose allocator fails once the pool is made:
  *              the held and spawned tasks find no room on the pool's
  *              stack and run at once; every task runs once a run,
- *              three runs. */
+ *              three runs.
+ * alone        a task that starts as its round's only one (no locked
+ *              arrivals) makes 64 successors ready, holds 32 and spawns
+ *              the rest, which another worker steals; all 64 precede one
+ *              sink, which runs once a run, 1000 runs at 1 and 2
+ *              threads (arrivals made with plain stores after the spawn
+ *              race with the stolen tasks' RMWs: the sink then runs
+ *              twice in a run, or not at all; TSan's slower runs meet
+ *              that race in every run of the test). */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -1209,6 +1217,44 @@ static void held(void)
     }
 }
 
+/* ---- alone --------------------------------------------------------------- */
+
+#define ALONE_FANOUT 64 /* 1 run next, 32 held, 31 spawned */
+#define ALONE_RUNS 1000
+
+/* A successor of the source: a few microseconds of work, then counted. */
+static int fanned(void *ctx)
+{
+    double until = check_now() + 2e-6;
+    while (check_now() < until)
+        ;
+    atomic_fetch_add((_Atomic int *)ctx, 1);
+    return 0;
+}
+
+static void alone(void)
+{
+    for (unsigned threads = 1; threads <= 2; threads++) {
+        wf_pool *p = check_pool(threads);
+        wf_taskgraph_config cfg = {.pool = p};
+        wf_taskgraph *g;
+        CHECK_OK(wf_taskgraph_create(&g, &cfg));
+        _Atomic int fanned_runs = 0, sink_runs = 0;
+        wf_tg_task *src = wf_tg_emplace(g, nothing, NULL);
+        wf_tg_task *sink = wf_tg_emplace(g, counts, &sink_runs);
+        for (int i = 0; i < ALONE_FANOUT; i++) {
+            wf_tg_task *t = wf_tg_emplace(g, fanned, &fanned_runs);
+            CHECK_OK(wf_tg_precede(src, t));
+            CHECK_OK(wf_tg_precede(t, sink));
+        }
+        CHECK_OK(wf_tg_run_n(g, ALONE_RUNS));
+        CHECK_EQ(atomic_load(&fanned_runs), ALONE_FANOUT * ALONE_RUNS);
+        CHECK_EQ(atomic_load(&sink_runs), ALONE_RUNS);
+        CHECK_OK(wf_taskgraph_destroy(g));
+        CHECK_OK(wf_pool_destroy(p));
+    }
+}
+
 /* ---- held_nomem ----------------------------------------------------------- */
 
 /* malloc, or nothing once `failing` is set; counts the calls. */
@@ -1289,6 +1335,7 @@ static const check_scenario scenarios[] = {
     {"edit_race", edit_race},
     {"held", held},
     {"held_nomem", held_nomem},
+    {"alone", alone},
 };
 
 int main(int argc, char **argv)

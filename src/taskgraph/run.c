@@ -47,14 +47,11 @@ static inline void spawn(wf_taskgraph *g, wf_tg_task *t)
 
 /* Count n more tasks of the round, then spawn them (`under` the worker's
  * private tasks, or on top: wf__spawn_detached_n): counted first, so that
- * the count cannot reach zero while they are still to run.  Relaxed: each
- * spawned task's decrement happens after this increment (the spawn hands
- * the task over, D1), so coherence orders them in the count's
- * modification order; nothing is published through it (T2). */
+ * the count cannot reach zero while they are still to run (T2). */
 static __attribute__((noinline)) void
 spawn_all(wf_taskgraph *g, wf_tg_task **ts, size_t n, bool under)
 {
-    wf_fetch_add_relaxed(&g->active, (long)n);
+    wf__tg_count_spawned(&g->active, (long)n); /* T2 */
     wf_task *wts[WF__TG_BATCH];
     for (size_t k = 0; k < n; k++)
         wts[k] = &wf__tg_cold(ts[k])->task;
@@ -77,6 +74,9 @@ typedef struct {
     struct wf__fast *self; /* the thread's identity, where it is held */
     wf_taskgraph *g;
     unsigned n;
+    /* No other task of the round exists, nor can until this thread
+     * spawns one: arrivals need no locked instruction (T1). */
+    bool alone;
     wf_tg_task *t[WF__TG_HELD];
 } held_tasks;
 
@@ -89,8 +89,10 @@ typedef struct {
 static void spawn_held(struct wf__held *base)
 {
     held_tasks *h = (held_tasks *)base;
-    if (h->n > 0)
+    if (h->n > 0) {
+        h->alone = false; /* before any other thread can see them (T1) */
         spawn_all(h->g, h->t, h->n, true);
+    }
     h->n = 0;
 }
 
@@ -162,24 +164,6 @@ static int traced_work(wf_taskgraph *g, wf_tg_task *t)
     return r;
 }
 
-/* One more of s's strong predecessors (strong, s->strong, which the
- * caller read) is done: is s ready?  A task with one strong predecessor
- * is ready when it is done: no count to keep.  Else acquire and
- * release: the last predecessor sees the others' writes, and s's run
- * sees its own.  A load first,
- * acquire: 1 is only ever written by the decrement of the next-to-last
- * predecessor (a reset stores strong, 2 at least), so a load that reads
- * it synchronises with that RMW and, through its release sequence, with
- * every earlier decrement of the round: this task is the last, and no
- * other writes the count before ready() resets it.  The last to arrive
- * then makes no locked write (T1). */
-static inline bool arrive(wf_tg_task *s, uint32_t strong)
-{
-    /* T1: the acquire load, then the RMW. */
-    return strong <= 1 || wf_load_acquire(&s->join) == 1 ||
-           wf_fetch_add_acqrel(&s->join, (uint32_t)-1) == 1; /* T1 */
-}
-
 /* What a task that is not plain, or runs traced, does: its work (*r),
  * and for a condition the successor it picks, or NULL, to run next (never
  * t: wf_tg_precede refuses an edge from a task to itself).  Any other
@@ -216,7 +200,7 @@ static inline wf_tg_task *successors(wf_taskgraph *g, wf_tg_task *t,
     for (uint32_t i = 0; i < nsucc; i++) {
         wf_tg_task *s = succ[i];
         uint32_t strong = s->strong; /* read once: the RMW is a barrier */
-        if (!arrive(s, strong))
+        if (!wf__tg_arrive(&s->join, strong, h->alone)) /* T1 */
             continue;
         ready(s, strong);
         if (next == NULL) {
@@ -237,6 +221,7 @@ static inline wf_tg_task *successors(wf_taskgraph *g, wf_tg_task *t,
          * store buffer, where the next locked instruction would. */
         __builtin_prefetch(wf__tg_cold(s), 1);
         batch[n++] = s;
+        h->alone = false; /* before the spawn, which follows (T1) */
         if (n == WF__TG_BATCH) {
             spawn_all(g, batch, n, false);
             n = 0;
@@ -287,7 +272,10 @@ static void exec(wf_task *wt)
 {
     wf_tg_task *t = wf__tg_of(wt);
     wf_taskgraph *g = t->graph;
-    held_tasks h = {.base.spawn = spawn_held, .self = wf__self, .g = g};
+    held_tasks h = {.base.spawn = spawn_held,
+                    .self = wf__self,
+                    .g = g,
+                    .alone = wf__tg_alone(&g->active)}; /* T1 */
     struct wf__held *outer = wf__held_swap(h.self, &h.base);
     do {
         t = run_task(g, t, &h);

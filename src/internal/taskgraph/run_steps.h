@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The atomic steps of a task graph's round on its error and its cancel
- * (rule T3 of docs/protocols.md), and the two steps on the round's count
- * that T3's argument leans on (T2): `run_error`, `cancelled` and
- * `active`, the words of wf_taskgraph (internal/taskgraph.h) that a
- * round's tasks, its caller and wf_tg_cancel share.  On atomic.h alone,
- * as internal/mpi/wake_steps.h, so that weft-sim compiles them unchanged
- * (its scenarios `t3`, `t3-three`, `t3-cancel`); src/taskgraph/run.c
- * calls them.  Static inline: every task runs some of them.  Never
+ * (rule T3 of docs/protocols.md), the steps on the round's count (T2),
+ * and a task's arrival at its successors' join counters (T1):
+ * `run_error`, `cancelled`, `active` and `join`, the words of
+ * wf_taskgraph and wf_tg_task (internal/taskgraph.h) that a round's
+ * tasks, its caller and wf_tg_cancel share.  On atomic.h alone, as
+ * internal/mpi/wake_steps.h, so that weft-sim compiles them unchanged
+ * (its scenarios `t1`, `t1-spawn`, `t3`, `t3-three`, `t3-cancel`);
+ * src/taskgraph/run.c calls them.  Static inline: every task runs some of them.  Never
  * installed.
  *
  * The orders, in short: the first error wins by the modification order
@@ -20,6 +21,7 @@
 #define WF_INTERNAL_TASKGRAPH_RUN_STEPS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "internal/atomic.h"
 
@@ -124,6 +126,55 @@ static inline bool wf__tg_round_over(const _Atomic long *active)
 {
     /* T2: acquire: pairs with the release of wf__tg_retire. */
     return wf_load_acquire(active) == 0;
+}
+
+/* n more of the round's tasks, counted by the task that spawns them,
+ * before it spawns them. */
+static inline void wf__tg_count_spawned(_Atomic long *active, long n)
+{
+    /* T2: relaxed: each spawned task's decrement happens after this
+     * increment (the spawn hands the task over, D1), so coherence orders
+     * them in the count's modification order; nothing is published
+     * through it. */
+    wf_fetch_add_relaxed(active, n);
+}
+
+/* At the start of a task the pool runs: is it the round's only one?  No
+ * other task of the round is ready or running, and none can be until
+ * this thread spawns one (T1's alone arrivals). */
+static inline bool wf__tg_alone(const _Atomic long *active)
+{
+    /* T1: acquire: pairs with the release of every retire (T2) that the
+     * count's value follows, so the arrivals of the tasks that ended
+     * happen before this thread's plain ones. */
+    return wf_load_acquire(active) == 1;
+}
+
+/* One more of a task's `strong` strong predecessors is done (its join
+ * counter `join`): is the task ready?  `alone`: wf__tg_alone said so at
+ * the start of the calling task, and it has spawned nothing since. */
+static inline bool wf__tg_arrive(_Atomic uint32_t *join, uint32_t strong,
+                                 bool alone)
+{
+    if (strong <= 1)
+        return true; /* ready when its one predecessor is done: no count */
+    if (alone) {
+        /* T1: relaxed and no RMW: no other thread accesses the counter
+         * until this one spawns, which publishes these stores (D1), and
+         * the last other access happens before (wf__tg_alone). */
+        uint32_t left = wf_load_relaxed(join);
+        if (left != 1)
+            wf_store_relaxed(join, left - 1);
+        return left == 1;
+    }
+    /* T1: an acquire load that reads 1 is the last arrival: only the
+     * next-to-last's decrement writes 1 (a reset writes 2 at least), and
+     * the load synchronises with it and, through its release sequence,
+     * with every earlier one; the last arrival then writes nothing.
+     * Else an acq_rel decrement: the last sees the others' writes, and
+     * the task's run sees its own. */
+    return wf_load_acquire(join) == 1 ||
+           wf_fetch_add_acqrel(join, (uint32_t)-1) == 1;
 }
 
 #endif /* WF_INTERNAL_TASKGRAPH_RUN_STEPS_H */

@@ -300,6 +300,8 @@ const sim_protocol *const sim_protocols[] = {&p3,
                                              &sim_proto_t3,
                                              &sim_proto_t3_three,
                                              &sim_proto_t3_cancel,
+                                             &sim_proto_t1,
+                                             &sim_proto_t1_spawn,
                                              NULL};
 
 const sim_protocol *sim_protocol_find(const char *name)

@@ -76,6 +76,11 @@ extern const sim_protocol sim_proto_g7, sim_proto_g7_grow, sim_proto_g7_has;
  * lost (T3, T2). */
 extern const sim_protocol sim_proto_t3, sim_proto_t3_three, sim_proto_t3_cancel;
 
+/* A task's join counter (tgjoin.c): a task runs once, after all its
+ * predecessors, and sees their writes, whether they arrive with RMWs or
+ * alone with plain stores (T1, T2). */
+extern const sim_protocol sim_proto_t1, sim_proto_t1_spawn;
+
 /* Every protocol, NULL-terminated. */
 extern const sim_protocol *const sim_protocols[];
 const sim_protocol *sim_protocol_find(const char *name);

@@ -285,6 +285,14 @@ static const sim_override t2_retire_release[] = {
 static const sim_override t2_relaxed_round_over[] = {
     {"wf__tg_round_over", K_LOAD, WF_SIM_ACQUIRE, "active", WF_SIM_RELAXED},
     END};
+static const sim_override t1_relaxed_alone[] = {
+    {"wf__tg_alone", K_LOAD, WF_SIM_ACQUIRE, "active", WF_SIM_RELAXED}, END};
+static const sim_override t1_relaxed_last[] = {
+    {"wf__tg_arrive", K_LOAD, WF_SIM_ACQUIRE, "join", WF_SIM_RELAXED}, END};
+static const sim_override t1_arrive_release[] = {
+    {"wf__tg_arrive", K_FADD, WF_SIM_ACQ_REL, "join", WF_SIM_RELEASE}, END};
+static const sim_override t1_arrive_acquire[] = {
+    {"wf__tg_arrive", K_FADD, WF_SIM_ACQ_REL, "join", WF_SIM_ACQUIRE}, END};
 
 const sim_algo sim_algo_weft =
     WEFT_ALGO("weft", "-",
@@ -738,4 +746,25 @@ const sim_algo sim_weft_mutants[] = {
               "count becomes relaxed (T2: it reads the failing task's "
               "datum stale; t3)",
               t2_relaxed_round_over, sim_weft_poll),
+    WEFT_ALGO("t1-relaxed-alone", "c11",
+              "wf__tg_alone: the acquire load of the round's count becomes "
+              "relaxed (T1: a task that finds itself alone reads the join "
+              "counter before the retired task's decrement, and an arrival "
+              "is lost; t1)",
+              t1_relaxed_alone, sim_weft_poll),
+    WEFT_ALGO("t1-relaxed-last", "c11",
+              "wf__tg_arrive: the last arrival's acquire load of the join "
+              "counter becomes relaxed (T1: the task runs without the "
+              "other predecessors' writes; t1)",
+              t1_relaxed_last, sim_weft_poll),
+    WEFT_ALGO("t1-arrive-release", "c11",
+              "wf__tg_arrive: the acq_rel decrement loses its acquire half "
+              "(T1: a last arrival by RMW runs the task without the other "
+              "predecessors' writes; t1)",
+              t1_arrive_release, sim_weft_poll),
+    WEFT_ALGO("t1-arrive-acquire", "c11",
+              "wf__tg_arrive: the acq_rel decrement loses its release half "
+              "(T1: the last arrival, by its acquire load, does not see the "
+              "writes of the predecessor before it; t1)",
+              t1_arrive_acquire, sim_weft_poll),
     {0}};
