@@ -746,23 +746,23 @@ const sim_algo sim_weft_mutants[] = {
               "count becomes relaxed (T2: it reads the failing task's "
               "datum stale; t3)",
               t2_relaxed_round_over, sim_weft_poll),
-    WEFT_ALGO("t1-relaxed-alone", "c11",
+    WEFT_ALGO("t1-relaxed-alone", "arm",
               "wf__tg_alone: the acquire load of the round's count becomes "
-              "relaxed (T1: a task that finds itself alone reads the join "
-              "counter before the retired task's decrement, and an arrival "
-              "is lost; t1)",
+              "relaxed (T1: a task that finds itself alone does not see "
+              "the retired task's arrival and writes, and S runs on stale "
+              "data; t1, t1-spawn)",
               t1_relaxed_alone, sim_weft_poll),
-    WEFT_ALGO("t1-relaxed-last", "c11",
+    WEFT_ALGO("t1-relaxed-last", "arm",
               "wf__tg_arrive: the last arrival's acquire load of the join "
               "counter becomes relaxed (T1: the task runs without the "
               "other predecessors' writes; t1)",
               t1_relaxed_last, sim_weft_poll),
-    WEFT_ALGO("t1-arrive-release", "c11",
+    WEFT_ALGO("t1-arrive-release", "arm",
               "wf__tg_arrive: the acq_rel decrement loses its acquire half "
               "(T1: a last arrival by RMW runs the task without the other "
               "predecessors' writes; t1)",
               t1_arrive_release, sim_weft_poll),
-    WEFT_ALGO("t1-arrive-acquire", "c11",
+    WEFT_ALGO("t1-arrive-acquire", "arm",
               "wf__tg_arrive: the acq_rel decrement loses its release half "
               "(T1: the last arrival, by its acquire load, does not see the "
               "writes of the predecessor before it; t1)",
