@@ -45,21 +45,6 @@ static inline void spawn(wf_taskgraph *g, wf_tg_task *t)
 
 #define WF__TG_BATCH 32 /* the most tasks spawn_all takes */
 
-/* Count n more tasks of the round, then spawn them (`under` the worker's
- * private tasks, or on top: wf__spawn_detached_n): counted first, so that
- * the count cannot reach zero while they are still to run (T2). */
-static __attribute__((noinline)) void
-spawn_all(wf_taskgraph *g, wf_tg_task **ts, size_t n, bool under)
-{
-    wf__tg_count_spawned(&g->active, (long)n); /* T2 */
-    wf_task *wts[WF__TG_BATCH];
-    for (size_t k = 0; k < n; k++)
-        wts[k] = &wf__tg_cold(ts[k])->task;
-    if (!wf__spawn_detached_n(g->pool, wts, n, exec, under))
-        for (size_t k = 0; k < n; k++)
-            submit(g, wts[k]);
-}
-
 /* Ready tasks that exec() runs after the task in progress, newest first,
  * rather than spawn them: a spawn writes the task's cold record (its
  * wf_task), a line that nothing else of the run touches, and each spawned
@@ -80,6 +65,32 @@ typedef struct {
     wf_tg_task *t[WF__TG_HELD];
 } held_tasks;
 
+/* Count n more tasks of the round, then spawn them (`under` the worker's
+ * private tasks, or on top: wf__spawn_detached_n): counted first, so that
+ * the count cannot reach zero while they are still to run (T2). */
+static __attribute__((noinline)) void
+spawn_all(wf_taskgraph *g, wf_tg_task **ts, size_t n, bool under)
+{
+    wf__tg_count_spawned(&g->active, (long)n); /* T2 */
+    wf_task *wts[WF__TG_BATCH];
+    for (size_t k = 0; k < n; k++)
+        wts[k] = &wf__tg_cold(ts[k])->task;
+    if (!wf__spawn_detached_n(g->pool, wts, n, exec, under))
+        for (size_t k = 0; k < n; k++)
+            submit(g, wts[k]);
+}
+
+/* spawn_all for h's task, which every spawn of a running task goes
+ * through: it stops arriving alone before another thread can see the
+ * tasks (T1).  Inline, so that the loop in successors() keeps g, not h,
+ * in a register for the call. */
+static inline void spawn_from(held_tasks *h, wf_tg_task **ts, size_t n,
+                              bool under)
+{
+    h->alone = false;
+    spawn_all(h->g, ts, n, under);
+}
+
 /* The pool's call (wf__held), and exec's when a thief asks: every held
  * task spawned, oldest first, in one batch, under the private tasks.
  * Under: when the pool calls, the task that holds them is waiting for
@@ -89,10 +100,8 @@ typedef struct {
 static void spawn_held(struct wf__held *base)
 {
     held_tasks *h = (held_tasks *)base;
-    if (h->n > 0) {
-        h->alone = false; /* before any other thread can see them (T1) */
-        spawn_all(h->g, h->t, h->n, true);
-    }
+    if (h->n > 0)
+        spawn_from(h, h->t, h->n, true);
     h->n = 0;
 }
 
@@ -221,14 +230,13 @@ static inline wf_tg_task *successors(wf_taskgraph *g, wf_tg_task *t,
          * store buffer, where the next locked instruction would. */
         __builtin_prefetch(wf__tg_cold(s), 1);
         batch[n++] = s;
-        h->alone = false; /* before the spawn, which follows (T1) */
         if (n == WF__TG_BATCH) {
-            spawn_all(g, batch, n, false);
+            spawn_from(h, batch, n, false);
             n = 0;
         }
     }
     if (n > 0)
-        spawn_all(g, batch, n, false);
+        spawn_from(h, batch, n, false);
     return next;
 }
 

@@ -7,8 +7,8 @@
  * tasks, its caller and wf_tg_cancel share.  On atomic.h alone, as
  * internal/mpi/wake_steps.h, so that weft-sim compiles them unchanged
  * (its scenarios `t1`, `t1-spawn`, `t3`, `t3-three`, `t3-cancel`);
- * src/taskgraph/run.c calls them.  Static inline: every task runs some of them.  Never
- * installed.
+ * src/taskgraph/run.c calls them.  Static inline: every task runs some
+ * of them.  Never installed.
  *
  * The orders, in short: the first error wins by the modification order
  * of `run_error` (a CAS from 0; no seq_cst); the caller reads the round's
