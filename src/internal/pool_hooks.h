@@ -36,6 +36,18 @@ bool wf__wait_helping(wf_pool *pool, wf__cond_fn done, const void *arg);
 bool wf__spawn_detached(wf_pool *pool, wf_task *t, wf_task_fn fn,
                         uint32_t flags);
 
+/* Records for the detached tasks of components (a continue node's
+ * rounds), WF__RECORD_SIZE bytes each, aligned as pool's allocator
+ * aligns.  take: the last record the calling thread's worker or slot of
+ * pool gave back, else one from pool's allocator; NULL without memory.
+ * give: r back to the calling thread's worker or slot of pool, which
+ * keeps a few for its next takes, else to pool's allocator.  Any thread:
+ * a record taken on one thread may be given back on another
+ * (src/pool/records.c). */
+#define WF__RECORD_SIZE 128
+void *wf__record_take(wf_pool *pool);
+void wf__record_give(wf_pool *pool, void *r);
+
 /* Is the calling thread one of a pool's (a worker, or in a caller slot)? */
 bool wf__in_pool(void);
 /* Take a free caller slot of pool for the calling thread, which must not

@@ -101,6 +101,7 @@ static void free_workers(wf_pool *p)
             continue;
         wf__stack_destroy(w);
         wf__tseg_destroy(w);
+        wf__records_free(w);
         wf_deque_destroy(&w->deque);
         wf__free_aligned(&p->alloc, w->mem, sizeof *w);
     }

@@ -9,30 +9,21 @@
  * completes a round: the count restarts at 0 and one body is due.  A
  * threshold of 0 makes every signal a round.
  *
- * A signal is one CAS on the count (`sig`), not an aggregator operation:
- * the count is the node's only state a signal changes, and the threshold is
- * read from the published edge list.  This departs from G1 on purpose (a
- * wavefront of continue nodes is nothing but signals); the node still
- * handles SET_EDGES / RESET / HELD through its aggregator.
+ * A signal is one CAS on the count (`sig`, internal/graph/cont_count.h),
+ * not an aggregator operation: the count is the node's only state a
+ * signal changes, and the threshold is read from the published edge list.
+ * This departs from G1 on purpose (a wavefront of continue nodes is
+ * nothing but signals); the node still handles SET_EDGES / RESET / HELD
+ * through its aggregator.
  *
- * Rounds run in runners, one record per body that could run at once (the
- * pool's thread count, at most 32).  The first runner lives in the node:
- * a node whose rounds never overlap (a wavefront cell) uses only it, and
- * has no more lines to miss with many pool threads than with one.  The
- * others are made the first time a round completes while every runner is
- * busy; no other round allocates.  The round's signals and the set of
- * idle runners share one atomic word (`sig`), so that the signal that
- * completes a round also takes an idle runner for it, in its one CAS.  A
- * round that finds every runner busy is counted in `due` (a round
- * carries no data, so a count is its queue), and a runner that ends a
- * body takes a due round or goes idle.  Both sides then look at the
- * other's word, so no round is left due with every runner idle (G9 in
- * docs/protocols.md).
- *
- * A runner's hand-back is a CAS of `sig` per round.  A round that a graph
- * task's signal completes on a node with a signal output needs none: the
- * signalling thread runs it itself after its task (run_own), from its own
- * record kept for bypass, and takes no runner. */
+ * Each round is a pool task of its own, as in oneTBB, whose record (and
+ * room for the body's output) the completing signal takes from its
+ * thread's worker (wf__record_take): the record the thread's last round
+ * gave back, warm in its cache, so a round calls no allocator and the
+ * node carries no task record.  Rounds of one node may run at once.  A
+ * round that a graph task's signal completes on a node with a signal
+ * output needs no record at all: the signalling thread runs it itself
+ * after its task (run_own), from its own record kept for bypass. */
 #include <limits.h>
 #include <stddef.h>
 
@@ -41,42 +32,33 @@
 #include "internal/graph/mem.h"
 #include "internal/graph/node.h"
 #include "internal/graph/runtime.h"
+#include "internal/pool_hooks.h"
 
-/* A runner is a graph task: its node is the cont_node, its arg the
- * body's output (NULL for a signal), on the line spawn and run read. */
-typedef wf__gtask runner;
-
-#define MAX_SLOTS 32 /* the idle bits of sig (cont_count.h) */
-
-/* Laid out by use (internal/graph/node.h): a signal reads the base line
- * and the next one (its port, sig, outside), as does a body (body, ctx);
- * the first runner is the line after, the part of it that spawn and run
- * touch in one line; then the output port and what only overlapping
- * rounds use. */
+/* Laid out by use (internal/graph/node.h): a signal reads the line after
+ * the base (its port, sig, outside), as does a body (body, ctx); its
+ * output then reads the output port. */
 typedef struct cont_node {
     wf_node base;
-    wf__port in;            /* its input port (cont_ops.in_offset) */
-    _Atomic uint64_t sig;   /* idle runners | signals (cont_count.h) */
-    unsigned outside;       /* cfg->predecessors: signals not from edges */
-    unsigned short n_slots; /* runners it may have */
-    bool own_rounds; /* a signal output: rounds may run in wf__own (run_own) */
+    wf__port in; /* its input port (cont_ops.in_offset) */
+    _Atomic uint64_t
+        sig;          /* this round's signals; dropped rounds (cont_count.h) */
+    unsigned outside; /* cfg->predecessors: signals not from edges */
+    bool own_rounds;  /* a signal output: rounds may run in wf__own (run_own) */
     wf_continue_fn body;
     void *ctx;
-    runner first __attribute__((aligned(64))); /* slot 0 */
-    wf__port out;                              /* its output port */
-    _Atomic size_t due;   /* completed rounds no runner has taken */
-    runner *_Atomic more; /* slots 1 .. n_slots - 1 once made (add_runners) */
+    wf__port out; /* its output port */
 } cont_node;
 
-/* Slot i of c, for i > 0 only after its idle bit was seen in `sig`.
- * Relaxed: add_runners stores `more` before the release RMW that sets
- * those bits, and whoever saw a bit got it through an acquiring CAS. */
-static runner *slot(cont_node *c, unsigned i)
-{
-    return i == 0 ? &c->first : &wf_load_relaxed(&c->more)[i - 1];
-}
+/* A round's task (wf__record_take): the graph task, then the body's
+ * output when it fits in the record (else gtask.arg is a block of its
+ * own). */
+typedef struct round {
+    wf__gtask task;
+    max_align_t out[];
+} round;
 
-#define RUNNER_BUDGET 256 /* bodies per pool task before it yields */
+#define ROUND_ROOM (WF__RECORD_SIZE - sizeof(round))
+_Static_assert(sizeof(round) <= WF__RECORD_SIZE, "a round fits its record");
 
 /* The round's size for a signal that came through `in` (the node's
  * input port: read from the port, whose line the sender loaded already). */
@@ -88,13 +70,13 @@ static size_t threshold(cont_node *c, wf__port *in)
     return (size_t)wf_load_relaxed(&in->n_edges) + c->outside;
 }
 
-/* The functions below take g, c's graph, from their caller: a runner's
- * own (wf__gtask.graph, c's while it runs, since a graph's destroy waits
- * for its tasks), a signalling runner's (an edge joins nodes of one
+/* The functions below take g, c's graph, from their caller: a round's
+ * task's own (wf__gtask.graph, c's while it runs, since a graph's destroy
+ * waits for its tasks), a signalling round's (an edge joins nodes of one
  * graph), or wf__node_graph's for a put from outside.  A cell's path then
- * reads no line of c but its port's, its runner's and its output's. */
+ * reads no line of c but its port's and its output's. */
 
-/* ---- runners ------------------------------------------------------------- */
+/* ---- rounds -------------------------------------------------------------- */
 
 WF__HOT_INLINE void cont_signal(wf__port *in, wf_graph *g);
 
@@ -132,61 +114,19 @@ static void broadcast(cont_node *c, wf_graph *g, const void *msg, bool traced)
     }
 }
 
-/* Start runner i: cont_count.h took it for a round.  Inline: every
- * completed round starts one. */
-static inline void start(cont_node *c, unsigned i, wf_graph *g)
+/* A completed round that will not run: the graph is stopped, or no
+ * record could be had for it (which fails the graph, so that
+ * wait_for_all says so).  held() counts it until a reset. */
+static __attribute__((noinline, cold)) void round_dropped(cont_node *c,
+                                                          wf_graph *g, int err)
 {
-    wf__spawn(g, slot(c, i));
+    wf__cont_drop(&c->sig);
+    if (err != 0 && g != NULL)
+        wf__graph_fail(g, err);
 }
 
-/* While rounds are due and runners idle, start one with one (G9). */
-static __attribute__((noinline)) void start_due_rounds(cont_node *c,
-                                                       wf_graph *g)
-{
-    for (;;) {
-        int i = wf__cont_start_due(&c->sig, &c->due, wf__graph_stopped(g));
-        if (i < 0)
-            return;
-        start(c, (unsigned)i, g);
-    }
-}
-
-/* After making a runner idle or a round due: G9's second look.  Inline:
- * a runner that goes idle asks, and almost always finds none due. */
-static inline void start_due(cont_node *c, wf_graph *g)
-{
-    if (wf__cont_any_due(&c->due))
-        start_due_rounds(c, g);
-}
-
-static void add_runners(cont_node *c, wf_graph *g);
-
-/* A round completed with every runner busy: count it due, and let the
- * first runner that is idle (or made now) take it. */
-static __attribute__((noinline)) void round_due(cont_node *c, wf_graph *g)
-{
-    wf__cont_make_due(&c->due);
-    start_due(c, g);
-    /* Relaxed: a hint; add_runners decides with its CAS. */
-    if (c->n_slots > 1 && wf_load_relaxed(&c->more) == NULL)
-        add_runners(c, g);
-}
-
-/* A runner ended its round(s): take a due one (true) or go idle. */
-static bool next_round(cont_node *c, uint64_t bit, wf_graph *g)
-{
-    /* Relaxed first look at due (take_due's CAS decides): a body with no
-     * round due, the common case, then skips the graph's cancel flag. */
-    if (wf_load_relaxed(&c->due) > 0 && !wf__graph_stopped(g) &&
-        wf__cont_take_due(&c->due))
-        return true;
-    wf__cont_set_idle(&c->sig, bit);
-    start_due(c, g);
-    return false;
-}
-
-/* One round's body, then its output to the successors; out: the
- * runner's message (NULL for a signal, which has no data).  Inline: every
+/* One round's body, then its output to the successors; out: the room
+ * for its output (NULL for a signal, which has no data).  Inline: every
  * round runs it. */
 static inline void round_body(cont_node *c, wf_graph *g, void *out)
 {
@@ -200,29 +140,61 @@ static inline void round_body(cont_node *c, wf_graph *g, void *out)
         broadcast(c, g, out, traced);
 }
 
+/* A round's task: its body, then its record back to this thread's worker,
+ * for the next round this thread starts. */
+static void run_round(wf__gtask *t)
+{
+    round *r = (round *)t;
+    cont_node *c = (cont_node *)t->node;
+    wf_graph *g = t->graph; /* c's (see the note after threshold) */
+    if (wf__graph_stopped(g))
+        round_dropped(c, g, 0);
+    else
+        round_body(c, g, t->arg);
+    if (t->arg != NULL && t->arg != r->out) /* an output of its own */
+        wf__mem_free(wf__node_mem(&c->base), t->arg);
+    wf__record_give(g->pool, r);
+}
+
+/* Give a completed round a task of its own, and spawn it. */
+static void start_round(cont_node *c, wf_graph *g)
+{
+    round *r = wf__record_take(g->pool);
+    void *out = NULL;
+    size_t size = c->out.size;
+    if (r != NULL && size > ROUND_ROOM &&
+        (out = wf__mem_alloc(wf__node_mem(&c->base), size)) == NULL) {
+        wf__record_give(g->pool, r);
+        r = NULL;
+    }
+    if (r == NULL) {
+        round_dropped(c, g, WF_ENOMEM);
+        return;
+    }
+    r->task.run = run_round;
+    r->task.node = &c->base; /* its priority and trace name */
+    r->task.arg = size == 0 ? NULL : size <= ROUND_ROOM ? (void *)r->out : out;
+    wf__spawn(g, &r->task);
+}
+
 /* A round that a graph task's signal completed, run by that thread from
- * its own record (wf__own, kept for bypass) rather than by a runner: no
- * runner to take or to give back, so no round to look for after it
- * either (a runner that ends its body does that).  Only for a signal
- * output: the record has no room for a message. */
+ * its own record (wf__own, kept for bypass) rather than a task of its
+ * own.  Only for a signal output: the record has no room for a message. */
 static void run_own(wf__gtask *t)
 {
     cont_node *c = (cont_node *)t->node;
     wf_graph *g = t->graph;
-    wf__own.busy = false;       /* c and g read: it may keep the next round */
-    if (wf__graph_stopped(g)) { /* cancelled: the round stays due */
-        wf__cont_make_due(&c->due);
-        return;
-    }
-    round_body(c, g, NULL);
+    wf__own.busy = false; /* c and g read: it may keep the next round */
+    if (wf__graph_stopped(g))
+        round_dropped(c, g, 0);
+    else
+        round_body(c, g, NULL);
 }
 
-/* The round kept in wf__own goes to the pool instead (wf__own.adopt):
- * a runner of the node's takes it, or it is due, as a round that found
- * no runner idle. */
+/* The round kept in wf__own goes to the pool instead (wf__own.adopt). */
 static void adopt_own(wf_node *n, wf_graph *g)
 {
-    round_due((cont_node *)n, g);
+    start_round((cont_node *)n, g);
 }
 
 /* Keep the round just completed in this thread's own record. */
@@ -236,106 +208,24 @@ static inline void keep_own(cont_node *c, wf_graph *g)
     wf__bypass = &wf__own.task; /* counted by the running task (G5) */
 }
 
-/* A runner starts holding one round (cont_put or start_due gave it). */
-static void run(wf__gtask *t)
-{
-    runner *r = (runner *)t;
-    cont_node *c = (cont_node *)t->node;
-    wf_graph *g = t->graph; /* c's (see the note after threshold) */
-    /* Relaxed: this runner was started, so `more` is made (see slot). */
-    uint64_t bit = wf__cont_bit(
-        r == &c->first ? 0 : (unsigned)(r - wf_load_relaxed(&c->more)) + 1);
-    if (wf__graph_stopped(g)) { /* cancelled: the round stays due */
-        wf__cont_make_due(&c->due);
-        wf__cont_set_idle(&c->sig, bit);
-        return;
-    }
-    for (int budget = RUNNER_BUDGET;; budget--) {
-        round_body(c, g, r->arg);
-        if (!next_round(c, bit, g))
-            return;
-        if (budget <= 1) { /* let other tasks in, holding the round */
-            wf__spawn(g, r);
-            return;
-        }
-    }
-}
-
-static void free_runners(cont_node *c, runner *more, unsigned n)
-{
-    const wf_allocator *mem = wf__node_mem(&c->base);
-    for (unsigned i = 0; more && i < n; i++)
-        wf__mem_free(mem, more[i].arg);
-    wf__mem_free(mem, more);
-}
-
-/* Rounds overlap: make runners 1 .. n_slots - 1 (once), add them to the
- * idle set and give them the due rounds.  Out of line: once per node. */
-static __attribute__((noinline, cold)) void add_runners(cont_node *c,
-                                                        wf_graph *g)
-{
-    unsigned n = c->n_slots - 1;
-    const wf_allocator *mem = wf__node_mem(&c->base);
-    runner *more = wf__mem_calloc(mem, n, sizeof *more), *none = NULL;
-    for (unsigned i = 0; more && i < n; i++) {
-        more[i].run = run;
-        more[i].node = &c->base;
-        if (c->out.size &&
-            (more[i].arg = wf__mem_alloc(mem, c->out.size)) == NULL) {
-            free_runners(c, more, n);
-            return; /* the rounds wait for runner 0 */
-        }
-    }
-    /* Relaxed: the CAS only picks which of two makers installs its
-     * records (the loser frees its own and reads nothing of the
-     * winner's).  What publishes the records, and `more`, is
-     * wf__cont_set_idle's release below: a thread uses record i only
-     * after taking its idle bit with an acquiring CAS of sig, or as the
-     * runner such a thread spawned (G9). */
-    if (more == NULL || !wf_cas_relaxed(&c->more, &none, more)) {
-        free_runners(c, more, n);
-        return;
-    }
-    /* wf__cont_set_idle's release orders the records and the store of
-     * `more` before the bits. */
-    wf__cont_set_idle(&c->sig, wf__cont_bits(1, c->n_slots));
-    start_due(c, g);
-}
-
 /* ---- node ops ------------------------------------------------------------ */
 
-typedef struct signal_ctx {
-    cont_node *c;
-    wf_graph *g; /* c's (see the note after threshold) */
-} signal_ctx;
-
-/* How a round that a signal completes starts (wf__cont_start_fn): on
- * this thread, in wf__own, when it could keep a runner for bypass
- * anyway (and the output is a signal); else with a runner. */
-static inline enum wf__cont_start round_start(void *ctx)
-{
-    signal_ctx *x = ctx;
-    if (wf__graph_stopped(x->g))
-        return WF__CONT_STOPPED;
-    if (x->c->own_rounds && !wf__own.busy &&
-        wf__can_bypass(x->g, wf__task_prio(x->g, &x->c->base)))
-        return WF__CONT_OWN;
-    return WF__CONT_RUNNER;
-}
-
-/* A signal through `in`, a continue node's input, of g (see
- * the note after threshold). */
+/* A signal through `in`, a continue node's input, of g (see the note
+ * after threshold).  The round it completes runs on this thread, in
+ * wf__own, when it could keep a task for bypass anyway (and the output
+ * is a signal); else as a task of its own. */
 WF__HOT_INLINE void cont_signal(wf__port *in, wf_graph *g)
 {
     cont_node *c = (cont_node *)in->node;
-    signal_ctx x = {c, g};
-    int r = wf__cont_signal(&c->sig, threshold(c, in), round_start, &x);
-    if (r > 0)
-        start(c, (unsigned)r - 1, g);
-    else if (r == WF__CONT_OWN_ROUND)
+    if (!wf__cont_signal(&c->sig, threshold(c, in)))
+        return;
+    if (wf__graph_stopped(g))
+        round_dropped(c, g, 0);
+    else if (c->own_rounds && !wf__own.busy &&
+             wf__can_bypass(g, wf__task_prio(g, &c->base)))
         keep_own(c, g);
-    else if (r == WF__CONT_NO_RUNNER)
-        round_due(c, g);
+    else
+        start_round(c, g);
 }
 
 /* A signal from a node of another kind, or from outside the graph. */
@@ -358,15 +248,13 @@ static void cont_reset(wf_node *n)
     cont_node *c = (cont_node *)n;
     /* Relaxed: reset runs on an idle graph; the aggregator and the
      * restart of the graph order these stores for later signals. */
-    unsigned runners = wf_load_relaxed(&c->more) ? c->n_slots : 1;
-    wf_store_relaxed(&c->sig, wf__cont_bits(0, runners));
-    wf_store_relaxed(&c->due, 0);
+    wf_store_relaxed(&c->sig, 0);
 }
 
 static size_t cont_held(wf_node *n)
 {
     /* Relaxed: a snapshot, as the other kinds' held counts are. */
-    return wf_load_relaxed(&((cont_node *)n)->due);
+    return wf__cont_dropped(wf_load_relaxed(&((cont_node *)n)->sig));
 }
 
 /* The signals of the round under way (debug mode's report, graph.c).
@@ -379,14 +267,6 @@ static size_t cont_round(wf_node *n, size_t *of)
     return (size_t)(wf_load_relaxed(&c->sig) & WF__CONT_COUNT_MASK);
 }
 
-static void cont_destroy(wf_node *n)
-{
-    cont_node *c = (cont_node *)n;
-    wf__mem_free(wf__node_mem(n), c->first.arg);
-    /* Relaxed: the node is no longer used. */
-    free_runners(c, wf_load_relaxed(&c->more), c->n_slots - 1);
-}
-
 static const wf__node_ops cont_ops = {
     .kind = "continue_node",
     .in_offset = offsetof(cont_node, in),
@@ -397,23 +277,7 @@ static const wf__node_ops cont_ops = {
     .reset = cont_reset,
     .held = cont_held,
     .round = cont_round,
-    .destroy = cont_destroy,
 };
-
-static int make_slots(cont_node *c, unsigned n)
-{
-    c->n_slots = (unsigned short)n;
-    c->first.run = run;
-    c->first.node = &c->base; /* its priority and trace name */
-    if (c->out.size && (c->first.arg = wf__mem_alloc(wf__node_mem(&c->base),
-                                                     c->out.size)) == NULL)
-        return WF_ENOMEM;
-    /* Not shared yet: relaxed.  Runner 0 idle, nothing due, no others. */
-    wf_store_relaxed(&c->more, NULL);
-    wf_store_relaxed(&c->sig, wf__cont_bit(0));
-    wf_store_relaxed(&c->due, 0);
-    return 0;
-}
 
 int wf_continue_node_create(wf_node **out, wf_graph *g,
                             const wf_continue_config *cfg)
@@ -436,12 +300,8 @@ int wf_continue_node_create(wf_node **out, wf_graph *g,
     c->ctx = cfg->ctx;
     c->outside = cfg->predecessors;
     c->own_rounds = cfg->out_size == WF_SIGNAL;
-    unsigned threads = wf_pool_threads(g->pool);
-    threads = threads == 0 ? 1 : threads > MAX_SLOTS ? MAX_SLOTS : threads;
-    if (make_slots(c, threads) != 0) {
-        wf__node_free(n);
-        return WF_ENOMEM;
-    }
+    /* Not shared yet: relaxed.  No signal counted, nothing dropped. */
+    wf_store_relaxed(&c->sig, 0);
     wf__node_publish(n);
     *out = n;
     return 0;

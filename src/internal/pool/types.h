@@ -51,7 +51,11 @@ typedef struct wf__worker {
     wf_deque deque;       /* the public part: thieves poll it */
     _Alignas(WF_CACHE_LINE) wf_pool *pool;
     unsigned index;
-    uint64_t rng;        /* victim selection */
+    uint64_t rng; /* victim selection */
+    /* Task records given back on this thread (records.c): a stack linked
+     * through each record's first word, and its depth.  Owner-only. */
+    void *records;
+    unsigned n_records;
     wf_task **stack_mem; /* [0] is the NULL sentinel below the stack */
     size_t stack_cap;    /* usable slots */
     wf__counters stats;

@@ -20,5 +20,8 @@ void *wf__worker_main(void *arg);
  * pool's size), by winning a CAS, so two cannot both leave when one is
  * still needed. */
 bool wf__spare_should_retire(wf__worker *w);
+/* The task records w keeps (records.c) back to the pool's allocator, as
+ * the pool ends. */
+void wf__records_free(wf__worker *w);
 
 #endif /* WF_INTERNAL_POOL_WORKER_H */

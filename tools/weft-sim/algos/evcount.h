@@ -44,10 +44,8 @@ extern const sim_protocol sim_proto_p9_request;
  * parks or naps; none sleeps through it (P11, P3). */
 extern const sim_protocol sim_proto_p11_park, sim_proto_p11_nap, sim_proto_p11;
 /* A continue_node's rounds (rounds.c): every completed round runs once
- * and sees its signals' data; none is left due with every runner idle
- * (G9). */
-extern const sim_protocol sim_proto_g9, sim_proto_g9_due, sim_proto_g9_two,
-    sim_proto_g9_own, sim_proto_g9_adopt;
+ * and sees its signals' data (G9). */
+extern const sim_protocol sim_proto_g9, sim_proto_g9_three, sim_proto_g9_each;
 /* The MPI engine's sleep and its kick (mpiwake.c): no kick is lost
  * (M1). */
 extern const sim_protocol sim_proto_m1, sim_proto_m1_two, sim_proto_m1_timeout;

@@ -123,25 +123,13 @@ static const sim_override p9_ask_limit_only[] = {
     {"wf__request_ask_tlimit", K_STORE, WF_SIM_RELAXED, "tlimit", -1}, END};
 
 /* A continue_node's rounds, run by a protocol of rounds.c (`g9`,
- * `g9-due`): src/internal/graph/cont_count.h. */
+ * `g9-three`): src/internal/graph/cont_count.h. */
 static const sim_override g9_relaxed_signal[] = {
     {"wf__cont_signal", K_CAS, WF_SIM_ACQ_REL, "sig", WF_SIM_RELAXED}, END};
-static const sim_override g9_relaxed_take_due[] = {
-    {"wf__cont_take_due", K_CAS, WF_SIM_ACQ_REL, "due", WF_SIM_RELAXED}, END};
-static const sim_override g9_set_idle_acqrel[] = {
-    {"wf__cont_set_idle", K_CAS, WF_SIM_SEQ_CST, "sig", WF_SIM_ACQ_REL}, END};
-static const sim_override g9_set_idle_acquire[] = {
-    {"wf__cont_set_idle", K_CAS, WF_SIM_SEQ_CST, "sig", WF_SIM_ACQUIRE}, END};
-static const sim_override g9_make_due_acqrel[] = {
-    {"wf__cont_make_due", K_FADD, WF_SIM_SEQ_CST, "due", WF_SIM_ACQ_REL}, END};
-static const sim_override g9_make_due_acquire[] = {
-    {"wf__cont_make_due", K_FADD, WF_SIM_SEQ_CST, "due", WF_SIM_ACQUIRE}, END};
-static const sim_override g9_any_due_acquire[] = {
-    {"wf__cont_any_due", K_LOAD, WF_SIM_SEQ_CST, "due", WF_SIM_ACQUIRE}, END};
-static const sim_override g9_start_due_acquire[] = {
-    {"wf__cont_start_due", K_LOAD, WF_SIM_SEQ_CST, "sig", WF_SIM_ACQUIRE}, END};
-static const sim_override g9_relaxed_start_due_cas[] = {
-    {"wf__cont_start_due", K_CAS, WF_SIM_ACQ_REL, "sig", WF_SIM_RELAXED}, END};
+static const sim_override g9_release_signal[] = {
+    {"wf__cont_signal", K_CAS, WF_SIM_ACQ_REL, "sig", WF_SIM_RELEASE}, END};
+static const sim_override g9_acquire_signal[] = {
+    {"wf__cont_signal", K_CAS, WF_SIM_ACQ_REL, "sig", WF_SIM_ACQUIRE}, END};
 
 /* The scan's frontier, run by a protocol of scanfront.c (`a6`,
  * `a6-advance`, `a6-three`): src/internal/algo/scan_front.h. */
@@ -482,47 +470,18 @@ const sim_algo sim_weft_mutants[] = {
               p9_ask_limit_only, sim_weft_poll),
     WEFT_ALGO("g9-relaxed-signal", "arm",
               "wf__cont_signal: the acq_rel CAS on sig becomes relaxed (G9: "
-              "the body misses the other sender's datum, g9; a runner taken "
-              "by a signal misses its last body, g9-due)",
+              "the body misses the other sender's datum; g9)",
               g9_relaxed_signal, sim_weft_poll),
-    WEFT_ALGO("g9-relaxed-take-due", "arm",
-              "wf__cont_take_due: the acq_rel CAS on due becomes relaxed "
-              "(G9: a due round's body misses its sender's datum; g9-due)",
-              g9_relaxed_take_due, sim_weft_poll),
-    WEFT_ALGO("g9-set-idle-acqrel", "c11",
-              "wf__cont_set_idle: the seq_cst CAS on sig becomes acq_rel "
-              "(G9's store-buffering pair: a round stays due with the runner "
-              "idle; ARMv8's acq_rel RMW is its seq_cst one; g9-due)",
-              g9_set_idle_acqrel, sim_weft_poll),
-    WEFT_ALGO("g9-set-idle-acquire", "arm",
-              "wf__cont_set_idle: the seq_cst CAS on sig becomes acquire (G9: "
-              "the next taker of the runner misses its last body; g9-due)",
-              g9_set_idle_acquire, sim_weft_poll),
-    WEFT_ALGO("g9-make-due-acqrel", "c11",
-              "wf__cont_make_due: the seq_cst increment becomes acq_rel (G9's "
-              "store-buffering pair: a round lost; g9-due)",
-              g9_make_due_acqrel, sim_weft_poll),
-    WEFT_ALGO("g9-make-due-acquire", "c11",
-              "wf__cont_make_due: the seq_cst increment becomes acquire (G9: "
-              "a due round's body misses its sender's datum; ARMv8 orders it "
-              "by the signal's release before the increment's acquire; "
-              "g9-due)",
-              g9_make_due_acquire, sim_weft_poll),
-    WEFT_ALGO("g9-any-due-acquire", "c11",
-              "wf__cont_any_due: the seq_cst load of due becomes acquire (G9's "
-              "store-buffering pair: a round lost; ARMv8's acquire load is its "
-              "seq_cst one; g9-due)",
-              g9_any_due_acquire, sim_weft_poll),
-    WEFT_ALGO("g9-start-due-acquire", "c11",
-              "wf__cont_start_due: the seq_cst load of sig becomes acquire "
-              "(G9's store-buffering pair: a round lost; g9-due)",
-              g9_start_due_acquire, sim_weft_poll),
-    WEFT_ALGO("g9-relaxed-start-due-cas", "arm",
-              "wf__cont_start_due: the acq_rel CAS that takes a runner becomes "
-              "relaxed (G9: a CAS that fails and retries takes a runner made "
-              "idle after the seq_cst load, and the round's body misses that "
-              "runner's last body; g9-two)",
-              g9_relaxed_start_due_cas, sim_weft_poll),
+    WEFT_ALGO("g9-release-signal", "arm",
+              "wf__cont_signal: the acq_rel CAS on sig becomes release (G9: "
+              "the signal that completes the round acquires nothing, and "
+              "the body misses the other sender's datum; g9)",
+              g9_release_signal, sim_weft_poll),
+    WEFT_ALGO("g9-acquire-signal", "arm",
+              "wf__cont_signal: the acq_rel CAS on sig becomes acquire (G9: "
+              "a signal releases nothing, and the body misses its sender's "
+              "datum; g9)",
+              g9_acquire_signal, sim_weft_poll),
     WEFT_ALGO("a6-relaxed-at", "arm",
               "wf__scan_front_at: the acquire load of the frontier becomes "
               "relaxed (A6: the block at the frontier reads its prefix "
