@@ -583,7 +583,7 @@ WF_API int wf_output_put(wf_output_ports *ports, unsigned i, const void *msg);
 
 typedef struct wf_multifunction_config {
     size_t in_size;          /* input message size, or WF_SIGNAL        */
-    unsigned out_ports;      /* number of output ports (>= 1)           */
+    unsigned out_ports;      /* number of output ports, 1..65535        */
     const size_t *out_sizes; /* out_ports entries; WF_SIGNAL: a port of
                                 signals (wf_output_put with msg NULL)  */
     unsigned concurrency;    /* WF_UNLIMITED (0), WF_SERIAL (1), or N   */
@@ -598,7 +598,8 @@ typedef struct wf_multifunction_config {
 
 /* Create a multifunction_node as cfg says (read during the call only).
  * Returns the constructor errors above; WF_EINVAL also when cfg, its body
- * or out_sizes is NULL, out_ports is 0, or the policy is unknown. */
+ * or out_sizes is NULL, out_ports is 0, or the policy is unknown;
+ * WF_ERANGE also when out_ports is above 65535. */
 WF_API int wf_multifunction_node_create(wf_node **out, wf_graph *g,
                                         const wf_multifunction_config *cfg);
 

@@ -27,11 +27,12 @@ static size_t held(wf_node *n)
 
 static void write_node(FILE *f, wf_node *n, bool counting)
 {
-    fprintf(f, "  n%u [label=\"", wf__cold(n)->id);
+    fprintf(f, "  n%u [label=\"", n->id);
     write_escaped(f, n->ops->kind);
-    if (wf__cold(n)->name) {
+    wf__node_extra *named = wf__extra_if(n);
+    if (named != NULL && named->name != NULL) {
         fputs("\\n", f);
-        write_escaped(f, wf__cold(n)->name);
+        write_escaped(f, named->name);
     }
     fprintf(f, "\\nholds %zu", held(n));
     if (counting) {
@@ -60,9 +61,8 @@ static void write_edges(FILE *f, wf_node *n)
                 continue;
             /* Relaxed: a snapshot; the state may change right after. */
             bool pull = wf_load_relaxed(&e->state) == WF__PULL;
-            fprintf(f, "  n%u -> n%u [label=\"%s\"%s", wf__cold(n)->id,
-                    wf__cold(e->to->node)->id, pull ? "pull" : "push",
-                    pull ? ", style=dashed" : "");
+            fprintf(f, "  n%u -> n%u [label=\"%s\"%s", n->id, e->to->node->id,
+                    pull ? "pull" : "push", pull ? ", style=dashed" : "");
             if (n->n_out > 1)
                 fprintf(f, ", taillabel=\"%u\"", i);
             if (e->to->node->n_in > 1)

@@ -100,6 +100,32 @@ void wf__edges_free(wf__slabs *s, wf__edges *l)
         wf__slab_free(s, l, list_bytes(l->cap));
 }
 
+/* A link of a retired chain (wf__edges.retired) that is an edge. */
+#define RETIRED_EDGE ((uintptr_t)1)
+
+/* Keep e, removed from a port whose list is now l, until the node is
+ * freed.  Under the topology lock. */
+static void retire_edge(wf__edges *now, wf__edge *e)
+{
+    e->retired = now->retired;
+    now->retired = (uintptr_t)e | RETIRED_EDGE;
+}
+
+void wf__edges_free_all(wf__slabs *s, wf__edges *l)
+{
+    for (uintptr_t r = (uintptr_t)l; r != 0;) {
+        if (r & RETIRED_EDGE) {
+            wf__edge *e = (wf__edge *)(r & ~RETIRED_EDGE);
+            r = e->retired;
+            wf__slab_free(s, e, sizeof *e);
+        } else {
+            wf__edges *b = (wf__edges *)r;
+            r = b->retired;
+            wf__edges_free(s, b);
+        }
+    }
+}
+
 /* set_edges on a chained port (cont_input): link or unlink the edge.
  * Under the topology lock, as every reader of the chain. */
 static unsigned set_chain(wf__port *p, wf__edges_op *o, unsigned live)
@@ -124,7 +150,7 @@ static unsigned set_chain(wf__port *p, wf__edges_op *o, unsigned live)
  * its own. */
 static void set_edges(void *self, wf__op *op)
 {
-    wf_node *n = self;
+    (void)self; /* the port's node: o->port says all */
     wf__edges_op *o = (wf__edges_op *)op;
     wf__port *p = o->port;
     if (p->cont_input) {
@@ -142,10 +168,9 @@ static void set_edges(void *self, wf__op *op)
         /* Release: a reader outside the aggregator that finds the new
          * block sees it initialised (G7, edges_steps.h). */
         wf__edges_replace(&p->edges, o->list);
-        if (l) { /* a reader may still walk it: keep it (wf__edges) */
-            l->retired = wf__cold(n)->retired_lists;
-            wf__cold(n)->retired_lists = l;
-        }
+        /* A reader may still walk the old block: the new one keeps it,
+         * and what it kept (wf__edges.retired). */
+        o->list->retired = (uintptr_t)l;
         l = o->list;
     }
     if (o->add) {
@@ -277,7 +302,7 @@ int wf_make_edge_ports(wf_port from, wf_port to)
     pthread_mutex_unlock(&g->topo);
     /* A buffering sender offers what it holds to its new successor.  The
      * edge stays valid after a concurrent remove (it is retired, not
-     * freed, until the sender is destroyed). */
+     * freed, until the sender is freed). */
     const wf__node_ops *ops = fp->node->ops;
     if (err == 0 && ops->new_succ)
         ops->new_succ(fp, e);
@@ -301,9 +326,8 @@ int wf_remove_edge_ports(wf_port from, wf_port to)
         unlist(fp, e); /* sender first: no new push along e */
         unlist(tp, e);
         /* A push or pull that loaded the slot may still use e: keep it
-         * until the sender is destroyed. */
-        e->link = wf__cold(fp->node)->retired_edges;
-        wf__cold(fp->node)->retired_edges = e;
+         * until the sender is freed. */
+        retire_edge(load_list(fp), e);
     }
     pthread_mutex_unlock(&g->topo);
     return err;

@@ -80,10 +80,18 @@ int wf__node_create(wf_node **out, wf_graph *g, size_t size,
     for (unsigned i = 0; i < n_out && !ops->signals; i++)
         if (out_sizes[i] == 0)
             return WF_EINVAL;
-    /* One block (internal/graph/node.h): cold part, node, then the ports
-     * unless the kind has room for them. */
-    size_t bytes = sizeof(wf__node_cold) + size +
-                   (ops->in_offset ? 0 : (n_in + n_out) * sizeof(wf__port));
+    if (n_in > WF__MAX_PORTS || n_out > WF__MAX_PORTS)
+        return WF_ERANGE;
+    /* One block (internal/graph/node.h): the node, the ports unless the
+     * kind has room for them, then the cold part.  Ports of their own
+     * start a line: the kind's last fields are its state, which its
+     * aggregator writes, and a sender reads the ports. */
+    size_t ports_at = ops->in_offset ? size : (size + 63) & ~(size_t)63;
+    size_t fields =
+        ports_at + (ops->in_offset ? 0 : (n_in + n_out) * sizeof(wf__port));
+    size_t cold_at =
+        (fields + _Alignof(wf__node_cold) - 1) & ~(_Alignof(wf__node_cold) - 1);
+    size_t bytes = cold_at + sizeof(wf__node_cold);
     if (bytes > UINT_MAX)
         return WF_ENOMEM;
     char *block = wf__slab_alloc(g->slabs, bytes);
@@ -91,14 +99,14 @@ int wf__node_create(wf_node **out, wf_graph *g, size_t size,
         return WF_ENOMEM;
     memset(block, 0, bytes);
     wf__slabs_hold(g->slabs);
-    ((wf__node_cold *)block)->slabs = g->slabs;
-    ((wf__node_cold *)block)->block_size = (unsigned)bytes;
-    wf_node *n = (wf_node *)(block + sizeof(wf__node_cold));
-    wf__port *ports = (wf__port *)((char *)n + size);
+    wf_node *n = (wf_node *)block;
+    n->cold_at = (unsigned)cold_at;
+    wf__cold(n)->slabs = g->slabs;
+    wf__port *ports = (wf__port *)(block + ports_at);
     n->ops = ops;
     wf_store_relaxed(&n->graph, g); /* published by wf__node_publish */
-    n->n_in = n_in;
-    n->n_out = n_out;
+    n->n_in = (uint16_t)n_in;
+    n->n_out = (uint16_t)n_out;
     n->in = ops->in_offset ? (wf__port *)((char *)n + ops->in_offset) : ports;
     n->out = ops->in_offset ? (wf__port *)((char *)n + ops->out_offset)
                             : ports + n_in;
@@ -112,7 +120,7 @@ void wf__node_publish(wf_node *n)
 {
     wf_graph *g = wf__node_graph(n);
     pthread_mutex_lock(&g->topo);
-    wf__cold(n)->id = g->next_id++;
+    n->id = g->next_id++;
     wf__cold(n)->next = g->nodes;
     if (g->nodes)
         wf__cold(g->nodes)->prev = n;
@@ -129,23 +137,14 @@ void wf__node_free(wf_node *n)
     for (unsigned i = 0; i < n->n_in + n->n_out; i++) {
         wf__port *p = wf__node_port(n, i);
         if (!p->cont_input) /* a chain's edges were freed by their detach */
-            wf__edges_free(s, wf_load_relaxed(&p->edges)); /* unshared */
+            wf__edges_free_all(s, wf_load_relaxed(&p->edges)); /* unshared */
     }
-    while (c->retired_lists) {
-        wf__edges *l = c->retired_lists;
-        c->retired_lists = l->retired;
-        wf__edges_free(s, l);
-    }
-    while (c->retired_edges) {
-        wf__edge *e = c->retired_edges;
-        c->retired_edges = e->link;
-        wf__slab_free(s, e, sizeof *e);
-    }
-    wf__mem_free(&s->mem, c->name);
     wf__node_extra *x = wf__extra_if(n);
-    if (x)
+    if (x) {
+        wf__mem_free(&s->mem, x->name);
         wf__slab_free(s, x, sizeof *x);
-    wf__slab_free(s, c, c->block_size);
+    }
+    wf__slab_free(s, n, n->cold_at + sizeof *c);
     wf__slabs_drop(s); /* last: may free the slabs */
 }
 
@@ -195,10 +194,17 @@ int wf_node_set_name(wf_node *n, const char *name)
             return WF_ENOMEM;
         memcpy(copy, name, len);
     }
-    /* The name is read only by wf_graph_write_dot, under the same lock. */
+    wf__node_extra *x = copy ? wf__extra_make(n) : wf__extra_if(n);
+    if (copy != NULL && x == NULL) {
+        wf__mem_free(wf__node_mem(n), copy);
+        return WF_ENOMEM;
+    }
+    if (x == NULL) /* no name to clear */
+        return 0;
+    /* The name is read by wf_graph_write_dot under the same lock. */
     pthread_mutex_lock(&g->topo);
-    char *old = wf__cold(n)->name;
-    wf__cold(n)->name = copy;
+    char *old = x->name;
+    x->name = copy;
     pthread_mutex_unlock(&g->topo);
     wf__mem_free(wf__node_mem(n), old);
     return 0;
@@ -259,8 +265,9 @@ const char *wf_node_name(const wf_node *n)
 {
     if (n == NULL)
         return "";
-    if (wf__cold(n)->name)
-        return wf__cold(n)->name;
+    wf__node_extra *named = wf__extra_if(n);
+    if (named != NULL && named->name != NULL)
+        return named->name;
     /* "kind#id" in the extra block, written once, by the first caller
      * that finds it empty, under the slabs' lock (callers may race, and
      * the node may have outlived its graph). */

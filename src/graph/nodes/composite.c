@@ -43,14 +43,14 @@ static int comp_alias(wf_node *n, bool input, unsigned index, bool only,
 static void comp_write_dot(wf_node *n, FILE *f)
 {
     composite_node *c = comp_of(n);
-    fprintf(f, "  n%u [shape=note];\n", wf__cold(n)->id);
+    fprintf(f, "  n%u [shape=note];\n", n->id);
     for (unsigned i = 0; i < c->n_in + c->n_out; i++) {
         bool input = i < c->n_in;
         wf__port *p = c->ports[i];
         fprintf(f,
                 "  n%u -> n%u [style=dotted, arrowhead=none, "
                 "constraint=false, label=\"%s %u\"];\n",
-                wf__cold(n)->id, wf__cold(p->node)->id, input ? "in" : "out",
+                n->id, p->node->id, input ? "in" : "out",
                 input ? i : i - c->n_in);
     }
 }

@@ -88,5 +88,8 @@ void wf__edges_reset(wf_node *n);
 void wf__edges_detach_all(wf_node *n);
 /* Free an edge list block (a port's, or a retired one) to the slabs. */
 void wf__edges_free(wf__slabs *s, wf__edges *l);
+/* Free a port's list l (or NULL) and all it retired (wf__edges.retired),
+ * as the port's node is freed. */
+void wf__edges_free_all(wf__slabs *s, wf__edges *l);
 
 #endif /* WF_GRAPH_EDGE_H */

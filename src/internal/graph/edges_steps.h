@@ -22,6 +22,7 @@
 #define WF_INTERNAL_GRAPH_EDGES_STEPS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "internal/atomic.h"
 
@@ -32,10 +33,14 @@ typedef struct wf__port wf__port;
 typedef struct wf__edge {
     wf__port *from, *to;
     _Atomic int state; /* WF__PUSH or WF__PULL (G3) */
-    /* While listed at a continue node's input: the next edge into that
-     * port (wf__port.chain).  Once removed: the next retired edge of its
-     * sender (wf__node_cold.retired_edges). */
-    struct wf__edge *link;
+    union {
+        /* While listed at a continue node's input: the next edge into
+         * that port (wf__port.chain). */
+        struct wf__edge *link;
+        /* Once removed: the rest of its sender port's retired chain
+         * (wf__edges.retired). */
+        uintptr_t retired;
+    };
 } wf__edge;
 
 /* A port's edge list: slots appended in place, each an edge and its
@@ -57,7 +62,12 @@ typedef struct wf__edge_slot {
 typedef struct wf__edges {
     _Atomic unsigned n; /* slots used, live or removed */
     unsigned cap;
-    struct wf__edges *retired;
+    /* What the port no longer lists but a reader that loaded it earlier
+     * may still use, kept until the node is freed (edge.c): its list's
+     * older blocks and the edges removed from it, a chain whose links
+     * are blocks, or edges with bit 0 set.  0: none.  Only the port's
+     * current block heads it.  Under the topology lock. */
+    uintptr_t retired;
     wf__edge_slot s[];
 } wf__edges;
 
@@ -119,7 +129,7 @@ static inline void wf__edges_fill(wf__edges *l, unsigned cap, wf__edges *old,
                                   unsigned n)
 {
     l->cap = cap;
-    l->retired = NULL;
+    l->retired = 0;
     unsigned k = 0;
     for (unsigned i = 0; i < n; i++) {
         wf__edge *e = wf__edges_at(old, i);
@@ -159,7 +169,7 @@ static inline void wf__edges_append(wf__edges *l, wf__edge *e, wf__port *far)
 
 /* In the aggregator: remove slot i's edge for good.  Relaxed: a reader
  * that still finds the edge may use it (it is kept, retired, until its
- * sender is destroyed); nothing is published by the removal. */
+ * sender is freed); nothing is published by the removal. */
 static inline void wf__edges_clear(wf__edges *l, unsigned i)
 {
     wf_store_relaxed(&l->s[i].e, NULL);

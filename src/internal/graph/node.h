@@ -68,20 +68,27 @@ typedef struct wf__node_ops {
     void (*destroy)(wf_node *n);
 } wf__node_ops;
 
-/* A node is one 64-byte-aligned block: its cold part (wf__node_cold),
- * then wf_node and the kind's fields, with the ports where the kind puts them
- * (wf__node_ops.in_offset, out_offset) or else after its fields.  wf_node holds
- * only what messages and bodies read, in one cache line; a kind puts its own
- * hot fields right after it, so a message touches few lines of a node. */
+/* A node is one 64-byte-aligned block: wf_node and the kind's fields,
+ * with the ports where the kind puts them (wf__node_ops.in_offset,
+ * out_offset) or else after its fields, then its cold part
+ * (wf__node_cold).  wf_node holds only what messages and bodies read, in
+ * one cache line; a kind puts its own hot fields right after it, so a
+ * message touches few lines of a node. */
 struct wf_node {
     const wf__node_ops *ops;
     wf_graph *_Atomic graph; /* NULL once the graph is destroyed */
     wf__agg agg;
     /* Read by every spawn (graph.c). */
     _Atomic int priority; /* wf_node_set_priority    */
-    unsigned n_in, n_out;
+    uint16_t n_in, n_out; /* at most WF__MAX_PORTS each */
+    unsigned cold_at;     /* wf__cold(n): this many bytes after n */
+    unsigned id;          /* DOT node id, "kind#id"  */
     wf__port *in, *out;
-} __attribute__((aligned(64)));
+};
+_Static_assert(sizeof(struct wf_node) == 64, "wf_node is one cache line");
+
+/* The most ports of one direction a node may have. */
+#define WF__MAX_PORTS UINT16_MAX
 
 /* p's index among its node's inputs or outputs: computed, not stored, so
  * that a port is half a line. */
@@ -90,10 +97,10 @@ static inline unsigned wf__port_index(const wf__port *p)
     return (unsigned)(p - (p->is_input ? p->node->in : p->node->out));
 }
 
-/* What only some nodes need (callbacks, counters, the trace's arrow, the
- * "kind#id" name): a block of its own, made the first
- * time a node needs it (wf__extra_make), so that a graph of many plain
- * nodes does not carry it on each. */
+/* What only some nodes need (callbacks, counters, the trace's arrow, a
+ * name): a block of its own, made the first time a node needs it
+ * (wf__extra_make), so that a graph of many plain nodes does not carry
+ * it on each. */
 typedef struct wf__node_extra {
     void (*cancel_fn)(void *); /* under graph->topo        */
     void *cancel_ctx;
@@ -103,27 +110,23 @@ typedef struct wf__node_extra {
      * wf_graph_write_dot; put = accepted + rejected. */
     _Atomic unsigned long n_accepted, n_rejected, n_forwarded;
     _Atomic uint64_t trace_flow; /* arrow to the next body   */
+    char *name;      /* wf_node_set_name's copy; under graph->topo */
     bool debug_told; /* debug mode reported it stuck; under graph->topo */
     char auto_name
         [WF__LABEL_MAX]; /* "kind#id", wf_node_name's answer when unnamed */
 } wf__node_extra;
 
-/* What messages and bodies do not read (names, lists, DOT): the line
- * just before the node, wf__cold(n). */
+/* What messages and bodies do not read (the node list, the memory), at
+ * the end of the node's block: wf__cold(n). */
 typedef struct wf__node_cold {
-    wf__slabs *slabs;     /* the graph's; the node holds a reference */
-    unsigned block_size;  /* of the node's block, for wf__slab_free */
-    unsigned id;          /* DOT node id */
-    char *name;           /* under graph->topo */
-    wf_node *next, *prev; /* graph's node list, under graph->topo */
-    wf__edges *retired_lists;
-    wf__edge *retired_edges;
+    wf__slabs *slabs;              /* the graph's; the node holds a reference */
+    wf_node *next, *prev;          /* graph's node list, under graph->topo */
     wf__node_extra *_Atomic extra; /* NULL until needed (extra.c) */
-} __attribute__((aligned(64))) wf__node_cold;
+} wf__node_cold;
 
 static inline wf__node_cold *wf__cold(const wf_node *n)
 {
-    return (wf__node_cold *)n - 1;
+    return (wf__node_cold *)((char *)n + n->cold_at);
 }
 
 /* n's extra block, made (zeroed) if it has none; NULL without memory.
@@ -217,10 +220,10 @@ static inline wf_graph *wf__node_graph(const wf_node *n)
 static inline const char *wf__node_label(const wf_node *n,
                                          char buf[WF__LABEL_MAX])
 {
-    const wf__node_cold *c = wf__cold(n);
-    if (c->name)
-        return c->name;
-    snprintf(buf, WF__LABEL_MAX, "%s#%u", n->ops->kind, c->id);
+    const wf__node_extra *x = wf__extra_if(n);
+    if (x != NULL && x->name != NULL)
+        return x->name;
+    snprintf(buf, WF__LABEL_MAX, "%s#%u", n->ops->kind, n->id);
     return buf;
 }
 

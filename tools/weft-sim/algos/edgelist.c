@@ -218,7 +218,7 @@ static wf__edges *old_block(unsigned c, unsigned n)
 {
     wf__edges *l = sim_alloc(list_bytes(MAX_SLOTS));
     l->cap = c;
-    l->retired = NULL;
+    l->retired = 0;
     wf_store_relaxed(&l->n, n);
     for (unsigned i = 0; i < MAX_SLOTS; i++) {
         wf_store_relaxed(&l->s[i].e, rec[EX]);
