@@ -82,8 +82,7 @@ spawn_all(wf_taskgraph *g, wf_tg_task **ts, size_t n, bool under)
 
 /* spawn_all for h's task, which every spawn of a running task goes
  * through: it stops arriving alone before another thread can see the
- * tasks (T1).  Inline, so that the loop in successors() keeps g, not h,
- * in a register for the call. */
+ * tasks (T1).  Inline: spawn_all's own call is all it costs. */
 static inline void spawn_from(held_tasks *h, wf_tg_task **ts, size_t n,
                               bool under)
 {
@@ -200,9 +199,8 @@ static __attribute__((noinline)) wf_tg_task *run_other(wf_taskgraph *g,
  * (wf_tg_task), and a program that adds its tasks in the order of their
  * data (a grid's cells row by row) then runs them in that order, on warm
  * lines. */
-static inline wf_tg_task *successors(wf_taskgraph *g, wf_tg_task *t,
-                                     wf_tg_task **succ, uint32_t nsucc,
-                                     held_tasks *h)
+static inline wf_tg_task *successors(wf_tg_task *t, wf_tg_task **succ,
+                                     uint32_t nsucc, held_tasks *h)
 {
     wf_tg_task *next = NULL, *batch[WF__TG_BATCH];
     size_t n = 0;
@@ -271,7 +269,7 @@ static wf_tg_task *run_task(wf_taskgraph *g, wf_tg_task *t, held_tasks *h)
         wf__tg_fail(&g->run_error, r); /* the first wins (T3) */
         return NULL;
     }
-    return successors(g, t, succ, nsucc, h);
+    return successors(t, succ, nsucc, h);
 }
 
 /* A task the pool runs: t, then the successors it makes ready, each
