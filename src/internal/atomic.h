@@ -59,9 +59,8 @@
     atomic_fetch_add_explicit((p), (v), memory_order_relaxed)
 
 /* Seq_cst loads, stores and exchanges: the halves of a store-buffering
- * pair done with accesses rather than fences (a continue node's due
- * rounds, G9, the spare workers, P12, and the MPI engine's kick, M1, of
- * docs/protocols.md). */
+ * pair done with accesses rather than fences (the spare workers, P12,
+ * and the MPI engine's kick, M1, of docs/protocols.md). */
 #define wf_load_seqcst(p) atomic_load_explicit((p), memory_order_seq_cst)
 #define wf_store_seqcst(p, v)                                                  \
     atomic_store_explicit((p), (v), memory_order_seq_cst)

@@ -8,9 +8,8 @@
  *
  * G1  A node's state (buffers, counters, busy flags, edge lists) changes
  *     only inside its aggregator's handler (aggregator.c).  One exception:
- *     continue_node's signal count and due rounds are atomics changed by
- *     CAS (continue.c says why and how, G9); its edge lists still follow
- *     G1.
+ *     continue_node's signal count is an atomic changed by CAS
+ *     (continue.c says why and how, G9); its edge lists still follow G1.
  * G2  A handler never calls another node, a user function or the pool: it
  *     changes local state and tells its caller what to do next ("start the
  *     forwarder", "spawn a runner").  No thread therefore ever waits for a
@@ -44,7 +43,7 @@
  *
  * The memory orders of the atomics are docs/protocols.md's G6 (the
  * aggregator's mailbox), G7 (edge lists read outside the aggregator), G8
- * (cancel and errors), G9 (continue_node's counters) and G10 (blocks made
+ * (cancel and errors), G9 (continue_node's count) and G10 (blocks made
  * on demand, a graph's end); the aggregator's lock is G1's, the count of
  * work in flight G5's. */
 #ifndef WF_GRAPH_GRAPH_H
@@ -100,9 +99,11 @@ struct wf_graph {
     char pad_after_[WF_CACHE_LINE - sizeof(long)];
 };
 
-/* A pool task owned by a node (a runner, a forwarder).  The pool may run
- * `run` once per wf__spawn; the task is not touched after `run` starts
- * returning, so run may hand the record to the next spawn (G4). */
+/* A pool task of a graph: a node's runner or forwarder, or a continue
+ * node's round in a record of the pool's (wf__record_take).  The pool
+ * may run `run` once per wf__spawn; the task is not touched after `run`
+ * starts returning, so run may hand the record to the next spawn, or give
+ * it back (G4). */
 struct wf__gtask {
     wf_task task; /* first: the pool sees this */
     wf_graph *graph;
