@@ -18,7 +18,13 @@
  *   retired     edges made and removed until a port's list grows and
  *               retires blocks and edges: with every block its own
  *               allocation (debug mode), all of it is freed with the
- *               nodes. */
+ *               nodes.
+ *   memory      a 128x128 wavefront of continue nodes, each after its
+ *               north and west neighbours, asks the graph's allocator
+ *               for at most 328 bytes a node in all (a 192-byte node,
+ *               two 32-byte edges, a 64-byte out-list, and the slabs'
+ *               share: 324.1 when this was written), in fewer than one
+ *               call per 64 nodes, and runs every cell once. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,12 +288,54 @@ static void retired(void)
     CHECK_MSG(st == 0, "the debug-mode run failed (status %d): %s", st, err);
 }
 
+/* ---- memory ---------------------------------------------------------- */
+
+enum { SIDE = 128, BYTES_PER_NODE = 328 };
+
+static void memory(void)
+{
+    ta_init(&ta, TA_NEVER, 0);
+    wf_pool *pool = gt_pool(2);
+    wf_graph *g = counted_graph(pool);
+    long bytes = atomic_load(&ta.live_bytes), calls = atomic_load(&ta.calls);
+    _Atomic int runs = 0;
+    static wf_node *cell[SIDE][SIDE];
+    for (int i = 0; i < SIDE; i++) {
+        for (int j = 0; j < SIDE; j++) {
+            cell[i][j] = gt_continue_counter(g, &runs);
+            if (i > 0)
+                CHECK_OK(wf_make_edge(cell[i - 1][j], cell[i][j]));
+            if (j > 0)
+                CHECK_OK(wf_make_edge(cell[i][j - 1], cell[i][j]));
+        }
+    }
+    double per_node =
+        (double)(atomic_load(&ta.live_bytes) - bytes) / (SIDE * SIDE);
+    long node_calls = atomic_load(&ta.calls) - calls;
+    printf("  %dx%d continue nodes: %.1f bytes a node, %ld allocator calls\n",
+           SIDE, SIDE, per_node, node_calls);
+    CHECK_MSG(per_node <= BYTES_PER_NODE, "%.1f bytes a node, above %d",
+              per_node, BYTES_PER_NODE);
+    CHECK_MSG(node_calls * 64 < SIDE * SIDE,
+              "%ld allocator calls for %d nodes: not below one per 64",
+              node_calls, SIDE * SIDE);
+    CHECK_EQ(wf_try_put(cell[0][0], NULL), 1);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_EQ(atomic_load(&runs), SIDE * SIDE);
+    CHECK_OK(wf_graph_destroy(g));
+    for (int i = 0; i < SIDE; i++)
+        for (int j = 0; j < SIDE; j++)
+            CHECK_OK(wf_node_destroy(cell[i][j]));
+    CHECK_OK(wf_pool_destroy(pool));
+    ta_check_no_leak(&ta, "memory");
+}
+
 int main(int argc, char **argv)
 {
     static const check_scenario sc[] = {
         {"no_record", no_record},   {"overlap", overlap},
         {"big_output", big_output}, {"ports", ports},
-        {"retired", retired},
+        {"retired", retired},       {"memory", memory},
     };
     return check_run_scenarios("graph_continue", argc, argv, sc,
                                sizeof sc / sizeof sc[0]);
