@@ -82,7 +82,8 @@ typedef struct wf_pool_config {
                                0 = WEFT_SPIN or 1024 */
     size_t stack_size;         /* worker thread stack, bytes; 0 = system's;
                                below the system's minimum: WF_ERANGE */
-    const wf_allocator *alloc; /* memory for the pool and its deques;
+    const wf_allocator *alloc; /* memory for the pool, its deques and
+                               the task records of graph rounds;
                                copied: it need not outlive the call */
     unsigned max_spares;       /* spare workers started for blocked ones;
                                0 = 256 (ForkJoinPool's maximumSpares) */
