@@ -9,6 +9,12 @@
  *   overlap     one node, every signal a round, signalled from several
  *               pool tasks at once: every round runs once, and bodies of
  *               the node do run at the same time.
+ *   priority    the same with the node at priority 5: its rounds go by the
+ *               graph's priority list, and every one runs once.
+ *   cancel      a body cancels the graph part-way through 4000 rounds:
+ *               wait_for_all says WF_ECANCELED, and every completed round
+ *               either ran or is held (DOT), none lost; after a reset all
+ *               run again.
  *   big_output  a 256-byte output (larger than a task record's room):
  *               each round's message reaches the sink whole, and a round
  *               whose output cannot be allocated fails the graph; nothing
@@ -111,12 +117,19 @@ static int slow_round(void *out, void *ctx)
     return 0;
 }
 
-/* A function node's body: SIGNALS signals to the continue node (ctx). */
+static _Atomic long sent; /* signals the node accepted */
+
+/* A function node's body: SIGNALS signals to the continue node (ctx), or
+ * fewer once the graph is cancelled. */
 static int signaller(const void *in, void *out, void *ctx)
 {
     (void)in, (void)out;
-    for (int i = 0; i < SIGNALS; i++)
-        CHECK_EQ(wf_try_put((wf_node *)ctx, NULL), 1);
+    for (int i = 0; i < SIGNALS; i++) {
+        int r = wf_try_put((wf_node *)ctx, NULL);
+        CHECK_MSG(r == 1 || r == WF_ECANCELED, "try_put: %d", r);
+        if (r == 1)
+            atomic_fetch_add(&sent, 1);
+    }
     return 0;
 }
 
@@ -137,6 +150,92 @@ static void overlap(void)
     CHECK_MSG(atomic_load(&most_in_body) > 1,
               "no two bodies of the node ran at once in %d rounds",
               SIGNALLERS * SIGNALS);
+    CHECK_OK(wf_graph_destroy(g));
+    CHECK_OK(wf_node_destroy(c));
+    CHECK_OK(wf_node_destroy(f));
+    CHECK_OK(wf_pool_destroy(pool));
+}
+
+/* ---- priority and cancel ------------------------------------------------ */
+
+static wf_graph *cancel_graph;
+static _Atomic int cancel_runs;
+
+static int count_or_cancel(void *out, void *ctx)
+{
+    (void)out, (void)ctx;
+    if (atomic_fetch_add(&cancel_runs, 1) + 1 == 100)
+        CHECK_OK(wf_graph_cancel(cancel_graph));
+    return 0;
+}
+
+/* 4000 signals from 8 graph tasks into one continue node of threshold 1
+ * (priority prio), whose body is `body`.  Returns the node. */
+static wf_node *signalled_node(wf_graph *g, int prio, wf_continue_fn body,
+                               wf_node **f)
+{
+    wf_continue_config cc = WF_CONTINUE_CONFIG_INIT;
+    cc.body = body;
+    wf_node *c = NULL;
+    CHECK_OK(wf_continue_node_create(&c, g, &cc));
+    if (prio > 0)
+        CHECK_OK(wf_node_set_priority(c, prio));
+    *f = gt_function(g, sizeof(int), WF_SIGNAL, WF_UNLIMITED, WF_QUEUEING,
+                     signaller, c);
+    return c;
+}
+
+static void priority(void)
+{
+    wf_pool *pool = gt_pool(2);
+    wf_graph *g = gt_graph(pool);
+    atomic_store(&overlap_runs, 0);
+    wf_node *f, *c = signalled_node(g, 5, slow_round, &f);
+    for (int i = 0; i < SIGNALLERS; i++)
+        CHECK_EQ(wf_try_put(f, &i), 1);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_EQ(atomic_load(&overlap_runs), SIGNALLERS * SIGNALS);
+    CHECK(dot_has(g, "continue_node\\nholds 0"));
+    CHECK_OK(wf_graph_destroy(g));
+    CHECK_OK(wf_node_destroy(c));
+    CHECK_OK(wf_node_destroy(f));
+    CHECK_OK(wf_pool_destroy(pool));
+}
+
+/* The node's held count, from g's DOT output. */
+static long held_rounds(wf_graph *g)
+{
+    for (long n = 0; n <= SIGNALLERS * SIGNALS; n++) {
+        char text[64];
+        snprintf(text, sizeof text, "continue_node\\nholds %ld\"", n);
+        if (dot_has(g, text))
+            return n;
+    }
+    CHECK_MSG(false, "no held count for the continue node in the DOT output");
+    return -1;
+}
+
+static void cancel(void)
+{
+    wf_pool *pool = gt_pool(2);
+    wf_graph *g = cancel_graph = gt_graph(pool);
+    atomic_store(&sent, 0);
+    wf_node *f, *c = signalled_node(g, 0, count_or_cancel, &f);
+    for (int i = 0; i < SIGNALLERS; i++)
+        CHECK_EQ(wf_try_put(f, &i), 1);
+    CHECK_EQ(wf_graph_wait_for_all(g), WF_ECANCELED);
+    /* Every signal the node accepted completed a round (threshold 1),
+     * which ran or is held: none lost. */
+    long ran = atomic_load(&cancel_runs), held = held_rounds(g);
+    CHECK_MSG(ran >= 100 && ran + held == atomic_load(&sent),
+              "%ld rounds ran and %ld are held, of %ld signals", ran, held,
+              atomic_load(&sent));
+    CHECK_OK(wf_graph_reset(g, 0));
+    CHECK_EQ(held_rounds(g), 0);
+    atomic_store(&cancel_runs, 1000); /* past 100: no second cancel */
+    CHECK_EQ(wf_try_put(f, &(int){0}), 1);
+    CHECK_OK(wf_graph_wait_for_all(g));
+    CHECK_EQ(atomic_load(&cancel_runs), 1000 + SIGNALS);
     CHECK_OK(wf_graph_destroy(g));
     CHECK_OK(wf_node_destroy(c));
     CHECK_OK(wf_node_destroy(f));
@@ -334,6 +433,7 @@ int main(int argc, char **argv)
 {
     static const check_scenario sc[] = {
         {"no_record", no_record},   {"overlap", overlap},
+        {"priority", priority},     {"cancel", cancel},
         {"big_output", big_output}, {"ports", ports},
         {"retired", retired},       {"memory", memory},
     };
