@@ -188,7 +188,7 @@ static void submit(wf_graph *g, wf__gtask *t, wf_task_fn fn)
 }
 
 /* Give the bypassed task to the pool, counted on its own.  A round kept
- * in this thread's own record gets one of its node's first (adopt),
+ * in this thread's own record gets a task of its own first (adopt),
  * which may keep that one here in turn: so until the slot stays empty.
  * Out of line: the paths that test for one then save no registers for
  * this. */

@@ -39,11 +39,10 @@
  * output then reads the output port. */
 typedef struct cont_node {
     wf_node base;
-    wf__port in; /* its input port (cont_ops.in_offset) */
-    _Atomic uint64_t
-        sig;          /* this round's signals; dropped rounds (cont_count.h) */
-    unsigned outside; /* cfg->predecessors: signals not from edges */
-    bool own_rounds;  /* a signal output: rounds may run in wf__own (run_own) */
+    wf__port in;          /* its input port (cont_ops.in_offset) */
+    _Atomic uint64_t sig; /* signals, dropped rounds (cont_count.h) */
+    unsigned outside;     /* cfg->predecessors: signals not from edges */
+    bool own_rounds; /* a signal output: rounds may run in wf__own (run_own) */
     wf_continue_fn body;
     void *ctx;
     wf__port out; /* its output port */

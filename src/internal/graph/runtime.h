@@ -22,10 +22,10 @@ extern _Thread_local wf__gtask *wf__bypass WF__TLS_FAST;
 
 /* This thread's own record for a task to keep for bypass that has no
  * record of its own: a continue node's round that the signalling thread
- * runs itself (continue.c), so that the node's runner is neither taken
- * nor given back.  `busy` while a bypass slot holds it (a nested run
- * keeps the outer slot's); the node kind's `adopt` gives the round a
- * record of the node's when the slot goes to the pool instead. */
+ * runs itself (continue.c), so that no task record is taken or given
+ * back.  `busy` while a bypass slot holds it (a nested run keeps the
+ * outer slot's); the node kind's `adopt` gives the round a task of its
+ * own when the slot goes to the pool instead. */
 typedef struct wf__own_task {
     wf__gtask task;
     void (*adopt)(wf_node *n, wf_graph *g);
